@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "tripconv",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "tripconv", targets: ["tripconv"]),
+        .library(name: "TripKit", targets: ["TripKit"]),
+        .library(name: "TripFormats", targets: ["TripFormats"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, linked through pkg-config; Debian's -dev packages provide them.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+
+        // The domain: schemas, the plan, migration, dedupe, the pipeline. No file I/O, no C.
+        .target(name: "TripKit"),
+        // One folder per format, each a reader and a writer, and the factory.
+        .target(name: "TripFormats", dependencies: ["TripKit", "CSQLite", "CLibXML2", "CYAML"]),
+        // The executable: the only target that imports ArgumentParser.
+        .executableTarget(name: "tripconv", dependencies: [
+            "TripKit", "TripFormats",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "TripKitTests", dependencies: ["TripKit"]),
+        .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats"]),
+        .testTarget(name: "TripCLITests", dependencies: ["TripKit"]),
+    ]
+)

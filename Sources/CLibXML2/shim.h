@@ -1,0 +1,3 @@
+#include <libxml/xmlreader.h>
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>

@@ -1,0 +1,94 @@
+import TripKit
+
+/// The formats tripconv reads and writes.
+public enum Format: String, CaseIterable, Sendable {
+    case json, jsonl, csv, tsv, xml, yaml, sqlite
+
+    /// The file extensions that name the format.
+    public var extensions: [String] {
+        switch self {
+        case .json: return ["json"]
+        case .jsonl: return ["jsonl", "ndjson"]
+        case .csv: return ["csv"]
+        case .tsv: return ["tsv"]
+        case .xml: return ["xml"]
+        case .yaml: return ["yaml", "yml"]
+        case .sqlite: return ["sqlite", "db", "store"]
+        }
+    }
+
+    /// Whether the format is a store (a file with tables, not a stream of bytes).
+    public var isStore: Bool { self == .sqlite }
+
+    /// The format a path's extension names, if any.
+    public init?(path: String) {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
+        let ext = base[base.index(after: dot)...].lowercased()
+        guard let f = Format.allCases.first(where: { $0.extensions.contains(ext) }) else { return nil }
+        self = f
+    }
+
+    /// Reads `json`, `jsonl`/`ndjson`, `yml` and so on.
+    public init?(name: String) {
+        let n = name.lowercased()
+        if let f = Format(rawValue: n) { self = f; return }
+        guard let f = Format.allCases.first(where: { $0.extensions.contains(n) }) else { return nil }
+        self = f
+    }
+}
+
+/// How writers write.
+public struct WriteOptions {
+    /// The schema the objects are in, and the output's version.
+    public var schema: any VersionedSchema.Type
+    /// How an existing store takes trips whose name it already holds.
+    public var policy: DeduplicationPolicy
+    /// Migrate an existing store older than `schema` in place first.
+    public var migrate: Bool
+    /// CSV: prefix `'` to fields that start with `=`, `+`, `-` or `@`.
+    public var csvSafeFormulas: Bool
+    /// The tool's version, recorded in a store's migration history.
+    public var toolVersion: String
+
+    public init(schema: any VersionedSchema.Type = TripMigrationPlan.currentSchema, policy: DeduplicationPolicy = .merge,
+                migrate: Bool = false, csvSafeFormulas: Bool = false, toolVersion: String = "0.1.0") {
+        self.schema = schema; self.policy = policy; self.migrate = migrate
+        self.csvSafeFormulas = csvSafeFormulas; self.toolVersion = toolVersion
+    }
+}
+
+/// What one format provides: a reader and a writer. Formats never import each other.
+public protocol FormatCodec {
+    static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader
+    static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter
+}
+
+/// Maps a format to its reader and writer: the one place that knows every format.
+public enum FormatFactory {
+    static func codec(_ format: Format) -> any FormatCodec.Type {
+        switch format {
+        case .json, .jsonl: return JSONFormat.self
+        case .sqlite: return SQLiteFormat.self
+        case .csv, .tsv: return CSVFormat.self
+        case .xml: return XMLFormat.self
+        case .yaml: return YAMLFormat.self
+        }
+    }
+
+    /// The reader of an input in a format.
+    public static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
+        if format.isStore, input == .standardInput {
+            throw TripError.usage("a \(format.rawValue) store cannot be read from standard input; name its file")
+        }
+        return try codec(format).makeReader(input, format: format, options: options)
+    }
+
+    /// The writer of an output in a format.
+    public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
+        if format.isStore, output == .standardOutput {
+            throw TripError.usage("a \(format.rawValue) store cannot be written to standard output; give -o FILE")
+        }
+        return try codec(format).makeWriter(output, format: format, options: options)
+    }
+}

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// Where an input comes from.
+public enum InputLocation: Sendable, Equatable {
+    case standardInput
+    case file(String)
+
+    /// The name used in messages: the path, or `<stdin>`.
+    public var name: String {
+        switch self {
+        case .standardInput: return "<stdin>"
+        case .file(let p): return p
+        }
+    }
+
+    public init(_ argument: String) {
+        self = argument == "-" ? .standardInput : .file(argument)
+    }
+}
+
+/// An input's bytes, read in chunks with read(2): no reader ever holds a whole input.
+public final class ByteInput {
+    public let name: String
+    private var fd: Int32
+    private let ownsDescriptor: Bool
+
+    /// Opens a file for reading; a missing or unreadable file is a `.noInput` error.
+    public init(_ location: InputLocation) throws {
+        switch location {
+        case .standardInput:
+            name = location.name; fd = 0; ownsDescriptor = false
+        case .file(let path):
+            name = path
+            let d = open(path, O_RDONLY | O_CLOEXEC)
+            guard d >= 0 else {
+                throw TripError(.noInput, "\(path): cannot open: \(String(cString: strerror(errno)))")
+            }
+            var st = stat()
+            if fstat(d, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                close(d)
+                throw TripError(.noInput, "\(path): is a directory")
+            }
+            fd = d; ownsDescriptor = true
+        }
+    }
+
+    deinit { if ownsDescriptor && fd >= 0 { close(fd) } }
+
+    /// Reads up to `buffer.count` bytes; 0 at the end of input. An I/O error is an `.io` error.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.read(fd, base, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw TripError(.io, "\(name): read error: \(String(cString: strerror(errno)))")
+        }
+    }
+}

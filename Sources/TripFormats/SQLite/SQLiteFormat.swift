@@ -1,0 +1,11 @@
+import TripKit
+
+// PLACEHOLDER: replaced by the SQLite reader and writer.
+enum SQLiteFormat: FormatCodec {
+    static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
+        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+    }
+    static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
+        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+    }
+}

@@ -1,0 +1,48 @@
+/// An error of tripconv: its kind decides the exit status; its message names the place first.
+///
+/// Messages are lowercase, one line, no final period: `trips.json:1:9812: expected ',' or ']' after
+/// array element, found '}'`. Advice goes in `notes`, printed as `note:` lines.
+public struct TripError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The kinds of failure, each with its sysexits status.
+    public enum Kind: Int32, Sendable {
+        case usage = 64
+        case data = 65
+        case noInput = 66
+        case cantCreate = 73
+        case io = 74
+        case busy = 75
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var notes: [String]
+
+    public init(_ kind: Kind, _ message: String, notes: [String] = []) {
+        self.kind = kind; self.message = message; self.notes = notes
+    }
+
+    public var description: String { message }
+
+    public static func data(_ message: String, notes: [String] = []) -> TripError { TripError(.data, message, notes: notes) }
+    public static func usage(_ message: String, notes: [String] = []) -> TripError { TripError(.usage, message, notes: notes) }
+}
+
+extension String {
+    /// The value quoted for a message, shortened: errors quote the offending value, never the record.
+    public var quotedForMessage: String {
+        var s = self
+        if s.count > 40 { s = String(s.prefix(37)) + "..." }
+        var out = "'"
+        for c in s.unicodeScalars {
+            switch c {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "'": out += "\\'"
+            default:
+                if c.value < 0x20 || c.value == 0x7F { out += "\\u{\(String(c.value, radix: 16))}" } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out + "'"
+    }
+}

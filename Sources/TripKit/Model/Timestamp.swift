@@ -1,0 +1,167 @@
+/// A point in time, in milliseconds since 1970-01-01T00:00:00Z; the precision tripconv keeps.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var milliseconds: Int64
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
+
+    /// Seconds between 1970-01-01 and 2001-01-01, Foundation's reference date.
+    public static let referenceDateOffset: Int64 = 978_307_200
+
+    public var description: String { iso8601 }
+}
+
+/// How a number in a date field counts time.
+public enum DateEpoch: String, Sendable, CaseIterable {
+    /// Seconds since 2001-01-01, what Swift's JSONEncoder writes by default.
+    case reference
+    /// Seconds since 1970-01-01.
+    case unix
+    /// Milliseconds since 1970-01-01.
+    case unixMilliseconds = "unix-ms"
+}
+
+extension Timestamp {
+    /// Reads a number of the given epoch, rounding finer fractions to the millisecond.
+    public init?(number text: some StringProtocol, epoch: DateEpoch) {
+        guard let value = Double(text), value.isFinite else { return nil }
+        let ms: Double
+        switch epoch {
+        case .reference: ms = (value + Double(Timestamp.referenceDateOffset)) * 1000
+        case .unix: ms = value * 1000
+        case .unixMilliseconds: ms = value
+        }
+        let rounded = ms.rounded(.toNearestOrAwayFromZero)
+        // Years 0001...9999 only, the range ISO 8601 text can say.
+        guard rounded >= -62_135_596_800_000, rounded <= 253_402_300_799_999 else { return nil }
+        self.init(milliseconds: Int64(rounded))
+    }
+
+    /// ISO 8601 in UTC, `2024-05-01T09:30:00Z`, with three fractional digits only when they are not zero.
+    public var iso8601: String {
+        var ms = milliseconds
+        var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        ms -= days * 86_400_000
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        days = 0
+        let secondsOfDay = Int(ms / 1000), fraction = Int(ms % 1000)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        func put(_ n: Int, _ width: Int) {
+            var digits = [UInt8](repeating: 48, count: width)
+            var v = n
+            for i in stride(from: width - 1, through: 0, by: -1) { digits[i] = UInt8(48 + v % 10); v /= 10 }
+            bytes.append(contentsOf: digits)
+        }
+        put(y, 4); bytes.append(45); put(m, 2); bytes.append(45); put(d, 2); bytes.append(84)
+        put(secondsOfDay / 3600, 2); bytes.append(58); put(secondsOfDay / 60 % 60, 2); bytes.append(58)
+        put(secondsOfDay % 60, 2)
+        if fraction != 0 { bytes.append(46); put(fraction, 3) }
+        bytes.append(90)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads ISO 8601: a date, or a date and time with `Z`, an offset or none (UTC), with or without a
+    /// fraction of a second; also YAML's timestamp forms (a space before the time or the zone, `-5`).
+    public init?(iso8601 text: some StringProtocol) {
+        var bytes = Array(text.utf8)
+        while let last = bytes.last, last == 32 || last == 9 { bytes.removeLast() }
+        var i = 0
+        func digits(_ count: Int) -> Int? {
+            guard i + count <= bytes.count else { return nil }
+            var v = 0
+            for k in 0..<count {
+                let c = bytes[i + k]
+                guard c >= 48, c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += count
+            return v
+        }
+        func eat(_ c: UInt8) -> Bool {
+            if i < bytes.count, bytes[i] == c { i += 1; return true }
+            return false
+        }
+        guard let year = digits(4), eat(45), let month = digits(2), eat(45), let day = digits(2) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= Timestamp.daysIn(month: month, year: year), year >= 1 else { return nil }
+        var ms: Int64 = 0
+        var offsetMinutes = 0
+        if i < bytes.count {
+            guard bytes[i] == 84 || bytes[i] == 116 || bytes[i] == 32 else { return nil }
+            i += 1
+            guard let hour = digits(hourWidth(bytes, i)), eat(58), let minute = digits(2) else { return nil }
+            var second = 0
+            if eat(58) { guard let s = digits(2) else { return nil }; second = s }
+            guard hour < 24 || (hour == 24 && minute == 0 && second == 0), minute < 60, second < 61 else { return nil }
+            ms = Int64(hour * 3600 + minute * 60 + min(second, 59)) * 1000
+            if eat(46) || eat(44) {
+                var fractionDigits: [Int] = []
+                while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { fractionDigits.append(Int(bytes[i] - 48)); i += 1 }
+                guard !fractionDigits.isEmpty else { return nil }
+                var scaled = 0.0, scale = 100.0
+                for d in fractionDigits { scaled += Double(d) * scale; scale /= 10 }
+                ms += Int64(scaled.rounded(.toNearestOrAwayFromZero))
+            }
+            while i < bytes.count, bytes[i] == 32 { i += 1 }
+            if i < bytes.count {
+                if bytes[i] == 90 || bytes[i] == 122 {
+                    i += 1
+                } else if bytes[i] == 43 || bytes[i] == 45 {
+                    let sign = bytes[i] == 45 ? -1 : 1
+                    i += 1
+                    let width = (i + 1 < bytes.count && bytes[i + 1] >= 48 && bytes[i + 1] <= 57) ? 2 : 1
+                    guard let oh = digits(width), oh <= 23 else { return nil }
+                    var om = 0
+                    if eat(58) { guard let m = digits(2) else { return nil }; om = m }
+                    else if i < bytes.count { guard let m = digits(2) else { return nil }; om = m }
+                    guard om < 60 else { return nil }
+                    offsetMinutes = sign * (oh * 60 + om)
+                } else {
+                    return nil
+                }
+            }
+        }
+        guard i == bytes.count else { return nil }
+        let days = Timestamp.days(fromCivil: year, month, day)
+        self.init(milliseconds: days * 86_400_000 + ms - Int64(offsetMinutes) * 60_000)
+    }
+
+    // MARK: - Calendar arithmetic (Howard Hinnant's days-from-civil)
+
+    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}
+
+/// YAML allows a one-digit hour (`2001-12-14 1:59:43`).
+private func hourWidth(_ bytes: [UInt8], _ i: Int) -> Int {
+    if i + 1 < bytes.count, bytes[i + 1] == 58 { return 1 }
+    return 2
+}

@@ -1,0 +1,113 @@
+// The whole tool on one screen:
+//
+//   inputs ──► Reader (one per format) ──► detect version ──► migration plan ──► dedupe ──► Writer
+//
+// Each input is read by its format's reader, which detects the input's version (a marker, else the
+// field names) and yields trips in that version's schema, or rejections. Each input's trips are
+// migrated on their own through the plan's stages to the target version (1.0.0 → 2.0.0 deduplicates
+// by name), then all inputs are deduplicated together wherever the target's name is unique, and the
+// writer gets one trip per name, in the order names first appeared. Every trip read is accounted for:
+// written, merged into another, dropped by the policy, or rejected.
+
+/// An input to read: its name for messages, and how to open its reader.
+public struct PipelineInput {
+    public var name: String
+    public var open: () throws -> any RecordReader
+    public init(name: String, open: @escaping () throws -> any RecordReader) { self.name = name; self.open = open }
+}
+
+/// One conversion: inputs through the plan to one writer.
+public struct Pipeline {
+    public var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
+    public var policy: DeduplicationPolicy = .merge
+    /// Bad records go to the rejects sink and the run goes on; without it, the first one fails the run.
+    public var keepsGoing = false
+
+    public init() {}
+
+    /// Runs the conversion. `rejects` receives every rejected, dropped and merged-away record.
+    /// On a thrown error the writer has been aborted: nothing of this run is visible.
+    public func run(_ inputs: [PipelineInput], into makeWriter: () throws -> any RecordWriter,
+                    rejects: (Rejection) throws -> Void = { _ in }) throws -> ConversionSummary {
+        guard let targetSchema = TripMigrationPlan.schema(for: targetVersion) else {
+            throw TripError.usage("unknown target version \(targetVersion)")
+        }
+        let migrator = Migrator(TripMigrationPlan.self)
+        var summary = ConversionSummary(targetVersion: targetVersion, policy: policy)
+        var writer = try makeWriter()
+        do {
+            let all = MigrationContext(schema: targetSchema, policy: policy)
+            for input in inputs {
+                // Read: one input, detected on its own.
+                var reader = try input.open()
+                var records: [TripRecord] = []
+                var inputSummary = InputSummary(name: input.name)
+                while let item = try reader.next() {
+                    switch item {
+                    case .trip(let record):
+                        records.append(record)
+                    case .rejected(let rejection):
+                        guard keepsGoing else {
+                            throw TripError.data("\(rejection.origin): \(rejection.reason)",
+                                                 notes: ["pass --rejects FILE to set bad records aside and go on"])
+                        }
+                        inputSummary.rejected += 1
+                        try rejects(rejection)
+                    }
+                }
+                let detection = reader.detection
+                inputSummary.detection = detection
+                inputSummary.read = records.count + inputSummary.rejected
+                // Migrate: from the input's version through the plan's stages to the target.
+                let version = detection.version ?? targetVersion
+                let layout = detection.recordsVersion ?? version
+                let context = MigrationContext(schema: TripMigrationPlan.schema(for: layout)!, policy: policy)
+                for r in records { context.insert(r.object, origin: r.origin) }
+                records = []
+                if layout != version {
+                    let mapping = try LightweightMapping(from: context.schema, to: TripMigrationPlan.schema(for: version)!)
+                    context.objects = context.objects.map(mapping.apply)
+                    context.schema = TripMigrationPlan.schema(for: version)!
+                }
+                let before = context.ledger.count
+                let steps = try migrator.migrate(context, to: targetVersion)
+                inputSummary.stages = steps.map(\.description)
+                inputSummary.deduplicatedInStages = context.ledger.count - before
+                all.absorb(context)
+                summary.inputs.append(inputSummary)
+            }
+            // Dedupe: one trip per name across all inputs, wherever the target says the name is unique.
+            if let unique = targetSchema.rootEntity.uniqueAttribute {
+                let before = all.ledger.count
+                try all.deduplicate(targetSchema.rootEntity.name, by: unique.name)
+                summary.deduplicatedAcrossInputs = all.ledger.count - before
+            }
+            // Write.
+            for object in all.objects { try writer.write(object) }
+            try writer.finish()
+            summary.written = all.objects.count
+            if let store = writer as? any LedgerKeeping { all.ledgerAppend(store.ledger) ; summary.written -= store.ledger.filter { $0.kind != .rejected }.count }
+            for entry in all.ledger {
+                switch entry.kind {
+                case .merged: summary.merged += 1
+                case .dropped: summary.dropped += 1
+                case .rejected: summary.rejectedByWriter += 1
+                }
+                try rejects(entry)
+            }
+            return summary
+        } catch {
+            writer.abort()
+            throw error
+        }
+    }
+}
+
+/// A writer that merges or drops records on its own (an upsert into an existing store) and says which.
+public protocol LedgerKeeping {
+    var ledger: [Rejection] { get }
+}
+
+extension MigrationContext {
+    func ledgerAppend(_ entries: [Rejection]) { ledger.append(contentsOf: entries) }
+}

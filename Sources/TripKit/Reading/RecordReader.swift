@@ -1,0 +1,104 @@
+/// A scalar as a format hands it over; the schema decides its type, not the format.
+public enum ScalarToken: Sendable, Equatable {
+    /// A typed string: a JSON string, a YAML quoted scalar.
+    case string(String)
+    /// Untyped text the schema types: a CSV cell, an XML element's text.
+    case text(String)
+    /// A YAML plain scalar: as `text`, but `~`, `null` and the empty scalar are null.
+    case plain(String)
+    /// A JSON number, its text.
+    case number(String)
+    case bool(Bool)
+    case null
+}
+
+/// How readers read.
+public struct ReadOptions: Sendable, Equatable {
+    /// How numbers in date fields count time.
+    public var dateEpoch: DateEpoch
+    /// Read every input as this version, whatever it looks like.
+    public var sourceVersion: SchemaVersion?
+    /// Ignore fields that no version declares, instead of rejecting the record.
+    public var ignoreUnknown: Bool
+    /// The encoding of text inputs that carry none of their own: `utf-8` (default) or `latin1`.
+    public var inputEncoding: String
+
+    public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,
+                inputEncoding: String = "utf-8") {
+        self.dateEpoch = dateEpoch; self.sourceVersion = sourceVersion; self.ignoreUnknown = ignoreUnknown
+        self.inputEncoding = inputEncoding
+    }
+}
+
+/// What a reader yields: a trip, or a record it could not make a trip of.
+public enum ReadItem: Sendable {
+    case trip(TripRecord)
+    case rejected(Rejection)
+}
+
+/// How an input's version was decided.
+public enum VersionEvidence: Sendable, Equatable, CustomStringConvertible {
+    /// A marker in the input: the JSON wrapper's `schemaVersion`, the XML root attribute, a store's metadata.
+    case marker(String)
+    /// The field names of the records.
+    case fields([String])
+    /// `--source-version`.
+    case override
+    /// A store's columns and indexes.
+    case structure(String)
+    /// Nothing to go on (no trips).
+    case none
+
+    public var description: String {
+        switch self {
+        case .marker(let where_): return "marker \(where_)"
+        case .fields(let names): return "fields " + names.joined(separator: ", ")
+        case .override: return "--source-version"
+        case .structure(let what): return what
+        case .none: return "no trips to tell by"
+        }
+    }
+}
+
+/// The facts a reader found about its input.
+public struct Detection: Sendable, Equatable {
+    public var format: String
+    /// The input's version; nil when nothing told it (no trips, no marker).
+    public var version: SchemaVersion?
+    /// The layout the records were built in, when it differs from `version` (a marker after the records).
+    public var recordsVersion: SchemaVersion?
+    public var evidence: VersionEvidence
+    /// Records that carried a transient attribute, which was ignored.
+    public var transientIgnored: Int
+    /// Unknown fields ignored under `ignoreUnknown`.
+    public var unknownIgnored: Int
+
+    public init(format: String, version: SchemaVersion? = nil, recordsVersion: SchemaVersion? = nil,
+                evidence: VersionEvidence = .none, transientIgnored: Int = 0, unknownIgnored: Int = 0) {
+        self.format = format; self.version = version; self.recordsVersion = recordsVersion
+        self.evidence = evidence; self.transientIgnored = transientIgnored; self.unknownIgnored = unknownIgnored
+    }
+}
+
+/// A source of trips, read one at a time: nil at the end of input, and nil again after that.
+///
+/// Readers stream: they work on bytes in buffered chunks and never hold a whole input.
+/// Syntax errors that leave the reader unable to go on are thrown as `TripError`; a bad record that
+/// the reader can step over is yielded as `.rejected`.
+public protocol RecordReader {
+    mutating func next() throws -> ReadItem?
+    /// The version and evidence; final once `next()` has returned nil.
+    var detection: Detection { get }
+}
+
+/// A destination of trips in one schema version. `finish()` writes any trailer, flushes, and makes the
+/// output visible; `abort()` removes whatever was written, leaving the target as it was.
+public protocol RecordWriter {
+    mutating func write(_ object: ModelObject) throws
+    mutating func finish() throws
+    mutating func abort()
+}
+
+extension RecordWriter {
+    public mutating func abort() {}
+}
