@@ -1,0 +1,120 @@
+import ArgumentParser
+import TripKit
+import TripFormats
+
+/// `tripconv convert`: inputs through the plan to one output.
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert trips to the current schema (or --target-version) in another format or a store (the default command).",
+        discussion: """
+            No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
+            in path order. Several inputs are read in order, each detected and migrated on its own, then \
+            deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says).
+            """)
+
+    @Argument(help: ArgumentHelp("Input files or directories; - or none for standard input.", valueName: "input"))
+    var inputs: [String] = []
+
+    @Option(name: .short, help: ArgumentHelp("The output file or store; - for standard output.", valueName: "output"))
+    var output: String?
+
+    @OptionGroup var reading: ReadingOptions
+
+    @Option(name: .long, help: "The output format, where no extension says.")
+    var to: Format?
+
+    @Option(name: .long, help: ArgumentHelp("Write this schema version (an older one reverses the renames).", valueName: "version"))
+    var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
+
+    @Option(name: .long, help: ArgumentHelp("What to do with trips that share a name where names are unique: merge, last, first, fail.", valueName: "policy"))
+    var dedupe: DeduplicationPolicy = .merge
+
+    @Option(name: .long, help: ArgumentHelp("Set bad records aside in FILE (JSON Lines, with origin and reason) and go on.", valueName: "file"))
+    var rejects: String?
+
+    @Flag(name: .long, help: "Migrate an existing store older than the target version in place first.")
+    var migrate = false
+
+    @Flag(name: .short, help: "Print no summary.")
+    var quiet = false
+
+    @Flag(name: .short, help: "Print a line per input and per record set aside.")
+    var verbose = false
+
+    func run() throws {
+        try runReportingErrors {
+            let started = monotonicSeconds()
+            let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
+            let outputLocation = OutputLocation(output)
+            let outputFormat: Format
+            if let to {
+                outputFormat = to
+            } else if case .file(let path) = outputLocation {
+                guard let f = Format(path: path) else {
+                    throw TripError.usage("\(path): no known extension tells the output format; pass --to FORMAT")
+                }
+                outputFormat = f
+            } else {
+                outputFormat = .jsonl
+            }
+            if outputFormat.isStore, outputLocation == .standardOutput {
+                throw TripError.usage("a store cannot be written to standard output; give -o FILE")
+            }
+            guard let schema = TripMigrationPlan.schema(for: targetVersion) else {
+                throw TripError.usage("unknown target version \(targetVersion)")
+            }
+            let readOptions = reading.readOptions
+            var pipeline = Pipeline()
+            pipeline.targetVersion = targetVersion
+            pipeline.policy = dedupe
+            pipeline.keepsGoing = rejects != nil
+
+            let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
+            var setAside = 0
+            let writeOptions = WriteOptions(schema: schema, policy: dedupe, migrate: migrate, toolVersion: TripConv.version)
+            let summary: ConversionSummary
+            do {
+                summary = try pipeline.run(
+                    inputs.map { input in
+                        PipelineInput(name: input.location.name) {
+                            try FormatFactory.makeReader(input.location, format: input.format, options: readOptions)
+                        }
+                    },
+                    into: { try FormatFactory.makeWriter(outputLocation, format: outputFormat, options: writeOptions) },
+                    rejects: { entry in
+                        setAside += 1
+                        if verbose { Diagnostics.print("tripconv: \(entry.origin): \(entry.kind.rawValue): \(entry.reason)") }
+                        try rejectsOutput?.write(RejectsFile.line(entry))
+                    })
+            } catch {
+                rejectsOutput?.discard()
+                throw error
+            }
+            try rejectsOutput?.commit()
+            if verbose {
+                for i in summary.inputs {
+                    let v = i.detection.version.map(\.description) ?? "no version"
+                    Diagnostics.print("tripconv: \(i.name): \(i.detection.format) \(v) by \(i.detection.evidence); read \(i.read), rejected \(i.rejected); stages \(i.stages.isEmpty ? "none" : i.stages.joined(separator: ", "))")
+                }
+            }
+            if !quiet {
+                Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
+            }
+        }
+    }
+}
+
+/// The rejects file: one JSON object per line with kind, origin, reason and the record's text.
+enum RejectsFile {
+    static func line(_ r: Rejection) -> String {
+        var pairs: [(String, JSONText.Node)] = [
+            ("kind", .string(r.kind.rawValue)),
+            ("source", .string(r.origin.source)),
+            ("record", .int(r.origin.record)),
+            ("line", r.origin.line.map { .int($0) } ?? .null),
+            ("reason", .string(r.reason)),
+        ]
+        if let text = r.text { pairs.append(("text", .string(text))) }
+        return JSONText.Node.object(pairs).render() + "\n"
+    }
+}

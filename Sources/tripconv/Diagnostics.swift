@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import TripKit
+
+/// Standard error, where every diagnostic goes; data only ever goes to standard output.
+enum Diagnostics {
+    static func print(_ line: String) {
+        writeAll(2, line + "\n")
+    }
+
+    /// Prints the error's line and its notes, and gives the exit status its kind maps to.
+    static func fail(_ error: any Error) -> ExitCode {
+        if let e = error as? TripError {
+            print("tripconv: \(e.message)")
+            for n in e.notes { print("note: \(n)") }
+            return ExitCode(e.kind.rawValue)
+        }
+        if let e = error as? ExitCode { return e }
+        print("tripconv: \(error)")
+        return ExitCode(70)
+    }
+}
+
+/// Runs a command body, mapping errors to exit statuses once, at the top.
+func runReportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        throw Diagnostics.fail(error)
+    }
+}
+
+/// Seconds on a monotonic clock.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Writes all of a text to a file descriptor (1 standard output, 2 standard error).
+func writeAll(_ fd: Int32, _ text: String) {
+    var t = text
+    t.withUTF8 { buf in
+        var offset = 0
+        while offset < buf.count {
+            let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
+            if n < 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
+}

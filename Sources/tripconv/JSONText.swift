@@ -1,0 +1,58 @@
+import TripKit
+/// Minimal JSON text for the command's own reports (rejects, detect --json, schema --json).
+enum JSONText {
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// A JSON value for the reports.
+    indirect enum Node {
+        case string(String), int(Int), bool(Bool), null
+        case array([Node])
+        case object([(String, Node)])
+
+        func render(indent: Int? = nil, level: Int = 0) -> String {
+            let pad = indent.map { String(repeating: " ", count: $0 * (level + 1)) } ?? ""
+            let end = indent.map { String(repeating: " ", count: $0 * level) } ?? ""
+            let nl = indent == nil ? "" : "\n"
+            switch self {
+            case .string(let s): return JSONText.quote(s)
+            case .int(let n): return String(n)
+            case .bool(let b): return b ? "true" : "false"
+            case .null: return "null"
+            case .array(let items):
+                if items.isEmpty { return "[]" }
+                return "[" + nl + items.map { pad + $0.render(indent: indent, level: level + 1) }.joined(separator: "," + nl) + nl + end + "]"
+            case .object(let pairs):
+                if pairs.isEmpty { return "{}" }
+                let sep = indent == nil ? ":" : ": "
+                return "{" + nl + pairs.map { pad + JSONText.quote($0.0) + sep + $0.1.render(indent: indent, level: level + 1) }.joined(separator: "," + nl) + nl + end + "}"
+            }
+        }
+    }
+}
+
+extension JSONText.Node {
+    init(_ origin: RecordOrigin) {
+        var pairs: [(String, JSONText.Node)] = [("source", .string(origin.source)), ("record", .int(origin.record))]
+        pairs.append(("line", origin.line.map { .int($0) } ?? .null))
+        self = .object(pairs)
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import TripKit
+
+/// `tripconv schema`: the declarations and the plan, printed from the values the engine runs on.
+struct Schema: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each schema version's entities and the migration plan's stages, from their declarations.")
+
+    @Argument(help: ArgumentHelp("Print only this version.", valueName: "version"))
+    var version: SchemaVersion?
+
+    @Flag(name: .long, help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        try runReportingErrors {
+            let schemas = TripMigrationPlan.schemas.filter { version == nil || $0.versionIdentifier == version }
+            let stages = TripMigrationPlan.stages.filter {
+                version == nil || $0.fromVersion.versionIdentifier == version || $0.toVersion.versionIdentifier == version
+            }
+            var text: String
+            if json {
+                text = JSONText.Node.object([
+                    ("schemas", .array(schemas.map(SchemaDescription.node))),
+                    ("stages", .array(try stages.map(SchemaDescription.node))),
+                ]).render(indent: 2) + "\n"
+            } else {
+                text = schemas.map(SchemaDescription.text).joined(separator: "\n")
+                text += "\nmigration plan\n"
+                for s in stages { text += try SchemaDescription.text(s) }
+            }
+            writeAll(1, text)
+        }
+    }
+}
+
+enum SchemaDescription {
+    static func typeName(_ t: AttributeType) -> String {
+        switch t {
+        case .string: return "String"
+        case .date: return "Date"
+        case .bool: return "Bool"
+        case .int: return "Int"
+        }
+    }
+
+    static func attributeText(_ a: Attribute) -> String {
+        var s = "    \(a.name): \(typeName(a.type))"
+        if let d = a.defaultValue { s += " = \(d.literal)" }
+        var notes: [String] = []
+        if a.isUnique { notes.append("unique") }
+        if a.isTransient { notes.append("transient") }
+        if let o = a.originalName { notes.append("originalName \(o)") }
+        if !notes.isEmpty { s += "  (" + notes.joined(separator: ", ") + ")" }
+        return s + "\n"
+    }
+
+    static func text(_ schema: any VersionedSchema.Type) -> String {
+        var s = "schema \(schema.versionIdentifier)\n"
+        for e in schema.entities {
+            s += "  \(e.name)\n"
+            for a in e.attributes { s += attributeText(a) }
+            for r in e.relationships {
+                let type = r.isToMany ? "[\(r.destination)]" : "\(r.destination)?"
+                s += "    \(r.name): \(type)  (\(r.isToMany ? "to-many" : "to-one"), delete rule \(r.deleteRule.rawValue))\n"
+            }
+            for (spelling, real) in e.legacySpellings.sorted(by: { $0.key < $1.key }) {
+                s += "    read \(spelling) as \(real)\n"
+            }
+        }
+        return s
+    }
+
+    static func text(_ stage: MigrationStage) throws -> String {
+        let from = stage.fromVersion, to = stage.toVersion
+        var s = "  \(from.versionIdentifier) -> \(to.versionIdentifier): \(stage.kind)"
+        if case .custom(_, _, let will, let did) = stage {
+            var hooks: [String] = []
+            if will != nil { hooks.append("willMigrate") }
+            if did != nil { hooks.append("didMigrate") }
+            s += " (" + hooks.joined(separator: ", ") + ")"
+        }
+        s += "\n"
+        let mapping = try LightweightMapping(from: from, to: to)
+        for c in mapping.changes { s += "    \(c)\n" }
+        if mapping.changes.isEmpty { s += "    no structural change\n" }
+        return s
+    }
+
+    static func node(_ schema: any VersionedSchema.Type) -> JSONText.Node {
+        .object([
+            ("version", .string(schema.versionIdentifier.description)),
+            ("entities", .array(schema.entities.map { e in
+                .object([
+                    ("name", .string(e.name)),
+                    ("attributes", .array(e.attributes.map { a in
+                        .object([
+                            ("name", .string(a.name)),
+                            ("type", .string(a.type.rawValue)),
+                            ("unique", .bool(a.isUnique)),
+                            ("transient", .bool(a.isTransient)),
+                            ("originalName", a.originalName.map { .string($0) } ?? .null),
+                            ("default", a.defaultValue.map { .string($0.literal) } ?? .null),
+                        ])
+                    })),
+                    ("relationships", .array(e.relationships.map { r in
+                        .object([
+                            ("name", .string(r.name)),
+                            ("destination", .string(r.destination)),
+                            ("toMany", .bool(r.isToMany)),
+                            ("deleteRule", .string(r.deleteRule.rawValue)),
+                        ])
+                    })),
+                    ("legacySpellings", .object(e.legacySpellings.sorted(by: { $0.key < $1.key }).map { ($0.key, .string($0.value)) })),
+                ])
+            })),
+        ])
+    }
+
+    static func node(_ stage: MigrationStage) throws -> JSONText.Node {
+        let mapping = try LightweightMapping(from: stage.fromVersion, to: stage.toVersion)
+        var hooks: [JSONText.Node] = []
+        if case .custom(_, _, let will, let did) = stage {
+            if will != nil { hooks.append(.string("willMigrate")) }
+            if did != nil { hooks.append(.string("didMigrate")) }
+        }
+        return .object([
+            ("from", .string(stage.fromVersion.versionIdentifier.description)),
+            ("to", .string(stage.toVersion.versionIdentifier.description)),
+            ("kind", .string(stage.kind)),
+            ("hooks", .array(hooks)),
+            ("changes", .array(mapping.changes.map { .string($0.description) })),
+        ])
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import TripKit
+
+/// The `tripconv` command: its subcommands turn options into one pipeline call each.
+@main
+struct TripConv: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "tripconv",
+        abstract: "Convert and migrate SampleTrips trip records between formats and schema versions.",
+        discussion: """
+            Reads trips exported by the SampleTrips app at schema 1.0.0, 2.0.0 or 3.0.0 (JSON, JSON Lines \
+            or a SQLite store), detects each input's version, migrates it through the plan (1.0.0 -> 2.0.0 \
+            deduplicates trips by name; 2.0.0 -> 3.0.0 renames start_date/end_date to startDate/endDate), \
+            and writes the current schema, or an older one with --target-version.
+
+            Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
+            73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
+            """,
+        version: "tripconv \(version)",
+        subcommands: [Convert.self, Detect.self, Schema.self],
+        defaultSubcommand: Convert.self)
+}
