@@ -88,7 +88,7 @@ public final class MigrationContext {
         if policy == .fail, !duplicateNames.isEmpty {
             let shown = duplicateNames.prefix(5).map(\.quotedForMessage).joined(separator: ", ")
             let more = duplicateNames.count > 5 ? " and \(duplicateNames.count - 5) more" : ""
-            throw TripError.data("\(duplicateNames.count) \(attributeName)\(duplicateNames.count == 1 ? "" : "s") occur more than once (\(shown)\(more)); --dedupe fail writes nothing",
+            throw TripError.data("\(duplicateNames.count) \(attributeName)\(duplicateNames.count == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
                                  notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
         }
         objects = kept

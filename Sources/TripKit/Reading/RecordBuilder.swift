@@ -259,8 +259,9 @@ public struct RecordBuilder {
             }
             index = fileIndex
         } else {
-            // The oldest version the fields allow.
-            index = (0..<vocabulary.schemas.count).first { recordMask & (UInt32(1) << UInt32($0)) != 0 }!
+            // The oldest version the fields allow; with no telling field at all, the current one.
+            index = recordMask == vocabulary.allVersions ? vocabulary.schemas.count - 1
+                : (0..<vocabulary.schemas.count).first { recordMask & (UInt32(1) << UInt32($0)) != 0 }!
         }
         if let recordsIndex = recordsVersionIndex { index = recordsIndex }
         var problems: [String] = []

@@ -1,0 +1,109 @@
+import Testing
+import TripKit
+
+@Suite("Pipeline: read, detect, migrate, dedupe, write, and account for every record")
+struct PipelineTests {
+    static let v1 = SchemaVersion(1, 0, 0), v3 = SchemaVersion(3, 0, 0)
+
+    func input(_ name: String, version: SchemaVersion, _ items: [ReadItem]) -> PipelineInput {
+        PipelineInput(name: name) {
+            ArrayReader(items: items, detection: Detection(format: "test", version: version, evidence: .fields(["x"])))
+        }
+    }
+
+    func trip(_ t: TestTrip, _ version: SchemaVersion, _ record: Int, source: String = "a") -> ReadItem {
+        .trip(TripRecord(object: object(t, version: version), origin: RecordOrigin(source: source, record: record)))
+    }
+
+    @Test("inputs of different versions are migrated on their own and deduplicated across all, in first-seen order")
+    func acrossInputs() throws {
+        let writer = CollectingWriter()
+        var p = Pipeline()
+        p.keepsGoing = true
+        var ledger: [Rejection] = []
+        let summary = try p.run([
+            input("a", version: Self.v1, [trip(TestTrip(name: "X"), Self.v1, 1), trip(TestTrip(name: "Y"), Self.v1, 2),
+                                          trip(TestTrip(name: "X", destination: "X2"), Self.v1, 3)]),
+            input("b", version: Self.v3, [trip(TestTrip(name: "Z"), Self.v3, 1, source: "b"),
+                                          trip(TestTrip(name: "Y", destination: "Y2"), Self.v3, 2, source: "b")]),
+        ], into: { writer }, rejects: { ledger.append($0) })
+        #expect(writer.objects == [object(TestTrip(name: "X", destination: "X2")), object(TestTrip(name: "Y", destination: "Y2")),
+                                   object(TestTrip(name: "Z"))])
+        #expect(writer.finished)
+        #expect(summary.read == 5 && summary.written == 3 && summary.merged == 2 && summary.rejected == 0)
+        #expect(summary.inputs[0].stages == ["1.0.0 -> 2.0.0 (custom)", "2.0.0 -> 3.0.0 (lightweight)"])
+        #expect(summary.inputs[1].stages.isEmpty)
+        #expect(ledger.count == 2)
+    }
+
+    @Test("a 3.0.0 input that breaks its own uniqueness is deduplicated too")
+    func v3Duplicates() throws {
+        let writer = CollectingWriter()
+        let summary = try Pipeline().run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), trip(TestTrip(name: "X"), Self.v3, 2)])],
+                                         into: { writer })
+        #expect(writer.objects.count == 1)
+        #expect(summary.deduplicatedAcrossInputs == 1)
+    }
+
+    @Test("with target 1.0.0 no stage runs and duplicates stay")
+    func target1() throws {
+        let writer = CollectingWriter()
+        var p = Pipeline()
+        p.targetVersion = Self.v1
+        let summary = try p.run([input("a", version: Self.v1, [trip(TestTrip(name: "X"), Self.v1, 1), trip(TestTrip(name: "X"), Self.v1, 2)])],
+                                into: { writer })
+        #expect(writer.objects.count == 2)
+        #expect(summary.merged == 0 && summary.inputs[0].stages.isEmpty)
+    }
+
+    @Test("a bad record fails the run, aborts the writer and names the place, unless rejects are kept")
+    func badRecord() throws {
+        let bad = ReadItem.rejected(Rejection(origin: RecordOrigin(source: "a.json", record: 2, line: 9, column: 3), reason: "missing required field 'name'"))
+        let writer = CollectingWriter()
+        #expect {
+            try Pipeline().run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), bad])], into: { writer })
+        } throws: { ($0 as? TripError)?.message == "a.json:9:3: missing required field 'name'" }
+        #expect(writer.aborted && !writer.finished)
+
+        let keeping = CollectingWriter()
+        var p = Pipeline()
+        p.keepsGoing = true
+        var set: [Rejection] = []
+        let s = try p.run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), bad])], into: { keeping }, rejects: { set.append($0) })
+        #expect(keeping.objects.count == 1 && s.rejected == 1 && s.read == 2 && set.count == 1)
+    }
+
+    @Test("read = written + merged + dropped + rejected, under every policy", arguments: [DeduplicationPolicy.merge, .last, .first])
+    func accounting(policy: DeduplicationPolicy) throws {
+        var rng = SplitMix(seed: 42)
+        for _ in 0..<25 {
+            var items: [ReadItem] = []
+            let n = Int(rng.next() % 40)
+            for i in 0..<n {
+                if rng.next() % 7 == 0 {
+                    items.append(.rejected(Rejection(origin: RecordOrigin(source: "a", record: i + 1), reason: "bad")))
+                } else {
+                    items.append(trip(TestTrip(name: "N\(rng.next() % 10)"), Self.v1, i + 1))
+                }
+            }
+            var p = Pipeline()
+            p.policy = policy
+            p.keepsGoing = true
+            let s = try p.run([input("a", version: Self.v1, items)], into: { CollectingWriter() })
+            #expect(s.read == n)
+            #expect(s.read == s.written + s.merged + s.dropped + s.rejected)
+        }
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

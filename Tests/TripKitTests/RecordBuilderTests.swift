@@ -1,0 +1,186 @@
+import Testing
+import TripKit
+
+@Suite("Record builder: version detection, types and required fields")
+struct RecordBuilderTests {
+    let v1Fields: [(String, ScalarToken)] = [("name", .string("Paris")), ("destination", .string("France")),
+                                             ("start_date", .string("2024-05-01")), ("end_date", .string("2024-05-08"))]
+    let v3Fields: [(String, ScalarToken)] = [("name", .string("Paris")), ("destination", .string("France")),
+                                             ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]
+
+    @Test("start_date and end_date detect the oldest matching version, 1.0.0")
+    func detectsV1() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let item = build(&b, v1Fields)
+        #expect(item.trip != nil)
+        #expect(b.detection.version == SchemaVersion(1, 0, 0))
+        #expect(b.detection.evidence == .fields(["start_date", "end_date"]))
+    }
+
+    @Test("startDate and endDate detect 3.0.0")
+    func detectsV3() {
+        var b = RecordBuilder(source: "t", format: "json")
+        _ = build(&b, v3Fields)
+        #expect(b.detection.version == SchemaVersion(3, 0, 0))
+    }
+
+    @Test("a marker wins over the field names")
+    func marker() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        try b.setMarker("2.0.0", place: "t:1:2")
+        let item = build(&b, v1Fields)
+        #expect(item.trip != nil)
+        #expect(b.detection.version == SchemaVersion(2, 0, 0))
+        #expect(b.detection.evidence == .marker("schemaVersion 2.0.0"))
+    }
+
+    @Test("a marker that contradicts the fields rejects the record and names both")
+    func markerContradiction() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        try b.setMarker("3.0.0", place: "t:1:2")
+        let r = build(&b, v1Fields).rejection
+        #expect(r?.reason.contains("start_date, end_date are 1.0.0 and 2.0.0, but the input is 3.0.0") == true)
+    }
+
+    @Test("an unknown marker is a data error")
+    func unknownMarker() {
+        var b = RecordBuilder(source: "t", format: "json")
+        #expect(throws: TripError.self) { try b.setMarker("9.1", place: "t:1:2") }
+    }
+
+    @Test("a record mixing versions matches no single version")
+    func mixed() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, [("name", .string("P")), ("destination", .string("F")),
+                           ("start_date", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
+        #expect(r?.reason == "fields start_date (1.0.0 and 2.0.0), endDate (3.0.0) match no single schema version")
+    }
+
+    @Test("an input that changes versions after its first record rejects the odd record")
+    func fileMixes() {
+        var b = RecordBuilder(source: "t", format: "json")
+        _ = build(&b, v1Fields)
+        let r = build(&b, record: 2, line: 7, v3Fields).rejection
+        #expect(r?.origin.line == 7)
+        #expect(r?.reason.contains("an input must not mix versions") == true)
+    }
+
+    @Test("unknown fields are named and the record rejected, unless ignored")
+    func unknown() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, v3Fields + [("rider", .string("x")), ("fare", .number("3"))]).rejection
+        #expect(r?.reason == "unknown fields 'rider', 'fare' match no schema version")
+        var lenient = RecordBuilder(source: "t", format: "json", options: ReadOptions(ignoreUnknown: true))
+        #expect(build(&lenient, v3Fields + [("rider", .string("x"))]).trip != nil)
+        #expect(lenient.detection.unknownIgnored == 1)
+    }
+
+    @Test("a missing required field is named", arguments: ["name", "destination", "startDate", "endDate"])
+    func missing(field: String) {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, v3Fields.filter { $0.0 != field }).rejection
+        #expect(r?.reason == "missing required field '\(field)'")
+    }
+
+    @Test("a record with no dates at all is checked against the current version")
+    func noDates() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, [("name", .string("P")), ("destination", .string("F"))]).rejection
+        #expect(r?.reason == "missing required field 'startDate'")
+    }
+
+    @Test("null in a required field is missing")
+    func nullRequired() {
+        var b = RecordBuilder(source: "t", format: "yaml")
+        let r = build(&b, [("name", .plain("~")), ("destination", .string("F")), ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
+        #expect(r?.reason == "missing required field 'name'")
+    }
+
+    @Test("a value of the wrong type is named with what was found")
+    func wrongType() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, [("name", .number("12")), ("destination", .string("F")), ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
+        #expect(r?.reason == "field 'name': expected a string, found the number 12")
+        var b2 = RecordBuilder(source: "t", format: "json")
+        let r2 = build(&b2, v3Fields, items: [[("title", .string("x")), ("isInPlan", .string("yes"))]]).rejection
+        #expect(r2?.reason == "field 'isInPlan': expected true or false, found the string 'yes'")
+        var b3 = RecordBuilder(source: "t", format: "json")
+        let r3 = build(&b3, [("name", .string("P")), ("destination", .string("F")), ("startDate", .string("soon")), ("endDate", .string("2024-05-08"))]).rejection
+        #expect(r3?.reason == "field 'startDate': expected an ISO 8601 date, found 'soon'")
+    }
+
+    @Test("the schema types untyped text: YAML's no is a string in a string field and false in a Bool")
+    func schemaDecides() throws {
+        var b = RecordBuilder(source: "t", format: "yaml")
+        let t = try #require(build(&b, [("name", .plain("no")), ("destination", .plain("1e3")), ("startDate", .plain("2024-05-01")), ("endDate", .plain("2024-05-08"))],
+                                     items: [[("title", .plain("0o17")), ("hasReservation", .plain("no")), ("isInPlan", .plain("Yes"))]]).trip)
+        #expect(t.object.attributes[0] == .string("no"))
+        #expect(t.object.attributes[1] == .string("1e3"))
+        let item = t.object.relationships[0].objects[0]
+        #expect(item.attributes == [.string("0o17"), .string(""), .bool(false), .bool(true)])
+    }
+
+    @Test("item fields default: details to empty, the Booleans to false")
+    func defaults() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        let t = try #require(build(&b, v3Fields, items: [[("title", .string("Louvre"))]]).trip)
+        #expect(t.object.relationships[0].objects[0].attributes == [.string("Louvre"), .string(""), .bool(false), .bool(false)])
+    }
+
+    @Test("an item without a title is rejected")
+    func itemTitle() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, v3Fields, items: [[("details", .string("x"))]]).rejection
+        #expect(r?.reason == "missing required field 'title' of a BucketListItem")
+    }
+
+    @Test("an accommodation whose fields are both empty is none")
+    func emptyAccommodation() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        let t = try #require(build(&b, v3Fields, accommodation: [("address", .string("")), ("placeName", .null)]).trip)
+        #expect(t.object.relationships[1] == .toOne(nil))
+        let t2 = try #require(build(&b, v3Fields, accommodation: [("placeName", .string("Hotel"))]).trip)
+        #expect(t2.object.relationships[1] == .toOne(ModelObject(attributes: [.string(""), .string("Hotel")])))
+    }
+
+    @Test("1.0.0's legacy spellings bucketListItem and livingAccommodations are read")
+    func legacy() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        let t = try #require(build(&b, v1Fields, items: [[("title", .string("Eiffel"))]], itemsKey: "bucketListItem",
+                                     accommodation: [("address", .string("1 Rue"))], accommodationKey: "livingAccommodations").trip)
+        #expect(t.object.relationships[0].objects.count == 1)
+        #expect(t.object.relationships[1].objects.count == 1)
+        #expect(b.detection.version == SchemaVersion(1, 0, 0))
+    }
+
+    @Test("a transient tripViews is ignored and counted")
+    func transient() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        let t = try #require(build(&b, v3Fields + [("tripViews", .number("12"))]).trip)
+        #expect(t.object.attributes[4] == .int(0))
+        #expect(b.detection.transientIgnored == 1)
+    }
+
+    @Test("a field given twice is rejected")
+    func twice() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let r = build(&b, v3Fields + [("name", .string("again"))]).rejection
+        #expect(r?.reason == "field 'name' is given twice")
+    }
+
+    @Test("--source-version overrides detection")
+    func override() {
+        var b = RecordBuilder(source: "t", format: "json", options: ReadOptions(sourceVersion: SchemaVersion(2, 0, 0)))
+        #expect(build(&b, v1Fields).trip != nil)
+        #expect(b.detection.version == SchemaVersion(2, 0, 0))
+        #expect(b.detection.evidence == .override)
+    }
+
+    @Test("numeric dates use the epoch option")
+    func epoch() throws {
+        var b = RecordBuilder(source: "t", format: "json", options: ReadOptions(dateEpoch: .unix))
+        let t = try #require(build(&b, [("name", .string("P")), ("destination", .string("F")), ("startDate", .number("1714555800")), ("endDate", .number("1714555800.5"))]).trip)
+        #expect(t.object.attributes[2] == .date(ts("2024-05-01T09:30:00Z")))
+        #expect(t.object.attributes[3] == .date(ts("2024-05-01T09:30:00.500Z")))
+    }
+}

@@ -1,0 +1,57 @@
+import Testing
+import TripKit
+
+@Suite("Dates")
+struct TimestampTests {
+    @Test("dates are written in UTC with milliseconds only when they are not zero")
+    func writing() {
+        #expect(ts("2024-05-01T09:30:00Z").iso8601 == "2024-05-01T09:30:00Z")
+        #expect(ts("2024-05-01T09:30:00.120Z").iso8601 == "2024-05-01T09:30:00.120Z")
+        #expect(Timestamp(milliseconds: -1).iso8601 == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp(milliseconds: 0).iso8601 == "1970-01-01T00:00:00Z")
+    }
+
+    @Test("offsets are converted to UTC", arguments: [
+        ("2024-05-01T11:30:00+02:00", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T04:30:00-0500", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T09:30:00.5+00", "2024-05-01T09:30:00.500Z"),
+        ("2024-05-01", "2024-05-01T00:00:00Z"),
+        ("2024-05-01 09:30:00", "2024-05-01T09:30:00Z"),
+        ("2001-12-14 21:59:43.10 -5", "2001-12-15T02:59:43.100Z"),
+        ("2001-12-14t21:59:43.10-05:00", "2001-12-15T02:59:43.100Z"),
+    ])
+    func offsets(input: String, expected: String) {
+        #expect(Timestamp(iso8601: input)?.iso8601 == expected)
+    }
+
+    @Test("finer fractions are rounded to the millisecond")
+    func rounding() {
+        #expect(ts("2024-05-01T09:30:00.1234Z").iso8601 == "2024-05-01T09:30:00.123Z")
+        #expect(ts("2024-05-01T09:30:00.9996Z").iso8601 == "2024-05-01T09:30:01Z")
+    }
+
+    @Test("malformed dates are refused", arguments: ["2024-13-01", "2024-02-30", "2024-05-01T25:00:00Z", "yesterday", "2024-05-01T09:30:00Q", "", "2024-05"])
+    func malformed(text: String) {
+        #expect(Timestamp(iso8601: text) == nil)
+    }
+
+    @Test("numbers count from 2001 by default, or from 1970 in seconds or milliseconds")
+    func epochs() {
+        #expect(Timestamp(number: "0", epoch: .reference)?.iso8601 == "2001-01-01T00:00:00Z")
+        #expect(Timestamp(number: "736252200", epoch: .reference)?.iso8601 == "2024-05-01T10:30:00Z")
+        #expect(Timestamp(number: "1714555800", epoch: .unix)?.iso8601 == "2024-05-01T09:30:00Z")
+        #expect(Timestamp(number: "1714555800123", epoch: .unixMilliseconds)?.iso8601 == "2024-05-01T09:30:00.123Z")
+        #expect(Timestamp(number: "0.0004", epoch: .unix)?.milliseconds == 0)
+        #expect(Timestamp(number: "1e300", epoch: .unix) == nil)
+    }
+
+    @Test("every day of four centuries survives format and parse")
+    func calendar() {
+        var day: Int64 = -25_000
+        while day < 150_000 {
+            let t = Timestamp(milliseconds: day * 86_400_000 + 45_296_789)
+            #expect(Timestamp(iso8601: t.iso8601) == t)
+            day += 7
+        }
+    }
+}
