@@ -30,6 +30,6 @@ let package = Package(
 
         .testTarget(name: "TripKitTests", dependencies: ["TripKit"]),
         .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats"]),
-        .testTarget(name: "TripCLITests", dependencies: ["TripKit"]),
+        .testTarget(name: "TripCLITests", dependencies: ["TripKit"], exclude: ["Cases"]),
     ]
 )
