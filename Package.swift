@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "tripconv", targets: ["tripconv"]),
+        .executable(name: "tripgen", targets: ["tripgen"]),
         .library(name: "TripKit", targets: ["TripKit"]),
         .library(name: "TripFormats", targets: ["TripFormats"]),
     ],
@@ -27,6 +28,9 @@ let package = Package(
             "TripKit", "TripFormats",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+
+        // A deterministic generator of large trip exports, for the benchmark and large tests.
+        .executableTarget(name: "tripgen", dependencies: ["TripKit", "TripFormats"]),
 
         .testTarget(name: "TripKitTests", dependencies: ["TripKit"]),
         .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats"]),
