@@ -16,6 +16,8 @@ struct CSVColumnPlan {
         var field: Int
         /// A string attribute (TSV reads its empty cell as the empty string).
         var isString: Bool
+        /// A Boolean attribute: `true` and `false` are compared as bytes, without making a String.
+        var isBool = false
     }
 
     /// The columns of one related object: `livingAccommodation.*` or `bucketList.N.*`.
@@ -53,9 +55,11 @@ struct CSVColumnPlan {
         var groupIndex: [Int: [Int: Int]] = [:]   // relationship -> position -> index in groups
         var rootNames: Set<String> = []
 
+        var repeated: (column: Int, earlier: Int)?
         for (column, name) in names.enumerated() where column != skipping {
             if let earlier = seen[name] {
-                throw TripError.data("\(place(column)): column \(name.quotedForMessage) appears twice (first as column \(earlier + 1))")
+                if repeated == nil { repeated = (column, earlier) }
+                continue
             }
             seen[name] = column
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
@@ -65,7 +69,7 @@ struct CSVColumnPlan {
             let kind = vocabulary.entities[rootEntity].fields[field].kind
             switch (kind, parts.count) {
             case (.attribute(let type), 1):
-                root.append(Scalar(column: column, field: field, isString: type == .string))
+                root.append(Scalar(column: column, field: field, isString: type == .string, isBool: type == .bool))
                 rootNames.insert(first)
             case (.transient, 1):
                 root.append(Scalar(column: column, field: field, isString: false))
@@ -85,13 +89,13 @@ struct CSVColumnPlan {
                     unknown.append((column, name)); continue
                 }
                 let attributeKind = vocabulary.entities[destination].fields[attribute].kind
-                let isString: Bool
+                var type: AttributeType?
                 switch attributeKind {
-                case .attribute(let type): isString = type == .string
-                case .transient: isString = false
+                case .attribute(let t): type = t
+                case .transient: type = nil
                 default: unknown.append((column, name)); continue
                 }
-                let scalar = Scalar(column: column, field: attribute, isString: isString)
+                let scalar = Scalar(column: column, field: attribute, isString: type == .string, isBool: type == .bool)
                 if let g = groupIndex[field]?[position] {
                     groups[g].scalars.append(scalar)
                 } else {
@@ -113,6 +117,9 @@ struct CSVColumnPlan {
         }
 
         try CSVColumnPlan.checkRequired(rootNames, names: names, vocabulary: vocabulary, options: options, place: place)
+        if let repeated {
+            throw TripError.data("\(place(repeated.column)): column \(names[repeated.column].quotedForMessage) appears twice (first as column \(repeated.earlier + 1))")
+        }
         if !unknown.isEmpty && !options.ignoreUnknown {
             let list = unknown.prefix(8).map { $0.name.quotedForMessage }.joined(separator: ", ")
                 + (unknown.count > 8 ? " and \(unknown.count - 8) more" : "")

@@ -86,6 +86,11 @@ struct CSVRecordReader: RecordReader {
             if rows.isQuoted(s.column) || (!emptyIsNull && s.isString) { return .text("") }
             return .null
         }
+        if s.isBool {
+            // What the writer writes, told without a String; other spellings go to the builder as text.
+            if rows.cellEquals(s.column, "true") { return .bool(true) }
+            if rows.cellEquals(s.column, "false") { return .bool(false) }
+        }
         return .text(rows.string(s.column))
     }
 }
