@@ -248,53 +248,20 @@ struct CSVReaderTests {
         #expect(error?.kind == .noInput)
         #expect(error?.message == "\(dir.path): is a directory without trips.csv")
     }
-}
 
-@Suite("CSV row reader")
-struct CSVRowReaderTests {
-    @Test("fields straddling every chunk boundary read the same as in one chunk")
-    func chunkBoundaries() throws {
-        let text = "a,\"b \"\"q\"\" \r\n c\",,\"\"\r\nlong field \(String(repeating: "x", count: 100)),\"\",z\rlast,\"x\",y\n"
-        let whole = try CSVIO.rows(Array(text.utf8))
-        #expect(whole == [["a", "b \"q\" \r\n c", "", ""], ["long field " + String(repeating: "x", count: 100), "", "z"], ["last", "x", "y"]])
-        #expect(try CSVIO.rows(Array(text.utf8), chunkSize: 16) == whole)
+    @Test("unnamed padding columns are allowed while their cells are empty")
+    func paddingColumns() throws {
+        let items = try CSVIO.read("name,destination,startDate,endDate,,\nA,X,2024-05-01,2024-05-02,,\nB,X,2024-05-01,2024-05-02,,oops\n").items
+        #expect(items.count == 2)
+        guard case .trip = items[0] else { Issue.record("expected a trip"); return }
+        #expect(CSVIO.rejections(items).first?.reason == "unknown field '(column 6, unnamed)' matches no schema version")
     }
 
-    @Test("a trailing separator gives a last empty cell")
-    func trailingSeparator() throws {
-        #expect(try CSVIO.rows(Array("a,b,\n,\n".utf8)) == [["a", "b", ""], ["", ""]])
-    }
-
-    @Test("a quote inside an unquoted cell is an ordinary character")
-    func quoteInsideUnquoted() throws {
-        #expect(try CSVIO.rows(Array("a\"b,c\"\n".utf8)) == [["a\"b", "c\""]])
-    }
-
-    @Test("a field longer than the limit is a data error")
-    func fieldLimit() throws {
-        let limits = CSVLimits(maxFieldBytes: 1 << 20, maxColumns: 10_000, maxRowBytes: 4 << 20)
-        let bytes = Array("a,b\n1,".utf8) + [UInt8](repeating: 120, count: (1 << 20) + 10) + [10]
-        let error = CSVIO.error { _ = try CSVIO.rows(bytes, limits: limits) }
-        #expect(error?.message == "t.csv:2:3: a field longer than 1 MiB")
-        let quoted = Array("a,b\n1,\"".utf8) + [UInt8](repeating: 120, count: (1 << 20) + 10) + Array("\"\n".utf8)
-        #expect(CSVIO.error { _ = try CSVIO.rows(quoted, limits: limits) }?.message == "t.csv:2:3: a field longer than 1 MiB")
-    }
-
-    @Test("more columns than the limit is a data error")
-    func columnLimit() throws {
-        let bytes = Array(String(repeating: "a,", count: 10_001).utf8) + [10]
-        #expect(CSVIO.error { _ = try CSVIO.rows(bytes) }?.message == "t.csv:1:20001: more than 10000 columns in a row")
-    }
-
-    @Test("a long field across many refills is read whole")
-    func longField() throws {
-        let big = String(repeating: "0123456789", count: 100_000)
-        #expect(try CSVIO.rows(Array("\"\(big)\",x\n".utf8), chunkSize: 1024) == [[big, "x"]])
-    }
-
-    @Test("TSV cells undo \\t, \\n, \\r and \\\\ and keep quotes and other backslashes as they are")
-    func tsvEscapes() throws {
-        let rows = try CSVIO.rows(Array("a\\tb\t\"q\"\\x\\\\n\tc\\nd\\re\\\n".utf8), dialect: .tsv)
-        #expect(rows == [["a\tb", "\"q\"\\x\\n", "c\nd\re\\"]])
+    @Test("Excel's sep= first line is skipped when it names the separator, an error when it names another")
+    func separatorLine() throws {
+        #expect(CSVIO.trips(try CSVIO.read("sep=,\nname,destination,startDate,endDate\nA,X,2024-05-01,2024-05-02\n").items).count == 1)
+        #expect(CSVIO.trips(try CSVIO.read("sep=\t\nname\tdestination\tstartDate\tendDate\nA\tX\t2024-05-01\t2024-05-02\n", format: .tsv).items).count == 1)
+        #expect(CSVIO.error { _ = try CSVIO.read("sep=;\nname;destination;startDate;endDate\n") }?.message
+                == "in.csv:1:5: the file declares the separator ';', but CSV is read with ','")
     }
 }

@@ -37,6 +37,8 @@ struct CSVColumnPlan {
     var groups: [Group] = []
     /// The names of columns no version declares.
     var unknown: [(column: Int, name: String)] = []
+    /// Columns with an empty name (a spreadsheet's padding): a value there is an unknown field.
+    var padding: [Int] = []
     /// The number of cells a row must have.
     var width = 0
 
@@ -57,6 +59,8 @@ struct CSVColumnPlan {
 
         var repeated: (column: Int, earlier: Int)?
         for (column, name) in names.enumerated() where column != skipping {
+            // Spreadsheets pad rows with unnamed columns: they must stay empty.
+            if name.isEmpty { padding.append(column); continue }
             if let earlier = seen[name] {
                 if repeated == nil { repeated = (column, earlier) }
                 continue

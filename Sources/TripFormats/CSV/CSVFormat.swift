@@ -79,6 +79,16 @@ public enum CSVFormat: FormatCodec {
         try CSVTablesReader(directory: directory, format: format, options: options)
     }
 
+    /// Whether a path is a tables-layout directory: one that holds `trips.csv` (`trips.tsv` for TSV).
+    /// An input list that expands directories into their files should keep such a directory whole.
+    ///
+    /// ```swift
+    /// if CSVFormat.isTablesDirectory("export") { inputs.append(.file("export")) }
+    /// ```
+    public static func isTablesDirectory(_ path: String, format: Format = .csv) -> Bool {
+        isDirectory(path) && access("\(path)/trips.\(CSVTableNames.fileExtension(format))", F_OK) == 0
+    }
+
     private static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR

@@ -29,6 +29,9 @@ struct CSVRecordReader: RecordReader {
         if finished { return nil }
         if plan == nil {
             guard try rows.nextRow() else { finished = true; return nil }
+            if try isSeparatorLine() {
+                guard try rows.nextRow() else { finished = true; return nil }
+            }
             let rows = self.rows
             plan = try CSVColumnPlan(header: rows.strings, vocabulary: builder.vocabulary, options: builder.options) { column in
                 let at = rows.position(ofCell: min(column, max(rows.cellCount - 1, 0)))
@@ -44,6 +47,20 @@ struct CSVRecordReader: RecordReader {
             record += 1
             return read(plan!)
         }
+    }
+
+    /// Excel's `sep=,` first line: skipped when it names this format's separator, an error otherwise.
+    private func isSeparatorLine() throws -> Bool {
+        let first = rows.bytes(0)
+        guard first.count >= 4, first.count <= 5, first.starts(with: Array("sep=".utf8)) else { return false }
+        let separator: UInt8
+        if first.count == 5, rows.cellCount == 1 { separator = first[4] }
+        else if first.count == 4, rows.cellCount == 2, rows.isEmpty(1) { separator = rows.dialect.separator }
+        else { return false }
+        guard separator == rows.dialect.separator else {
+            throw TripError.data("\(rows.name):\(rows.rowLine):5: the file declares the separator \(String(UnicodeScalar(separator)).quotedForMessage), but \(rows.dialect.usesEscapes ? "TSV" : "CSV") is read with \(String(UnicodeScalar(rows.dialect.separator)).quotedForMessage)")
+        }
+        return true
     }
 
     private mutating func read(_ plan: CSVColumnPlan) -> ReadItem {
@@ -72,6 +89,9 @@ struct CSVRecordReader: RecordReader {
             builder.endObject()
         }
         for u in plan.unknown { builder.unknownField(u.name) }
+        for column in plan.padding where !rows.isEmpty(column) || rows.isQuoted(column) {
+            builder.unknownField("(column \(column + 1), unnamed)")
+        }
         let item = builder.endRecord(text: nil)
         if case .rejected(var rejection) = item {
             rejection.text = rows.rawText

@@ -386,6 +386,9 @@ struct CSVTablesReader: RecordReader {
             }
         }
         for u in plan.unknown { builder.unknownField(u.name) }
+        for column in plan.padding where !rows.isEmpty(column) || rows.isQuoted(column) {
+            builder.unknownField("(column \(column + 1), unnamed)")
+        }
         let item = builder.endRecord(text: nil)
         if case .rejected(var rejection) = item {
             rejection.text = rows.rawText
