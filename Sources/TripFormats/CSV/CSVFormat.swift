@@ -1,11 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TripKit
 
-// PLACEHOLDER: replaced by the CSV reader and writer.
-enum CSVFormat: FormatCodec {
-    static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+/// How trips are laid out in CSV or TSV.
+public enum CSVLayout: String, Sendable, CaseIterable {
+    /// One file, one row per trip; related objects flattened into columns (`bucketList.1.title`).
+    case rows
+    /// A directory of related tables: `trips.csv`, `bucket_list_items.csv`, `living_accommodations.csv`,
+    /// joined by a `trip_id` column.
+    case tables
+}
+
+/// CSV and TSV: the reader and writer of both layouts.
+///
+/// ```swift
+/// var reader = try CSVFormat.makeReader(.file("trips.csv"), format: .csv, options: ReadOptions())
+/// while let item = try reader.next() { ... }
+/// var writer = try CSVFormat.makeTablesWriter(directory: "out", options: WriteOptions())
+/// ```
+public enum CSVFormat: FormatCodec {
+    /// A reader of a CSV or TSV file, or of a tables-layout directory (one that holds `trips.csv`).
+    public static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
+        if case .file(let path) = input, isDirectory(path) {
+            let tripsFile = "trips.\(CSVTableNames.fileExtension(format))"
+            guard access("\(path)/\(tripsFile)", F_OK) == 0 else {
+                throw TripError(.noInput, "\(path): is a directory without \(tripsFile)",
+                                notes: ["a tables-layout directory holds \(tripsFile) and its related tables"])
+            }
+            return try makeTablesReader(directory: path, format: format, options: options)
+        }
+        let encoding = try CSVTextEncoding(option: options.inputEncoding)
+        let rows = CSVRowReader(try ByteInput(input), dialect: CSVDialect(format), encoding: encoding)
+        return CSVRecordReader(rows: rows, format: format, options: options)
     }
-    static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+
+    /// A writer of one CSV or TSV file, one row per trip.
+    public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
+        try CSVRecordWriter(output, dialect: CSVDialect(format), options: options)
+    }
+
+    /// A writer in either layout; `.tables` needs a directory (`-o DIR`).
+    ///
+    /// ```swift
+    /// let writer = try CSVFormat.makeWriter(.file("out"), format: .csv, options: options, layout: .tables)
+    /// ```
+    public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions,
+                                  layout: CSVLayout) throws -> any RecordWriter {
+        switch layout {
+        case .rows: return try makeWriter(output, format: format, options: options)
+        case .tables:
+            guard case .file(let directory) = output else {
+                throw TripError.usage("the tables layout writes a directory; give -o DIR")
+            }
+            return try makeTablesWriter(directory: directory, format: format, options: options)
+        }
+    }
+
+    /// A writer of the tables layout: a directory holding `trips.csv`, `bucket_list_items.csv` and
+    /// `living_accommodations.csv` (`.tsv` for TSV), complete or absent.
+    ///
+    /// ```swift
+    /// var writer = try CSVFormat.makeTablesWriter(directory: "export", options: WriteOptions())
+    /// try writer.write(trip); try writer.finish()
+    /// ```
+    public static func makeTablesWriter(directory: String, format: Format = .csv, options: WriteOptions) throws -> any RecordWriter {
+        try CSVTablesWriter(directory: directory, format: format, options: options)
+    }
+
+    /// A reader of a tables-layout directory.
+    ///
+    /// ```swift
+    /// var reader = try CSVFormat.makeTablesReader(directory: "export", options: ReadOptions())
+    /// ```
+    public static func makeTablesReader(directory: String, format: Format = .csv, options: ReadOptions) throws -> any RecordReader {
+        try CSVTablesReader(directory: directory, format: format, options: options)
+    }
+
+    /// Whether a path is a tables-layout directory: one that holds `trips.csv` (`trips.tsv` for TSV).
+    /// An input list that expands directories into their files should keep such a directory whole.
+    ///
+    /// ```swift
+    /// if CSVFormat.isTablesDirectory("export") { inputs.append(.file("export")) }
+    /// ```
+    public static func isTablesDirectory(_ path: String, format: Format = .csv) -> Bool {
+        isDirectory(path) && access("\(path)/trips.\(CSVTableNames.fileExtension(format))", F_OK) == 0
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -1,0 +1,192 @@
+import TripKit
+
+/// Turns values into CSV or TSV cells: quoting (CSV) or escaping (TSV) only what must be.
+struct CSVCellEncoder {
+    let dialect: CSVDialect
+    /// Prefix `'` to a string starting with `=`, `+`, `-` or `@`, so spreadsheets don't run it.
+    let safeFormulas: Bool
+
+    private static let quote = UInt8(ascii: "\"")
+
+    /// Appends a value's cell. `marksEmpty`: an empty string is written `""` (CSV), so that it reads
+    /// back as the empty string and not as a missing value.
+    func append(_ value: Value, marksEmpty: Bool, to out: inout [UInt8]) {
+        switch value {
+        case .null: return
+        case .string(var s): s.withUTF8 { appendText($0, marksEmpty: marksEmpty, to: &out) }
+        case .date(let t): out.append(contentsOf: t.iso8601.utf8)
+        case .bool(let b): out.append(contentsOf: b ? CSVCellEncoder.trueBytes : CSVCellEncoder.falseBytes)
+        case .int(let n): out.append(contentsOf: String(n).utf8)
+        }
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+
+    /// Appends a text cell.
+    func appendText(_ text: UnsafeBufferPointer<UInt8>, marksEmpty: Bool = false, to out: inout [UInt8]) {
+        let formula = safeFormulas && !text.isEmpty && CSVCellEncoder.isFormulaStart(text[0])
+        if dialect.usesEscapes {
+            if formula { out.append(UInt8(ascii: "'")) }
+            for c in text {
+                switch c {
+                case 9: out.append(92); out.append(UInt8(ascii: "t"))
+                case 10: out.append(92); out.append(UInt8(ascii: "n"))
+                case 13: out.append(92); out.append(UInt8(ascii: "r"))
+                case 92: out.append(92); out.append(92)
+                default: out.append(c)
+                }
+            }
+            return
+        }
+        if text.isEmpty {
+            if marksEmpty { out.append(CSVCellEncoder.quote); out.append(CSVCellEncoder.quote) }
+            return
+        }
+        var needsQuotes = false
+        let separator = dialect.separator
+        for c in text where c == separator || c == CSVCellEncoder.quote || c == 10 || c == 13 {
+            needsQuotes = true; break
+        }
+        if !needsQuotes {
+            if formula { out.append(UInt8(ascii: "'")) }
+            out.append(contentsOf: text)
+            return
+        }
+        out.append(CSVCellEncoder.quote)
+        if formula { out.append(UInt8(ascii: "'")) }
+        for c in text {
+            out.append(c)
+            if c == CSVCellEncoder.quote { out.append(c) }
+        }
+        out.append(CSVCellEncoder.quote)
+    }
+
+    static func isFormulaStart(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "=") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: "@")
+    }
+}
+
+/// The columns of a schema's trips, in Miller's flatten convention: the trip's attributes in
+/// declaration order (transient ones skipped), then each to-one relationship's attributes
+/// (`livingAccommodation.address`), then each list's attributes for positions 1 to the longest list
+/// (`bucketList.1.title`, ...).
+struct CSVRowLayout {
+    struct Attributes {
+        /// Slots of persisted attributes, and whether an empty string there must be marked.
+        var slots: [(slot: Int, marksEmpty: Bool)]
+        var names: [String]
+    }
+    var root: Attributes
+    /// Relationship slot, attributes of its destination.
+    var toOne: [(slot: Int, name: String, attributes: Attributes)] = []
+    /// Relationship slot, attributes of its destination, and the longest list.
+    var toMany: [(slot: Int, name: String, attributes: Attributes, count: Int)] = []
+
+    init(schema: any VersionedSchema.Type, objects: [ModelObject]) {
+        root = CSVRowLayout.attributes(of: schema.rootEntity)
+        for (i, r) in schema.rootEntity.relationships.enumerated() {
+            guard let destination = schema.entity(r.destination) else { continue }
+            let attributes = CSVRowLayout.attributes(of: destination)
+            if r.isToMany {
+                var longest = 0
+                for o in objects where i < o.relationships.count { longest = max(longest, o.relationships[i].objects.count) }
+                toMany.append((i, r.name, attributes, longest))
+            } else {
+                toOne.append((i, r.name, attributes))
+            }
+        }
+    }
+
+    static func attributes(of entity: Entity) -> Attributes {
+        var slots: [(Int, Bool)] = [], names: [String] = []
+        for (i, a) in entity.attributes.enumerated() where !a.isTransient {
+            // A required string (no default) must tell "" from a missing value.
+            slots.append((i, a.type == .string && a.defaultValue == nil))
+            names.append(a.name)
+        }
+        return Attributes(slots: slots, names: names)
+    }
+
+    /// The header's names.
+    var header: [String] {
+        var names = root.names
+        for r in toOne { names += r.attributes.names.map { "\(r.name).\($0)" } }
+        for r in toMany where r.count > 0 {
+            for n in 1...r.count { names += r.attributes.names.map { "\(r.name).\(n).\($0)" } }
+        }
+        return names
+    }
+}
+
+/// Writes trips as CSV or TSV, one row per trip.
+///
+/// The header's width depends on the longest bucket list, so the writer keeps the trips it is given
+/// (the pipeline holds them all in memory anyway) and writes the file at `finish()`, into a temporary
+/// file that is renamed over the target: the output is complete or absent.
+final class CSVRecordWriter: RecordWriter {
+    private let output: ByteOutput
+    private let options: WriteOptions
+    private let encoder: CSVCellEncoder
+    private var objects: [ModelObject] = []
+
+    init(_ location: OutputLocation, dialect: CSVDialect, options: WriteOptions) throws {
+        output = try ByteOutput(location)
+        self.options = options
+        encoder = CSVCellEncoder(dialect: dialect, safeFormulas: options.csvSafeFormulas)
+    }
+
+    func write(_ object: ModelObject) throws {
+        objects.append(object)
+    }
+
+    func finish() throws {
+        let layout = CSVRowLayout(schema: options.schema, objects: objects)
+        var line: [UInt8] = []
+        line.reserveCapacity(1 << 12)
+        let separator = encoder.dialect.separator
+        for (i, name) in layout.header.enumerated() {
+            if i > 0 { line.append(separator) }
+            var n = name
+            n.withUTF8 { encoder.appendText($0, to: &line) }
+        }
+        line.append(10)
+        try output.write(line)
+        for object in objects {
+            line.removeAll(keepingCapacity: true)
+            CSVRowWriting.appendRow(object, layout: layout, encoder: encoder, to: &line)
+            line.append(10)
+            try output.write(line)
+        }
+        objects = []
+        try output.commit()
+    }
+
+    func abort() {
+        objects = []
+        output.discard()
+    }
+}
+
+enum CSVRowWriting {
+    /// Appends one trip's cells, without the line break.
+    static func appendRow(_ object: ModelObject, layout: CSVRowLayout, encoder: CSVCellEncoder, to line: inout [UInt8]) {
+        let separator = encoder.dialect.separator
+        var first = true
+        func cells(_ o: ModelObject?, _ attributes: CSVRowLayout.Attributes) {
+            for (slot, marksEmpty) in attributes.slots {
+                if first { first = false } else { line.append(separator) }
+                if let o, slot < o.attributes.count { encoder.append(o.attributes[slot], marksEmpty: marksEmpty, to: &line) }
+            }
+        }
+        cells(object, layout.root)
+        for r in layout.toOne {
+            let related = r.slot < object.relationships.count ? object.relationships[r.slot].objects.first : nil
+            cells(related, r.attributes)
+        }
+        for r in layout.toMany where r.count > 0 {
+            let list = r.slot < object.relationships.count ? object.relationships[r.slot].objects : []
+            for n in 0..<r.count { cells(n < list.count ? list[n] : nil, r.attributes) }
+        }
+    }
+}

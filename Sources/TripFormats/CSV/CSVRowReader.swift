@@ -1,0 +1,471 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// Reads the rows of a CSV or TSV input as cells of bytes, streaming.
+///
+/// The reader keeps a window of the input; the row being read is always whole inside it, from
+/// `rowStart`, so a cell is a pair of offsets and no bytes are copied, except for the few cells whose
+/// text differs from their bytes (doubled quotes, TSV escapes), which are decoded into `scratch`.
+/// When a row runs past the end of the window, the row is moved to the front, the window is filled
+/// (grown if the row fills it) and the row is parsed again from its start; filling the window to
+/// capacity each time keeps this linear however long the row.
+///
+/// A row ends at LF, CRLF or a lone CR outside quotes; blank lines are skipped; a UTF-8 byte-order mark
+/// at the start is dropped. A quote inside an unquoted CSV cell is an ordinary character.
+///
+/// ```swift
+/// let rows = try CSVRowReader(ByteInput(.file("a.csv")), dialect: .csv)
+/// while try rows.nextRow() { for i in 0..<rows.cellCount { print(rows.string(i)) } }
+/// ```
+final class CSVRowReader {
+    /// A cell of the current row.
+    struct Cell {
+        /// Offsets into the window, or into `scratch` when `isDecoded`.
+        var start: Int
+        var end: Int
+        /// The cell was quoted (`""` is a quoted empty cell, told apart from an empty one).
+        var isQuoted: Bool
+        var isDecoded: Bool
+        /// Where the cell begins in the window (its opening quote, if quoted).
+        var rawStart: Int
+    }
+
+    let name: String
+    let dialect: CSVDialect
+    let encoding: CSVTextEncoding
+    let limits: CSVLimits
+    private let source: (UnsafeMutableRawBufferPointer) throws -> Int
+
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var filled = 0
+    private var rowStart = 0
+    private var atEOF = false
+    private var started = false
+
+    private var cells: UnsafeMutablePointer<Cell>
+    private var cellCapacity = 64
+    /// The number of cells of the current row.
+    private(set) var cellCount = 0
+    private var scratch: UnsafeMutablePointer<UInt8>
+    private var scratchCapacity = 1024
+    private var scratchCount = 0
+    /// Where the current row ends (before its line break) and the next begins.
+    private var rowEnd = 0
+    private var nextRowStart = 0
+
+    /// The physical line (1-based) where the current row starts.
+    private(set) var rowLine = 0
+    /// The line where the next row starts.
+    private var nextLine = 1
+    /// Bytes 0x80 and up, one per byte; `stop` bytes for an unquoted cell.
+    private let stops: UnsafeMutablePointer<UInt8>
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let lf = UInt8(ascii: "\n")
+    private static let cr = UInt8(ascii: "\r")
+    private static let backslash = UInt8(ascii: "\\")
+
+    /// Reads an input through `ByteInput`.
+    convenience init(_ input: ByteInput, dialect: CSVDialect, encoding: CSVTextEncoding = .utf8,
+                     limits: CSVLimits = CSVLimits(), chunkSize: Int = 1 << 18) {
+        self.init(name: input.name, dialect: dialect, encoding: encoding, limits: limits, chunkSize: chunkSize) {
+            try input.read(into: $0)
+        }
+    }
+
+    /// Reads bytes from any source that fills a buffer and returns 0 at the end.
+    init(name: String, dialect: CSVDialect, encoding: CSVTextEncoding = .utf8, limits: CSVLimits = CSVLimits(),
+         chunkSize: Int = 1 << 18, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
+        self.name = name; self.dialect = dialect; self.encoding = encoding; self.limits = limits
+        self.source = source
+        capacity = max(chunkSize, 16)
+        buffer = .allocate(capacity: capacity)
+        cellCapacity = max(1, min(64, limits.maxColumns))
+        cells = .allocate(capacity: cellCapacity)
+        scratch = .allocate(capacity: scratchCapacity)
+        stops = .allocate(capacity: 256)
+        stops.initialize(repeating: 0, count: 256)
+        stops[Int(dialect.separator)] = 1
+        stops[Int(CSVRowReader.lf)] = 1
+        stops[Int(CSVRowReader.cr)] = 1
+        if dialect.usesEscapes { stops[Int(CSVRowReader.backslash)] = 2 }
+    }
+
+    deinit {
+        buffer.deallocate()
+        cells.deallocate()
+        scratch.deallocate()
+        stops.deallocate()
+    }
+
+    // MARK: - Rows
+
+    /// Reads the next row; false at the end of input (and again after that).
+    func nextRow() throws -> Bool {
+        if !started {
+            started = true
+            try fill()
+            if encoding == .utf8 {
+                while filled < 3 && !atEOF { try fill() }
+                if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { rowStart = 3; nextRowStart = 3 }
+            }
+        }
+        rowStart = nextRowStart
+        while true {
+            switch try parseRow() {
+            case .row:
+                if encoding == .utf8 { try validateUTF8() }
+                return true
+            case .blank(let next):
+                rowStart = next; nextRowStart = next; nextLine += 1
+            case .needMore:
+                try fill()
+            case .end:
+                cellCount = 0
+                return false
+            }
+        }
+    }
+
+    private enum Outcome { case row, blank(Int), needMore, end }
+
+    /// Parses the row at `rowStart` if the window holds all of it.
+    private func parseRow() throws -> Outcome {
+        let b = buffer, e = filled
+        var p = rowStart
+        if p >= e { return atEOF ? .end : .needMore }
+        if b[p] == CSVRowReader.lf { return .blank(p + 1) }
+        if b[p] == CSVRowReader.cr {
+            if p + 1 < e { return .blank(b[p + 1] == CSVRowReader.lf ? p + 2 : p + 1) }
+            return atEOF ? .blank(p + 1) : .needMore
+        }
+        cellCount = 0
+        scratchCount = 0
+        rowLine = nextLine
+        var breaks = 0   // line breaks inside quoted cells
+        let separator = dialect.separator
+        let stops = self.stops
+        while true {
+            let cellStart = p
+            var cell: Cell
+            if !dialect.usesEscapes, p < e, b[p] == CSVRowReader.quote {
+                // A quoted cell: up to a quote not followed by another.
+                var q = p + 1
+                var doubled = false
+                while true {
+                    while q < e {
+                        let c = b[q]
+                        if c == CSVRowReader.quote { break }
+                        if c == CSVRowReader.lf {
+                            breaks += 1
+                        } else if c == CSVRowReader.cr {
+                            // CR LF counts once, at the LF.
+                            if q + 1 < e {
+                                if b[q + 1] != CSVRowReader.lf { breaks += 1 }
+                            } else if !atEOF {
+                                return try needMore(cellStart)
+                            } else {
+                                breaks += 1
+                            }
+                        }
+                        q += 1
+                    }
+                    if q >= e {
+                        if !atEOF { return try needMore(cellStart) }
+                        let opened = position(of: cellStart)
+                        let at = position(of: e)
+                        throw TripError.data("\(name):\(at.line):\(at.column): unterminated quoted field (opened at \(opened.line):\(opened.column))")
+                    }
+                    // b[q] is a quote.
+                    if q + 1 >= e && !atEOF { return try needMore(cellStart) }
+                    if q + 1 < e && b[q + 1] == CSVRowReader.quote { doubled = true; q += 2; continue }
+                    break
+                }
+                let contentStart = p + 1, contentEnd = q
+                p = q + 1
+                if p < e {
+                    let c = b[p]
+                    if c != separator && c != CSVRowReader.lf && c != CSVRowReader.cr {
+                        let at = position(of: p)
+                        throw TripError.data("\(name):\(at.line):\(at.column): expected '\(Character(Unicode.Scalar(separator)))' or a line end after a closing quote, found \(describe(p))")
+                    }
+                }
+                if contentEnd - contentStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
+                if doubled {
+                    reserveScratch(contentEnd - contentStart)
+                    let s = scratchCount
+                    var i = contentStart
+                    while i < contentEnd {
+                        let c = b[i]
+                        scratch[scratchCount] = c
+                        scratchCount += 1
+                        i += (c == CSVRowReader.quote) ? 2 : 1
+                    }
+                    cell = Cell(start: s, end: scratchCount, isQuoted: true, isDecoded: true, rawStart: cellStart)
+                } else {
+                    cell = Cell(start: contentStart, end: contentEnd, isQuoted: true, isDecoded: false, rawStart: cellStart)
+                }
+            } else {
+                // An unquoted cell: up to a separator or a line break.
+                var escaped = false
+                while p < e {
+                    let s = stops[Int(b[p])]
+                    if s != 0 {
+                        if s == 1 { break }
+                        escaped = true
+                    }
+                    p += 1
+                }
+                if p >= e && !atEOF { return try needMore(cellStart) }
+                if p - cellStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
+                if escaped {
+                    let s = scratchCount
+                    unescape(from: cellStart, to: p)
+                    cell = Cell(start: s, end: scratchCount, isQuoted: false, isDecoded: true, rawStart: cellStart)
+                } else {
+                    cell = Cell(start: cellStart, end: p, isQuoted: false, isDecoded: false, rawStart: cellStart)
+                }
+            }
+            if cellCount == cellCapacity { try growCells(at: cellStart) }
+            cells[cellCount] = cell
+            cellCount += 1
+            // p is at a separator, a line break, or the end of input.
+            if p >= e {
+                rowEnd = p; nextRowStart = p
+                break
+            }
+            let c = b[p]
+            if c == separator { p += 1; continue }
+            rowEnd = p
+            if c == CSVRowReader.lf {
+                nextRowStart = p + 1
+            } else {
+                if p + 1 >= e && !atEOF { return try needMore(rowStart) }
+                nextRowStart = (p + 1 < e && b[p + 1] == CSVRowReader.lf) ? p + 2 : p + 1
+            }
+            breaks += 1
+            break
+        }
+        nextLine += breaks
+        return .row
+    }
+
+    /// Asks for more input, unless the row or cell is already past the limits.
+    private func needMore(_ cellStart: Int) throws -> Outcome {
+        if filled - cellStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
+        if filled - rowStart > limits.maxRowBytes {
+            throw TripError.data("\(name):\(nextLine): a row longer than \(limits.maxRowBytes >> 20) MiB")
+        }
+        return .needMore
+    }
+
+    private func fieldTooLong(_ cellStart: Int) throws -> Never {
+        let at = position(of: cellStart)
+        throw TripError.data("\(name):\(at.line):\(at.column): a field longer than \(limits.maxFieldBytes >> 20) MiB")
+    }
+
+    private func growCells(at cellStart: Int) throws {
+        if cellCount >= limits.maxColumns {
+            let at = position(of: cellStart)
+            throw TripError.data("\(name):\(at.line):\(at.column): more than \(limits.maxColumns) columns in a row")
+        }
+        let bigger = min(cellCapacity * 2, limits.maxColumns)
+        let new = UnsafeMutablePointer<Cell>.allocate(capacity: bigger)
+        new.moveInitialize(from: cells, count: cellCount)
+        cells.deallocate()
+        cells = new
+        cellCapacity = bigger
+    }
+
+    /// Decodes a TSV cell's escapes into `scratch`; an unknown escape is kept as it is.
+    private func unescape(from start: Int, to end: Int) {
+        reserveScratch(end - start)
+        func put(_ c: UInt8) { scratch[scratchCount] = c; scratchCount += 1 }
+        var i = start
+        while i < end {
+            let c = buffer[i]
+            if c == CSVRowReader.backslash, i + 1 < end {
+                switch buffer[i + 1] {
+                case UInt8(ascii: "t"): put(9); i += 2; continue
+                case UInt8(ascii: "n"): put(10); i += 2; continue
+                case UInt8(ascii: "r"): put(13); i += 2; continue
+                case UInt8(ascii: "\\"): put(92); i += 2; continue
+                default: break
+                }
+            }
+            put(c)
+            i += 1
+        }
+    }
+
+    private func reserveScratch(_ more: Int) {
+        guard scratchCount + more > scratchCapacity else { return }
+        var bigger = scratchCapacity * 2
+        while bigger < scratchCount + more { bigger *= 2 }
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
+        new.update(from: scratch, count: scratchCount)
+        scratch.deallocate()
+        scratch = new
+        scratchCapacity = bigger
+    }
+
+    // MARK: - The window
+
+    /// Moves the current row to the front and reads until the window is full or the input ends,
+    /// doubling the window when the row already fills it.
+    private func fill() throws {
+        if atEOF { return }
+        if rowStart > 0 {
+            let keep = filled - rowStart
+            if keep > 0 { memmove(buffer, buffer + rowStart, keep) }
+            nextRowStart -= rowStart
+            filled = keep
+            rowStart = 0
+        }
+        if filled == capacity {
+            let bigger = capacity * 2
+            let new = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
+            new.update(from: buffer, count: filled)
+            buffer.deallocate()
+            buffer = new
+            capacity = bigger
+        }
+        while filled < capacity {
+            let n = try source(UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
+            if n <= 0 { atEOF = true; break }
+            filled += n
+        }
+    }
+
+    // MARK: - Cells
+
+    /// The bytes of a cell, valid until the next `nextRow()`.
+    @inline(__always)
+    func bytes(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        let c = cells[i]
+        return UnsafeBufferPointer(start: (c.isDecoded ? scratch : buffer) + c.start, count: c.end - c.start)
+    }
+
+    /// Whether a cell was quoted in the input.
+    @inline(__always)
+    func isQuoted(_ i: Int) -> Bool { cells[i].isQuoted }
+
+    /// Whether a cell has no bytes.
+    @inline(__always)
+    func isEmpty(_ i: Int) -> Bool { cells[i].start == cells[i].end }
+
+    /// A cell's text.
+    func string(_ i: Int) -> String {
+        text(bytes(i))
+    }
+
+    /// Whether a cell's bytes are exactly `literal`'s.
+    func cellEquals(_ i: Int, _ literal: StaticString) -> Bool {
+        let b = bytes(i)
+        guard b.count == literal.utf8CodeUnitCount else { return false }
+        return b.count == 0 || memcmp(b.baseAddress!, literal.utf8Start, b.count) == 0
+    }
+
+    /// The cells of the current row as strings (for tests and headers).
+    var strings: [String] { (0..<cellCount).map(string) }
+
+    /// The current row's own text, without its line break, for the rejects file.
+    var rawText: String { text(UnsafeBufferPointer(start: buffer + rowStart, count: rowEnd - rowStart)) }
+
+    /// The line and column (1-based, in characters) where cell `i` begins.
+    func position(ofCell i: Int) -> (line: Int, column: Int) { position(of: cells[i].rawStart) }
+
+    private func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        switch encoding {
+        case .utf8:
+            return String(decoding: bytes, as: UTF8.self)
+        case .latin1:
+            var high = 0
+            for c in bytes where c >= 0x80 { high += 1 }
+            if high == 0 { return String(decoding: bytes, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: bytes.count + high) { out in
+                var o = 0
+                for c in bytes {
+                    if c < 0x80 { out[o] = c; o += 1 }
+                    else { out[o] = 0xC0 | (c >> 6); out[o + 1] = 0x80 | (c & 0x3F); o += 2 }
+                }
+                return o
+            }
+        }
+    }
+
+    // MARK: - Places and encoding
+
+    /// The line and column (1-based, in characters) of a window offset inside the current row.
+    func position(of offset: Int) -> (line: Int, column: Int) {
+        var line = rowLine, lineStart = rowStart
+        var p = rowStart
+        while p < offset && p < filled {
+            let c = buffer[p]
+            if c == CSVRowReader.lf || (c == CSVRowReader.cr && !(p + 1 < filled && buffer[p + 1] == CSVRowReader.lf)) {
+                line += 1; lineStart = p + 1
+            }
+            p += 1
+        }
+        var column = 1
+        p = lineStart
+        while p < offset && p < filled {
+            if encoding == .latin1 || buffer[p] & 0xC0 != 0x80 { column += 1 }
+            p += 1
+        }
+        return (line, column)
+    }
+
+    private func describe(_ offset: Int) -> String {
+        let c = buffer[offset]
+        if c < 0x80 { return String(UnicodeScalar(c)).quotedForMessage }
+        return "byte 0x" + String(c, radix: 16, uppercase: true)
+    }
+
+    /// Checks the current row is UTF-8: eight bytes at a time while they are ASCII.
+    private func validateUTF8() throws {
+        var p = rowStart
+        let end = nextRowStart
+        let raw = UnsafeRawPointer(buffer)
+        while p + 8 <= end {
+            if raw.loadUnaligned(fromByteOffset: p, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            p += 8
+        }
+        while p < end {
+            let c = buffer[p]
+            if c < 0x80 { p += 1; continue }
+            let length: Int, minimum: UInt32
+            var scalar: UInt32
+            switch c {
+            case 0xC2...0xDF: length = 2; scalar = UInt32(c & 0x1F); minimum = 0x80
+            case 0xE0...0xEF: length = 3; scalar = UInt32(c & 0x0F); minimum = 0x800
+            case 0xF0...0xF4: length = 4; scalar = UInt32(c & 0x07); minimum = 0x10000
+            default: try invalidUTF8(at: p)
+            }
+            guard p + length <= end else { try invalidUTF8(at: p) }
+            for k in 1..<length {
+                let d = buffer[p + k]
+                guard d & 0xC0 == 0x80 else { try invalidUTF8(at: p) }
+                scalar = scalar << 6 | UInt32(d & 0x3F)
+            }
+            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { try invalidUTF8(at: p) }
+            p += length
+        }
+    }
+
+    private func invalidUTF8(at offset: Int) throws -> Never {
+        let at = position(of: offset)
+        var shown: [String] = []
+        var p = offset
+        while p < filled && shown.count < 4 && (p == offset || buffer[p] & 0xC0 == 0x80) {
+            shown.append(String(buffer[p], radix: 16, uppercase: true)); p += 1
+        }
+        throw TripError.data("\(name):\(at.line):\(at.column): invalid UTF-8 bytes " + shown.map { "0x" + $0 }.joined(separator: " "),
+                             notes: ["if the input is Latin-1, read it with the input encoding latin1 (--input-encoding latin1)"])
+    }
+}
