@@ -48,14 +48,15 @@ enum CLI {
                 try? inPipe.fileHandleForWriting.close()
             }
         }
-        var out = Data(), err = Data()
+        final class Box: @unchecked Sendable { var data = Data() }
+        let out = Box()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { out = outPipe.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        err = errPipe.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async { out.data = outPipe.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: out, stderr: String(decoding: err, as: UTF8.self))
+        return Result(status: p.terminationStatus, stdout: out.data, stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Runs tripconv.

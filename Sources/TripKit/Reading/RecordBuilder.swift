@@ -27,31 +27,44 @@ public struct RecordBuilder {
     private var transientIgnored = 0
     private var unknownIgnored = 0
 
+    /// A related object whose version was not yet known when it ended (the first record only).
     private struct Pending {
         var entity: Int
         var values: [Value]
         var present: UInt64
         var children: [[Pending]]
     }
+
+    /// An object being built. Frames are pooled: their buffers are reset, not reallocated, per record.
     private struct Frame {
-        var entity: Int
-        var field: Int          // the field of the parent frame this object belongs to
-        var values: [Value]
-        var present: UInt64
-        var children: [[Pending]]
+        var entity: Int = 0
+        var field: Int = -1           // the field of the parent frame this object belongs to
+        var values: [Value] = []      // by field index of the entity's vocabulary
+        var present: UInt64 = 0
+        /// Materialized related objects, by relationship slot (when the version is known).
+        var related: [[ModelObject]] = []
+        var hasRelated = false
+        /// Related objects kept by field index until the version is known.
+        var pending: [[Pending]] = []
+        var hasPending = false
     }
 
-    private var stack: [Frame] = []
+    private var frames: [Frame] = []
+    private var depth = 0
     private var origin = RecordOrigin(source: "", record: 0)
     private var errors: [String] = []
     private var unknown: [String] = []
     private var sawTransient = false
     private var recordMask: UInt32 = 0
-    private var distinguishing: [String] = []
-    private var inRecord = false
+    /// Per entity: the fields that told a version in this record (bit per field index).
+    private var distinguishingBits: [UInt64]
+    private var distinguishingOrder: [(entity: Int, field: Int)] = []
+    /// The version objects are materialized in as they end, when known before the record ends.
+    private var eagerVersion: Int? { recordsVersionIndex ?? versionIndex }
 
     public init(vocabulary: SchemaVocabulary = .trips, source: String, format: String, options: ReadOptions = ReadOptions()) {
         self.vocabulary = vocabulary; self.source = source; self.options = options; self.format = format
+        distinguishingBits = Array(repeating: 0, count: vocabulary.entities.count)
         if let v = options.sourceVersion, let i = vocabulary.versionIndex(v) {
             versionIndex = i; evidence = .override
         }
@@ -98,32 +111,60 @@ public struct RecordBuilder {
     /// Starts a root object (a trip).
     public mutating func beginRecord(origin: RecordOrigin) {
         self.origin = origin
-        stack.removeAll(keepingCapacity: true)
-        stack.append(makeFrame(entity: vocabulary.rootEntity, field: -1))
-        errors.removeAll(keepingCapacity: true)
-        unknown.removeAll(keepingCapacity: true)
-        distinguishing.removeAll(keepingCapacity: true)
+        depth = 0
+        pushFrame(entity: vocabulary.rootEntity, field: -1)
+        if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
+        if !unknown.isEmpty { unknown.removeAll(keepingCapacity: true) }
+        if !distinguishingOrder.isEmpty {
+            for d in distinguishingOrder { distinguishingBits[d.entity] = 0 }
+            distinguishingOrder.removeAll(keepingCapacity: true)
+        }
         recordMask = vocabulary.allVersions
         sawTransient = false
-        inRecord = true
     }
 
-    private func makeFrame(entity: Int, field: Int) -> Frame {
+    private mutating func pushFrame(entity: Int, field: Int) {
+        if depth == frames.count { frames.append(Frame()) }
         let count = vocabulary.entities[entity].fields.count
-        return Frame(entity: entity, field: field, values: Array(repeating: .null, count: count), present: 0, children: [])
+        if frames[depth].values.count != count {
+            frames[depth].values = Array(repeating: .null, count: count)
+        }
+        frames[depth].entity = entity
+        frames[depth].field = field
+        frames[depth].present = 0
+        depth += 1
+    }
+
+    /// Clears a popped frame's buffers for reuse.
+    private mutating func resetFrame(_ i: Int) {
+        var bits = frames[i].present
+        while bits != 0 {
+            let f = bits.trailingZeroBitCount
+            frames[i].values[f] = .null
+            bits &= bits - 1
+        }
+        frames[i].present = 0
+        if frames[i].hasRelated {
+            for k in frames[i].related.indices { frames[i].related[k] = [] }
+            frames[i].hasRelated = false
+        }
+        if frames[i].hasPending {
+            for k in frames[i].pending.indices { frames[i].pending[k] = [] }
+            frames[i].hasPending = false
+        }
     }
 
     /// The name of the entity of the object being built.
-    public var currentEntityName: String { vocabulary.entities[stack[stack.count - 1].entity].name }
+    public var currentEntityName: String { vocabulary.entities[frames[depth - 1].entity].name }
 
     /// Resolves a field name of the object being built; nil for a name no version declares.
     public func field(_ name: String) -> Int? {
-        vocabulary.entities[stack[stack.count - 1].entity].index[name]
+        vocabulary.entities[frames[depth - 1].entity].index[name]
     }
 
     /// What a resolved field is.
     public func kind(of field: Int) -> SchemaVocabulary.FieldKind {
-        vocabulary.entities[stack[stack.count - 1].entity].fields[field].kind
+        vocabulary.entities[frames[depth - 1].entity].fields[field].kind
     }
 
     /// Notes a field no version declares: the record is rejected, unless unknown fields are ignored.
@@ -145,9 +186,8 @@ public struct RecordBuilder {
 
     /// Sets a resolved field from a scalar.
     public mutating func set(_ field: Int, _ token: ScalarToken) {
-        let top = stack.count - 1
-        let entity = vocabulary.entities[stack[top].entity]
-        let f = entity.fields[field]
+        let top = depth - 1
+        let f = vocabulary.entities[frames[top].entity].fields[field]
         switch f.kind {
         case .transient:
             sawTransient = true
@@ -161,9 +201,9 @@ public struct RecordBuilder {
             }
             return
         case .attribute(let type):
-            if !note(field) { return }
+            if !note(field, f) { return }
             switch convert(token, to: type) {
-            case .success(let value): stack[top].values[field] = value
+            case .success(let value): frames[top].values[field] = value
             case .failure(let failure): fail("field '\(f.name)': \(failure.message)")
             }
         }
@@ -171,43 +211,67 @@ public struct RecordBuilder {
 
     /// Marks a field present (an empty list, a null to-one) without giving it objects.
     public mutating func markPresent(_ field: Int) {
-        _ = note(field, allowRepeat: true)
+        let f = vocabulary.entities[frames[depth - 1].entity].fields[field]
+        _ = note(field, f, allowRepeat: true)
     }
 
     /// Records a field's presence and its version evidence; false for a field given twice.
-    private mutating func note(_ field: Int, allowRepeat: Bool = false) -> Bool {
-        let top = stack.count - 1
-        let f = vocabulary.entities[stack[top].entity].fields[field]
+    @inline(__always)
+    private mutating func note(_ field: Int, _ f: SchemaVocabulary.Field, allowRepeat: Bool = false) -> Bool {
+        let top = depth - 1
         let bit: UInt64 = field < 64 ? UInt64(1) << UInt64(field) : 0
-        if stack[top].present & bit != 0, !allowRepeat {
+        if frames[top].present & bit != 0, !allowRepeat {
             fail("field '\(f.name)' is given twice")
             return false
         }
-        stack[top].present |= bit
+        frames[top].present |= bit
         if f.versions != vocabulary.allVersions {
             recordMask &= f.versions
-            if !distinguishing.contains(f.name) { distinguishing.append(f.name) }
+            let e = frames[top].entity
+            if distinguishingBits[e] & bit == 0 {
+                distinguishingBits[e] |= bit
+                distinguishingOrder.append((e, field))
+            }
         }
         return true
     }
 
+    private var distinguishing: [String] {
+        var names: [String] = []
+        for d in distinguishingOrder {
+            let n = vocabulary.entities[d.entity].fields[d.field].name
+            if !names.contains(n) { names.append(n) }
+        }
+        return names
+    }
+
     /// Starts a related object in a relationship field of the object being built.
     public mutating func beginObject(_ field: Int) {
-        let top = stack.count - 1
-        let f = vocabulary.entities[stack[top].entity].fields[field]
+        let top = depth - 1
+        let f = vocabulary.entities[frames[top].entity].fields[field]
         let destination: Int
         switch f.kind {
         case .toMany(let d): destination = d
         case .toOne(let d):
             destination = d
-            let existing = stack[top].children.count > field ? stack[top].children[field].count : 0
-            if existing > 0 { fail("field '\(f.name)' holds more than one object") }
+            if frames[top].present & (field < 64 ? UInt64(1) << UInt64(field) : 0) != 0, relatedCount(top, field) > 0 {
+                fail("field '\(f.name)' holds more than one object")
+            }
         default:
             fail("field '\(f.name)': expected \(f.kind.expectation), found an object")
-            destination = stack[top].entity
+            destination = frames[top].entity
         }
-        _ = note(field, allowRepeat: true)
-        stack.append(makeFrame(entity: destination, field: field))
+        _ = note(field, f, allowRepeat: true)
+        pushFrame(entity: destination, field: field)
+    }
+
+    private func relatedCount(_ frame: Int, _ field: Int) -> Int {
+        if let v = eagerVersion {
+            let slot = vocabulary.layouts[frames[frame].entity][v].relationshipSlot[field]
+            if slot >= 0, slot < frames[frame].related.count { return frames[frame].related[slot].count }
+        }
+        if field < frames[frame].pending.count { return frames[frame].pending[field].count }
+        return 0
     }
 
     /// Starts a related object by relationship name; false (and the name noted unknown) when no version has it.
@@ -220,19 +284,41 @@ public struct RecordBuilder {
 
     /// Ends the related object begun last.
     public mutating func endObject() {
-        let frame = stack.removeLast()
-        let top = stack.count - 1
-        while stack[top].children.count <= frame.field { stack[top].children.append([]) }
-        stack[top].children[frame.field].append(Pending(entity: frame.entity, values: frame.values,
-                                                        present: frame.present, children: frame.children))
+        let child = depth - 1
+        let parent = depth - 2
+        let field = frames[child].field
+        let entity = frames[child].entity
+        if let v = eagerVersion, !frames[child].hasPending {
+            let layout = vocabulary.layouts[frames[parent].entity][v]
+            let slot = field < layout.relationshipSlot.count ? layout.relationshipSlot[field] : -1
+            if slot >= 0 {
+                var problems: [String] = []
+                let object = materialize(frame: child, version: v, problems: &problems)
+                if let first = problems.first { fail(first) }
+                if frames[parent].related.count < layout.isToMany.count {
+                    frames[parent].related = Array(repeating: [], count: layout.isToMany.count)
+                }
+                frames[parent].related[slot].append(object)
+                frames[parent].hasRelated = true
+            } else {
+                fail("field '\(vocabulary.entities[frames[parent].entity].fields[field].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
+            }
+        } else {
+            let pending = Pending(entity: entity, values: frames[child].values, present: frames[child].present,
+                                  children: frames[child].hasPending ? frames[child].pending : [])
+            while frames[parent].pending.count <= field { frames[parent].pending.append([]) }
+            frames[parent].pending[field].append(pending)
+            frames[parent].hasPending = true
+        }
+        resetFrame(child)
+        depth -= 1
     }
 
     /// Ends the record: decides its version, checks it, and yields a trip or a rejection.
     /// `text` is the record's own text, where the format has it, for the rejects file.
     public mutating func endRecord(text: String? = nil) -> ReadItem {
-        inRecord = false
-        while stack.count > 1 { endObject() }
-        let root = stack.removeLast()
+        while depth > 1 { endObject() }
+        defer { resetFrame(0); depth = 0 }
         if sawTransient { transientIgnored += 1 }
         func reject(_ reason: String) -> ReadItem { .rejected(Rejection(origin: origin, reason: reason, text: text)) }
 
@@ -265,64 +351,81 @@ public struct RecordBuilder {
         }
         if let recordsIndex = recordsVersionIndex { index = recordsIndex }
         var problems: [String] = []
-        let object = materialize(entity: root.entity, values: root.values, present: root.present,
-                                 children: root.children, version: index, problems: &problems)
+        let object = materialize(frame: 0, version: index, problems: &problems)
         if let first = problems.first { return reject(first) }
         if versionIndex == nil {
             versionIndex = index
-            evidence = distinguishing.isEmpty ? .none : .fields(distinguishing)
+            evidence = distinguishingOrder.isEmpty ? .none : .fields(distinguishing)
         }
         if recordsVersionIndex == nil { recordsVersionIndex = index }
         return .trip(TripRecord(object: object, origin: origin))
     }
 
-    private func materialize(entity e: Int, values: [Value], present: UInt64, children: [[Pending]],
+    /// Builds the object of a frame in a version's layout.
+    private func materialize(frame i: Int, version v: Int, problems: inout [String]) -> ModelObject {
+        let f = frames[i]
+        var object = materialize(entity: f.entity, values: f.values, present: f.present,
+                                 pending: f.hasPending ? f.pending : [], version: v, problems: &problems)
+        if f.hasRelated {
+            let layout = vocabulary.layouts[f.entity][v]
+            for (slot, objects) in f.related.enumerated() where !objects.isEmpty {
+                if layout.isToMany[slot] {
+                    if case .toMany(let existing) = object.relationships[slot], !existing.isEmpty {
+                        object.relationships[slot] = .toMany(existing + objects)
+                    } else {
+                        object.relationships[slot] = .toMany(objects)
+                    }
+                } else {
+                    object.relationships[slot] = .toOne(noneIfDefaults(objects[0], layout.noneWhenDefaults[slot]))
+                }
+            }
+        }
+        return object
+    }
+
+    private func materialize(entity e: Int, values: [Value], present: UInt64, pending: [[Pending]],
                              version v: Int, problems: inout [String]) -> ModelObject {
-        let vocab = vocabulary.entities[e]
-        guard let declared = vocabulary.schemas[v].entity(vocab.name) else {
-            problems.append("\(vocab.name) has no place in \(vocabulary.schemas[v].versionIdentifier)")
+        let layout = vocabulary.layouts[e][v]
+        guard layout.exists else {
+            problems.append("\(layout.entityName) has no place in \(vocabulary.schemas[v].versionIdentifier)")
             return ModelObject(attributes: [])
         }
-        var attributes = [Value](repeating: .null, count: declared.attributes.count)
-        var relationships = declared.relationships.map { $0.isToMany ? Related.toMany([]) : Related.toOne(nil) }
-        for (fi, field) in vocab.fields.enumerated() {
-            let slot = field.slots[v]
-            guard slot >= 0 else { continue }
-            switch field.kind {
-            case .attribute:
-                if fi < 64, present & (UInt64(1) << UInt64(fi)) != 0 { attributes[slot] = values[fi] }
-            case .toMany, .toOne:
-                guard fi < children.count, !children[fi].isEmpty else { continue }
-                let objects = children[fi].map {
-                    materialize(entity: $0.entity, values: $0.values, present: $0.present, children: $0.children,
-                                version: v, problems: &problems)
-                }
-                if case .toMany(let existing) = relationships[slot] {
-                    relationships[slot] = .toMany(existing + objects)
-                } else {
-                    relationships[slot] = .toOne(objects.first)
-                }
-            case .transient:
+        var attributes = layout.template
+        var bits = present
+        while bits != 0 {
+            let fi = bits.trailingZeroBitCount
+            bits &= bits - 1
+            let slot = layout.attributeSlot[fi]
+            if slot >= 0, !values[fi].isNull { attributes[slot] = values[fi] }
+        }
+        for slot in layout.requiredSlots where attributes[slot].isNull {
+            let where_ = e == vocabulary.rootEntity ? "" : " of a \(layout.entityName)"
+            problems.append("missing required field '\(layout.attributeNames[slot])'\(where_)")
+        }
+        var relationships = layout.isToMany.map { $0 ? Related.toMany([]) : Related.toOne(nil) }
+        for (fi, list) in pending.enumerated() where !list.isEmpty {
+            let slot = layout.relationshipSlot[fi]
+            guard slot >= 0 else {
+                problems.append("field '\(vocabulary.entities[e].fields[fi].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
                 continue
             }
-        }
-        for (i, a) in declared.attributes.enumerated() where attributes[i].isNull {
-            if let d = a.defaultValue {
-                attributes[i] = d
-            } else if a.isRequired {
-                let where_ = e == vocabulary.rootEntity ? "" : " of a \(vocab.name)"
-                problems.append("missing required field '\(a.name)'\(where_)")
+            let objects = list.map {
+                materialize(entity: $0.entity, values: $0.values, present: $0.present, pending: $0.children,
+                            version: v, problems: &problems)
             }
-        }
-        // A to-one object that gives nothing but its defaults is the same as none.
-        for (i, r) in declared.relationships.enumerated() where !r.isToMany {
-            if case .toOne(let o?) = relationships[i], let dest = vocabulary.schemas[v].entity(r.destination),
-               dest.attributes.allSatisfy({ !$0.isRequired }),
-               zip(dest.attributes, o.attributes).allSatisfy({ a, value in value == a.defaultValue || a.isTransient }) {
-                relationships[i] = .toOne(nil)
+            if layout.isToMany[slot] {
+                relationships[slot] = .toMany(relationships[slot].objects + objects)
+            } else {
+                relationships[slot] = .toOne(noneIfDefaults(objects[0], layout.noneWhenDefaults[slot]))
             }
         }
         return ModelObject(attributes: attributes, relationships: relationships)
+    }
+
+    /// A to-one object that gives nothing but its defaults is the same as none.
+    private func noneIfDefaults(_ object: ModelObject, _ defaults: [Value]?) -> ModelObject? {
+        if let defaults, object.attributes == defaults { return nil }
+        return object
     }
 
     // MARK: - Types

@@ -36,6 +36,8 @@ public final class SchemaVocabulary: Sendable {
     public let entities: [EntityFields]
     /// All versions' bits.
     public let allVersions: UInt32
+    /// Per entity, per version: how objects are laid out.
+    let layouts: [[Layout]]
 
     /// The vocabulary of the SampleTrips plan.
     public static let trips = SchemaVocabulary(TripMigrationPlan.schemas)
@@ -100,6 +102,7 @@ public final class SchemaVocabulary: Sendable {
             built.append(EntityFields(name: entityName, fields: fields, index: index))
         }
         self.entities = built
+        self.layouts = SchemaVocabulary.makeLayouts(entities: built, schemas: schemas)
     }
 
     /// The index of the root entity (the current schema's first).
@@ -121,6 +124,59 @@ public final class SchemaVocabulary: Sendable {
         case 0: return "no version"
         case 1: return list[0]
         default: return list.dropLast().joined(separator: ", ") + " and " + list.last!
+        }
+    }
+}
+
+extension SchemaVocabulary {
+    /// One entity of one version, precomputed for building objects: where each field goes, what each
+    /// slot defaults to, which slots are required.
+    struct Layout: Sendable {
+        let exists: Bool
+        let entityName: String
+        /// Attribute values an object starts with: the defaults, null where required.
+        let template: [Value]
+        let requiredSlots: [Int]
+        let attributeNames: [String]
+        /// Per field of the entity's vocabulary: the attribute slot, or -1.
+        let attributeSlot: [Int]
+        /// Per field: the relationship slot, or -1.
+        let relationshipSlot: [Int]
+        /// Per relationship slot: to-many or not.
+        let isToMany: [Bool]
+        /// Per relationship slot: for a to-one whose destination has no required attribute, the
+        /// destination's defaults; an object equal to them is none.
+        let noneWhenDefaults: [[Value]?]
+    }
+
+    static func makeLayouts(entities: [EntityFields], schemas: [any VersionedSchema.Type]) -> [[Layout]] {
+        entities.map { fields in
+            schemas.enumerated().map { (vi, schema) -> Layout in
+                guard let e = schema.entity(fields.name) else {
+                    return Layout(exists: false, entityName: fields.name, template: [], requiredSlots: [], attributeNames: [],
+                                  attributeSlot: [], relationshipSlot: [], isToMany: [], noneWhenDefaults: [])
+                }
+                let attributeSlot = fields.fields.map { f -> Int in
+                    if case .attribute = f.kind { return f.slots[vi] }
+                    return -1
+                }
+                let relationshipSlot = fields.fields.map { f -> Int in
+                    switch f.kind {
+                    case .toMany, .toOne: return f.slots[vi]
+                    default: return -1
+                    }
+                }
+                let none = e.relationships.map { r -> [Value]? in
+                    guard !r.isToMany, let d = schema.entity(r.destination), d.attributes.allSatisfy({ !$0.isRequired }) else { return nil }
+                    return d.attributes.map { $0.defaultValue ?? .null }
+                }
+                return Layout(exists: true, entityName: e.name,
+                              template: e.attributes.map { $0.defaultValue ?? .null },
+                              requiredSlots: e.attributes.indices.filter { e.attributes[$0].isRequired },
+                              attributeNames: e.attributes.map(\.name),
+                              attributeSlot: attributeSlot, relationshipSlot: relationshipSlot,
+                              isToMany: e.relationships.map(\.isToMany), noneWhenDefaults: none)
+            }
         }
     }
 }
