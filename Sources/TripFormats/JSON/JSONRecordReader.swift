@@ -68,6 +68,7 @@ public struct JSONRecordReader: RecordReader {
         tables = builder.vocabulary.entities.map(JSONFieldTable.init)
     }
 
+    /// The input's version and the evidence for it; final once `next()` has returned nil.
     public var detection: Detection { builder.detection }
 
     /// The next trip or rejection; nil at the end of input, and again after that.

@@ -42,6 +42,7 @@ public struct JSONRecordWriter: RecordWriter {
         bytes.reserveCapacity(1024)
     }
 
+    /// Writes one trip, an object of `options.schema`'s root entity, on a line of its own.
     public mutating func write(_ object: ModelObject) throws {
         bytes.removeAll(keepingCapacity: true)
         if !isLines {
@@ -54,6 +55,7 @@ public struct JSONRecordWriter: RecordWriter {
         count += 1
     }
 
+    /// Closes the wrapper (JSON) and makes the output visible under its name.
     public mutating func finish() throws {
         if !isLines {
             bytes.removeAll(keepingCapacity: true)
@@ -64,6 +66,7 @@ public struct JSONRecordWriter: RecordWriter {
         try output.commit()
     }
 
+    /// Throws the output away, leaving the target as it was.
     public mutating func abort() {
         output.discard()
     }
