@@ -1,11 +1,12 @@
 import TripKit
 
-// PLACEHOLDER: replaced by the JSON reader and writer.
+/// JSON and JSON Lines: `JSONRecordReader` and `JSONRecordWriter` for the factory.
 enum JSONFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        try JSONRecordReader(input, format: format, options: options)
     }
+
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        try JSONRecordWriter(output, format: format, options: options)
     }
 }
