@@ -178,7 +178,7 @@ struct ConvertTests {
             for d in json.load(sys.stdin): print(d['input'], d['format'], d['version'], d['evidence'], d['trips'], d['repeatedNames'])
             """], stdin: r.stdout)
         #expect(facts.out == """
-            samples/trips-v1.json json 1.0.0 fields start_date, end_date 5 2
+            samples/trips-v1.json json 1.0.0 fields start_date, end_date, bucketListItem, livingAccommodations 5 2
             samples/trips-v2.jsonl jsonl 1.0.0 fields start_date, end_date 3 0
             samples/trips-v3.json json 3.0.0 marker schemaVersion 3.0.0 2 0
 

@@ -27,8 +27,8 @@ struct JSONLinesReaderTests {
         let result = try S.read("\(Self.rome)\n\(bad)\r\n\(Self.rome)\n", format: .jsonl)
         #expect(result.order == "TRT")
         let r = try #require(result.rejections.first)
-        #expect(r.reason == "2:32: expected ':' after an object key, found '\"'")
-        #expect(r.origin == RecordOrigin(source: "t.json", record: 2, line: 2, column: 1))
+        #expect(r.reason == "expected ':' after an object key, found '\"'")
+        #expect(r.origin == RecordOrigin(source: "t.json", record: 2, line: 2, column: 32))
         #expect(r.text == bad)
     }
 
@@ -36,13 +36,15 @@ struct JSONLinesReaderTests {
     func unterminatedStringAtEndOfLine() throws {
         let result = try S.read("{\"name\": \"Ro\n\(Self.rome)\n", format: .jsonl)
         #expect(result.order == "RT")
-        #expect(result.rejections.first?.reason == "1:10: unterminated string")
+        #expect(result.rejections.first?.reason == "unterminated string")
+        #expect(result.rejections.first?.origin.column == 10)
     }
 
     @Test("something after the trip object on its line rejects the line")
     func trailingGarbage() throws {
         let result = try S.read("\(Self.rome) {}\n", format: .jsonl)
-        #expect(result.rejections.first?.reason == "1:\(Self.rome.utf8.count + 2): expected the end of the line after the trip object, found '{'")
+        #expect(result.rejections.first?.reason == "expected the end of the line after the trip object, found '{'")
+        #expect(result.rejections.first?.origin.column == Self.rome.utf8.count + 2)
     }
 
     @Test("a line that is valid JSON but not an object is rejected")

@@ -304,7 +304,11 @@ public struct JSONRecordReader: RecordReader {
                     item = .rejected(Rejection(origin: origin, reason: "expected a trip object, found \(kind)"))
                 }
             } catch let e as JSONSyntaxError {
-                item = .rejected(Rejection(origin: origin, reason: e.description))
+                // The place of a line that does not parse is where it stops parsing.
+                var at = origin
+                at.line = e.line
+                at.column = e.column
+                item = .rejected(Rejection(origin: at, reason: e.message))
             }
             if case .rejected(var rejection) = item {
                 var stop = lineEnd

@@ -64,6 +64,10 @@ extension Timestamp {
     /// Reads ISO 8601: a date, or a date and time with `Z`, an offset or none (UTC), with or without a
     /// fraction of a second; also YAML's timestamp forms (a space before the time or the zone, `-5`).
     public init?(iso8601 text: some StringProtocol) {
+        if let fast = text.utf8.withContiguousStorageIfAvailable({ Timestamp.parseWriterForm($0) }), let ms = fast {
+            self.init(milliseconds: ms)
+            return
+        }
         var bytes = Array(text.utf8)
         while let last = bytes.last, last == 32 || last == 9 { bytes.removeLast() }
         var i = 0
@@ -124,6 +128,23 @@ extension Timestamp {
         guard i == bytes.count else { return nil }
         let days = Timestamp.days(fromCivil: year, month, day)
         self.init(milliseconds: days * 86_400_000 + ms - Int64(offsetMinutes) * 60_000)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z`, the writers' form, without allocating; nil for anything else.
+    static func parseWriterForm(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let n = b.count
+        guard n == 20 || n == 24, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[n - 1] == 90 else { return nil }
+        @inline(__always) func d(_ i: Int, _ count: Int) -> Int? {
+            var v = 0
+            for k in i..<(i + count) { let c = b[k] &- 48; guard c < 10 else { return nil }; v = v * 10 + Int(c) }
+            return v
+        }
+        guard let year = d(0, 4), let month = d(5, 2), let day = d(8, 2), let hour = d(11, 2), let minute = d(14, 2),
+              let second = d(17, 2), year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        var ms = Int64(hour * 3600 + minute * 60 + second) * 1000
+        if n == 24 { guard b[19] == 46, let f = d(20, 3) else { return nil }; ms += Int64(f) }
+        return days(fromCivil: year, month, day) * 86_400_000 + ms
     }
 
     // MARK: - Calendar arithmetic (Howard Hinnant's days-from-civil)

@@ -187,8 +187,9 @@ public struct RecordBuilder {
     /// Sets a resolved field from a scalar.
     public mutating func set(_ field: Int, _ token: ScalarToken) {
         let top = depth - 1
-        let f = vocabulary.entities[frames[top].entity].fields[field]
-        switch f.kind {
+        let entity = frames[top].entity
+        // Read the field's parts in place: copying the Field struct would retain its arrays.
+        switch vocabulary.entities[entity].fields[field].kind {
         case .transient:
             sawTransient = true
             return
@@ -197,40 +198,42 @@ public struct RecordBuilder {
             case .null: markPresent(field)
             case .plain(let s) where isYAMLNull(s): markPresent(field)
             case .text(let s) where s.isEmpty: markPresent(field)
-            default: fail("field '\(f.name)': expected \(f.kind.expectation), found \(token.description)")
+            default:
+                let f = vocabulary.entities[entity].fields[field]
+                fail("field '\(f.name)': expected \(f.kind.expectation), found \(token.description)")
             }
             return
         case .attribute(let type):
-            if !note(field, f) { return }
+            if !note(field) { return }
             switch convert(token, to: type) {
             case .success(let value): frames[top].values[field] = value
-            case .failure(let failure): fail("field '\(f.name)': \(failure.message)")
+            case .failure(let failure): fail("field '\(vocabulary.entities[entity].fields[field].name)': \(failure.message)")
             }
         }
     }
 
     /// Marks a field present (an empty list, a null to-one) without giving it objects.
     public mutating func markPresent(_ field: Int) {
-        let f = vocabulary.entities[frames[depth - 1].entity].fields[field]
-        _ = note(field, f, allowRepeat: true)
+        _ = note(field, allowRepeat: true)
     }
 
     /// Records a field's presence and its version evidence; false for a field given twice.
     @inline(__always)
-    private mutating func note(_ field: Int, _ f: SchemaVocabulary.Field, allowRepeat: Bool = false) -> Bool {
+    private mutating func note(_ field: Int, allowRepeat: Bool = false) -> Bool {
         let top = depth - 1
+        let entity = frames[top].entity
         let bit: UInt64 = field < 64 ? UInt64(1) << UInt64(field) : 0
         if frames[top].present & bit != 0, !allowRepeat {
-            fail("field '\(f.name)' is given twice")
+            fail("field '\(vocabulary.entities[entity].fields[field].name)' is given twice")
             return false
         }
         frames[top].present |= bit
-        if f.versions != vocabulary.allVersions {
-            recordMask &= f.versions
-            let e = frames[top].entity
-            if distinguishingBits[e] & bit == 0 {
-                distinguishingBits[e] |= bit
-                distinguishingOrder.append((e, field))
+        let versions = vocabulary.entities[entity].fields[field].versions
+        if versions != vocabulary.allVersions {
+            recordMask &= versions
+            if distinguishingBits[entity] & bit == 0 {
+                distinguishingBits[entity] |= bit
+                distinguishingOrder.append((entity, field))
             }
         }
         return true
@@ -261,7 +264,7 @@ public struct RecordBuilder {
             fail("field '\(f.name)': expected \(f.kind.expectation), found an object")
             destination = frames[top].entity
         }
-        _ = note(field, f, allowRepeat: true)
+        _ = note(field, allowRepeat: true)
         pushFrame(entity: destination, field: field)
     }
 
