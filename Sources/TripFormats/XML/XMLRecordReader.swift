@@ -28,5 +28,5 @@ public struct XMLRecordReader: RecordReader {
         try parser.next()
     }
 
-    public var detection: Detection { parser.builder.detection }
+    public var detection: Detection { parser.detection }
 }

@@ -10,6 +10,8 @@ struct XMLFrame {
         case trip
         /// An attribute's element: its text is being gathered.
         case scalar
+        /// A Boolean attribute's element: as `scalar`, but `true` and `false` skip the conversion.
+        case boolScalar
         /// A to-many relationship's element whose children have not yet said whether they are
         /// items (`<item>`…) or the fields of one item (a repeated `<bucketListItem>` in a trip).
         case listUndecided
@@ -32,7 +34,7 @@ struct XMLFrame {
 /// What an element or attribute name means in an entity.
 enum XMLResolution {
     case unknown
-    case attribute(Int)
+    case attribute(Int, AttributeType)
     case transient(Int)
     case toMany(Int, destination: Int)
     case toOne(Int, destination: Int)
@@ -71,7 +73,7 @@ struct XMLNameResolver {
         let resolution: XMLResolution
         if let f = index[entity][String(cString: name)] {
             switch kinds[entity][f] {
-            case .attribute: resolution = .attribute(f)
+            case .attribute(let type): resolution = .attribute(f, type)
             case .transient: resolution = .transient(f)
             case .toMany(let d): resolution = .toMany(f, destination: d)
             case .toOne(let d): resolution = .toOne(f, destination: d)
@@ -101,9 +103,14 @@ private let schemaVersionName = Array("schemaVersion".utf8)
 
 // MARK: - Events
 
-extension XMLTripParser {
-    func startElement(_ localname: UnsafePointer<UInt8>, namespace: UnsafePointer<UInt8>?,
-                      attributeCount: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+extension XMLReadState {
+    static let trueBytes = Array("true".utf8)
+    static let falseBytes = Array("false".utf8)
+
+    /// An element starts. Elements are known by their local name, whatever their namespace, so a
+    /// document with a default namespace (`<trips xmlns="urn:…">`) reads as one without.
+    mutating func startElement(_ localname: UnsafePointer<UInt8>, attributeCount: Int,
+                               _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         guard failure == nil else { return }
         depth += 1
         if depth > XMLLimits.maxDepth {
@@ -118,22 +125,21 @@ extension XMLTripParser {
         switch top.kind {
         case .root:
             startTrip(localname, attributeCount, attributes)
-        case .trip, .object:
-            startField(localname, in: top.entity, attributeCount, attributes)
-        case .listAsItem:
+        case .trip, .object, .listAsItem:
             startField(localname, in: top.entity, attributeCount, attributes)
         case .listUndecided, .listOfItems:
             startListChild(localname, list: top, attributeCount, attributes)
-        case .scalar:
+        case .scalar, .boolScalar:
             if !textFailed {
                 textFailed = true
-                failRecord("field '\(display(top.name))': expected text, found the element <\(display(localname))>")
+                failRecord("field '\(XMLReadState.display(top.name))': expected text, found the element <\(XMLReadState.display(localname))>")
             }
             skipDepth = 1
         }
     }
 
-    func endElement() {
+    /// An element ends; libxml2 has checked that it is the one that started last.
+    mutating func endElement() {
         guard failure == nil else { return }
         depth -= 1
         if skipDepth > 0 { skipDepth -= 1; return }
@@ -141,6 +147,16 @@ extension XMLTripParser {
         switch frame.kind {
         case .scalar:
             if !textFailed { builder.set(frame.field, .text(String(decoding: text, as: UTF8.self))) }
+        case .boolScalar:
+            // What the builder would make of the text `true` or `false`, without making a string.
+            if textFailed {
+            } else if text.elementsEqual(XMLReadState.trueBytes) {
+                builder.set(frame.field, .bool(true))
+            } else if text.elementsEqual(XMLReadState.falseBytes) {
+                builder.set(frame.field, .bool(false))
+            } else {
+                builder.set(frame.field, .text(String(decoding: text, as: UTF8.self)))
+            }
         case .object, .listAsItem:
             builder.endObject()
         case .listUndecided:
@@ -154,14 +170,15 @@ extension XMLTripParser {
         }
     }
 
-    func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+    /// Text, whitespace or CDATA, in pieces: a field's text may come in several.
+    mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         guard failure == nil, skipDepth == 0, let top = frames.last else { return }
-        if top.kind == .scalar {
+        if top.kind == .scalar || top.kind == .boolScalar {
             guard !textFailed else { return }
             guard text.count + count <= XMLLimits.maxTextBytes else {
                 textFailed = true
                 text.removeAll()
-                failRecord("field '\(display(top.name))': text longer than \(XMLLimits.maxTextBytes) bytes")
+                failRecord("field '\(XMLReadState.display(top.name))': text longer than \(XMLLimits.maxTextBytes) bytes")
                 return
             }
             text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
@@ -180,7 +197,7 @@ extension XMLTripParser {
         var end = min(count, i + 64)
         while end > i, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
         let found = String(decoding: UnsafeBufferPointer(start: bytes + i, count: end - i), as: UTF8.self).quotedForMessage
-        let element = display(top.name)
+        let element = XMLReadState.display(top.name)
         switch top.kind {
         case .root:
             stop("\(place(position(ofText: bytes, count: count, at: i))): expected a <trip> element, found the text \(found)")
@@ -193,9 +210,9 @@ extension XMLTripParser {
 
     // MARK: - Elements by place
 
-    private func startRoot(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    private mutating func startRoot(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         frames.append(XMLFrame(kind: .root, field: -1, entity: builder.vocabulary.rootEntity, name: localname))
-        forEachAttribute(count, attributes) { name, value in
+        XMLReadState.forEachAttribute(count, attributes) { name, value in
             guard cStringEquals(name, schemaVersionName) else { return }
             do {
                 try builder.setMarker(value(), place: place(tagStart()))
@@ -207,10 +224,10 @@ extension XMLTripParser {
         }
     }
 
-    private func startTrip(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    private mutating func startTrip(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         let start = tagStart()
         guard cStringEquals(localname, tripElementName) else {
-            stop("\(place(start)): expected a <trip> element, found <\(qualifiedName(localname, start))>")
+            stop("\(place(start)): expected a <trip> element, found <\(XMLReadState.qualifiedName(localname, start))>")
             return
         }
         recordCount += 1
@@ -225,7 +242,7 @@ extension XMLTripParser {
     }
 
     /// A child of a trip or of an object: one of its entity's fields.
-    private func startField(_ localname: UnsafePointer<UInt8>, in entity: Int, _ count: Int,
+    private mutating func startField(_ localname: UnsafePointer<UInt8>, in entity: Int, _ count: Int,
                             _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         switch names.resolve(localname, in: entity) {
         case .unknown:
@@ -234,22 +251,22 @@ extension XMLTripParser {
         case .transient(let f):
             builder.set(f, .text(""))
             skipDepth = 1
-        case .attribute(let f):
-            frames.append(XMLFrame(kind: .scalar, field: f, entity: entity, name: localname))
+        case .attribute(let f, let type):
+            frames.append(XMLFrame(kind: type == .bool ? .boolScalar : .scalar, field: f, entity: entity, name: localname))
             text.removeAll(keepingCapacity: true)
             textFailed = false
-            forEachAttribute(count, attributes) { name, _ in
+            XMLReadState.forEachAttribute(count, attributes) { name, _ in
                 guard !textFailed else { return }
                 textFailed = true
-                failRecord("field '\(display(localname))': expected text, found the attribute '\(display(name))'")
+                failRecord("field '\(XMLReadState.display(localname))': expected text, found the attribute '\(XMLReadState.display(name))'")
             }
         case .toMany(let f, let d):
             frames.append(XMLFrame(kind: .listUndecided, field: f, entity: d, name: localname))
             // Attributes that are fields of an item make the element one item itself.
-            forEachAttribute(count, attributes) { name, value in
+            XMLReadState.forEachAttribute(count, attributes) { name, value in
                 let top = frames.count - 1
                 if case .unknown = names.resolve(name, in: d) {
-                    failRecord("field '\(display(localname))': expected item elements, found the attribute '\(display(name))'")
+                    failRecord("field '\(XMLReadState.display(localname))': expected item elements, found the attribute '\(XMLReadState.display(name))'")
                     return
                 }
                 if frames[top].kind == .listUndecided {
@@ -265,7 +282,7 @@ extension XMLTripParser {
         }
     }
 
-    private func startListChild(_ localname: UnsafePointer<UInt8>, list: XMLFrame, _ count: Int,
+    private mutating func startListChild(_ localname: UnsafePointer<UInt8>, list: XMLFrame, _ count: Int,
                                 _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         let top = frames.count - 1
         if names.isItemName(localname, of: list.entity) {
@@ -284,14 +301,14 @@ extension XMLTripParser {
                 return
             }
         }
-        failRecord("field '\(display(list.name))': expected an <item> element, found <\(display(localname))>")
+        failRecord("field '\(XMLReadState.display(list.name))': expected an <item> element, found <\(XMLReadState.display(localname))>")
         skipDepth = 1
     }
 
     // MARK: - Record problems
 
     /// Marks the record bad; only its first problem is reported, so later ones are not even made.
-    private func failRecord(_ reason: @autoclosure () -> String) {
+    private mutating func failRecord(_ reason: @autoclosure () -> String) {
         guard !recordFailed else { return }
         recordFailed = true
         builder.fail(reason())
@@ -299,17 +316,17 @@ extension XMLTripParser {
 
     /// Notes a field no version declares. A record that is rejected for its unknown fields names a
     /// few of them; past that, more names would only cost time.
-    private func noteUnknown(_ name: UnsafePointer<UInt8>) {
+    private mutating func noteUnknown(_ name: UnsafePointer<UInt8>) {
         unknownCount += 1
         guard options.ignoreUnknown || unknownCount <= 16 else { return }
-        builder.unknownField(XMLTripParser.shortened(String(cString: name)))
+        builder.unknownField(XMLReadState.shortened(String(cString: name)))
     }
 
     // MARK: - Attributes
 
     /// Calls `body` with each attribute not in a namespace (namespaced ones, such as `xml:lang` or
     /// `xsi:type`, are about the document, not the trip), and a way to make its value.
-    private func forEachAttribute(_ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    private static func forEachAttribute(_ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                   _ body: (UnsafePointer<UInt8>, () -> String) -> Void) {
         guard count > 0, let attributes else { return }
         for i in 0..<count {
@@ -319,25 +336,25 @@ extension XMLTripParser {
         }
     }
 
-    private func setFields(fromAttributes count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, in entity: Int) {
-        forEachAttribute(count, attributes) { name, value in setField(name, value(), in: entity) }
+    private mutating func setFields(fromAttributes count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, in entity: Int) {
+        XMLReadState.forEachAttribute(count, attributes) { name, value in setField(name, value(), in: entity) }
     }
 
     /// Sets a field of the builder's current object (of `entity`) from an attribute.
-    private func setField(_ name: UnsafePointer<UInt8>, _ value: String, in entity: Int) {
+    private mutating func setField(_ name: UnsafePointer<UInt8>, _ value: String, in entity: Int) {
         switch names.resolve(name, in: entity) {
         case .unknown: noteUnknown(name)
-        case .attribute(let f), .transient(let f), .toMany(let f, _), .toOne(let f, _): builder.set(f, .text(value))
+        case .attribute(let f, _), .transient(let f), .toMany(let f, _), .toOne(let f, _): builder.set(f, .text(value))
         }
     }
 
     /// A name for a message, cut short when long.
-    private func display(_ name: UnsafePointer<UInt8>) -> String {
-        XMLTripParser.shortened(String(cString: name))
+    private static func display(_ name: UnsafePointer<UInt8>) -> String {
+        XMLReadState.shortened(String(cString: name))
     }
 
     /// `prefix:local` for a start tag, read from the tag itself.
-    private func qualifiedName(_ localname: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>?) -> String {
+    private static func qualifiedName(_ localname: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>?) -> String {
         let local = String(cString: localname)
         guard let start else { return local }
         var p = start + 1, bytes: [UInt8] = []
@@ -347,6 +364,6 @@ extension XMLTripParser {
             bytes.append(c); p += 1
         }
         let written = String(decoding: bytes, as: UTF8.self)
-        return XMLTripParser.shortened(written.hasSuffix(local) ? written : local)
+        return XMLReadState.shortened(written.hasSuffix(local) ? written : local)
     }
 }
