@@ -268,6 +268,25 @@ struct XMLReaderTests {
         #expect(error?.message.contains("'x'") == true || error?.message.contains("&x;") == true)
     }
 
+    @Test("what libxml2 2.9.14's push parser lets through is refused: a DOCTYPE without a space, brackets after it, half a UTF-16 unit")
+    func pushParserGaps() throws {
+        #expect(xmlReadError(text: "<!DOCTYPEtrips>\n<trips/>\n")?.message.hasSuffix("input.xml:1:10: expected a space after '<!DOCTYPE', found 't'") == true)
+        #expect(xmlReadError(text: "<!DOCTYPE trips>[]>\n<trips/>\n")?.message.contains("expected the root element after the DOCTYPE") == true)
+        var utf16: [UInt8] = [0xFF, 0xFE]
+        for unit in "<trips/>".utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        let error = #expect(throws: TripError.self) { try xmlRead(bytes: utf16 + [0x0A]) }
+        #expect(error?.message.contains("the input ends inside a character") == true)
+    }
+
+    @Test("elements are known by local name, so a default namespace changes nothing; namespaced attributes are ignored")
+    func namespaces() throws {
+        let result = try xmlRead(text: """
+        <trips xmlns="urn:example:trips" xmlns:x="urn:x" schemaVersion="3.0.0"><trip x:id="7" xml:lang="en">\(tripElements("N"))</trip></trips>
+        """)
+        #expect(result.rejections.isEmpty)
+        #expect(result.objects.map { $0.attributes[0] } == [.string("N")])
+    }
+
     @Test("nesting deeper than the limit is a data error")
     func depthLimit() throws {
         let deep = String(repeating: "<a>", count: 300) + String(repeating: "</a>", count: 300)
