@@ -50,8 +50,13 @@ public struct RecordBuilder {
     private var distinguishing: [String] = []
     private var inRecord = false
 
+    /// Per version, each vocabulary entity's declaration in that version (nil where it has none),
+    /// found once here rather than by name for every object built.
+    private let declaredEntities: [[Entity?]]
+
     public init(vocabulary: SchemaVocabulary = .trips, source: String, format: String, options: ReadOptions = ReadOptions()) {
         self.vocabulary = vocabulary; self.source = source; self.options = options; self.format = format
+        declaredEntities = vocabulary.schemas.map { schema in vocabulary.entities.map { schema.entity($0.name) } }
         if let v = options.sourceVersion, let i = vocabulary.versionIndex(v) {
             versionIndex = i; evidence = .override
         }
@@ -146,9 +151,8 @@ public struct RecordBuilder {
     /// Sets a resolved field from a scalar.
     public mutating func set(_ field: Int, _ token: ScalarToken) {
         let top = stack.count - 1
-        let entity = vocabulary.entities[stack[top].entity]
-        let f = entity.fields[field]
-        switch f.kind {
+        let kind = vocabulary.entities[stack[top].entity].fields[field].kind
+        switch kind {
         case .transient:
             sawTransient = true
             return
@@ -157,14 +161,14 @@ public struct RecordBuilder {
             case .null: markPresent(field)
             case .plain(let s) where isYAMLNull(s): markPresent(field)
             case .text(let s) where s.isEmpty: markPresent(field)
-            default: fail("field '\(f.name)': expected \(f.kind.expectation), found \(token.description)")
+            default: fail("field '\(fieldName(field))': expected \(kind.expectation), found \(token.description)")
             }
             return
         case .attribute(let type):
             if !note(field) { return }
             switch convert(token, to: type) {
             case .success(let value): stack[top].values[field] = value
-            case .failure(let failure): fail("field '\(f.name)': \(failure.message)")
+            case .failure(let failure): fail("field '\(fieldName(field))': \(failure.message)")
             }
         }
     }
@@ -177,19 +181,24 @@ public struct RecordBuilder {
     /// Records a field's presence and its version evidence; false for a field given twice.
     private mutating func note(_ field: Int, allowRepeat: Bool = false) -> Bool {
         let top = stack.count - 1
-        let f = vocabulary.entities[stack[top].entity].fields[field]
+        let versions = vocabulary.entities[stack[top].entity].fields[field].versions
         let bit: UInt64 = field < 64 ? UInt64(1) << UInt64(field) : 0
         if stack[top].present & bit != 0, !allowRepeat {
-            fail("field '\(f.name)' is given twice")
+            fail("field '\(fieldName(field))' is given twice")
             return false
         }
         stack[top].present |= bit
-        if f.versions != vocabulary.allVersions {
-            recordMask &= f.versions
-            if !distinguishing.contains(f.name) { distinguishing.append(f.name) }
+        if versions != vocabulary.allVersions {
+            recordMask &= versions
+            let name = fieldName(field)
+            if !distinguishing.contains(name) { distinguishing.append(name) }
         }
         return true
     }
+
+    /// The name of a field of the object being built, fetched only where a message or the version
+    /// evidence needs it: copying a whole `Field` per call cost three retains and releases.
+    private func fieldName(_ field: Int) -> String { vocabulary.entities[stack[stack.count - 1].entity].fields[field].name }
 
     /// Starts a related object in a relationship field of the object being built.
     public mutating func beginObject(_ field: Int) {
@@ -278,7 +287,7 @@ public struct RecordBuilder {
     private func materialize(entity e: Int, values: [Value], present: UInt64, children: [[Pending]],
                              version v: Int, problems: inout [String]) -> ModelObject {
         let vocab = vocabulary.entities[e]
-        guard let declared = vocabulary.schemas[v].entity(vocab.name) else {
+        guard let declared = declaredEntities[v][e] else {
             problems.append("\(vocab.name) has no place in \(vocabulary.schemas[v].versionIdentifier)")
             return ModelObject(attributes: [])
         }
