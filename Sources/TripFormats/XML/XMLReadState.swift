@@ -11,7 +11,7 @@ struct XMLReadState {
     var ctxt: xmlParserCtxtPtr?
 
     // What the pull side sees.
-    var ready: [ReadItem] = []
+    var ready: [ReadItem?] = []
     var readyHead = 0
     /// The first error; once set, every event is ignored and `next()` throws it.
     var failure: TripError?
@@ -44,7 +44,8 @@ struct XMLReadState {
     /// The next trip or rejection a chunk completed, if any.
     mutating func takeReady() -> ReadItem? {
         guard readyHead < ready.count else { return nil }
-        let item = ready[readyHead]
+        // Moved out, not copied: no reference counting for the trip's arrays and strings.
+        let item = ready[readyHead].take()
         readyHead += 1
         if readyHead == ready.count { ready.removeAll(keepingCapacity: true); readyHead = 0 }
         return item
