@@ -1,11 +1,16 @@
 import TripKit
 
-// PLACEHOLDER: replaced by the XML reader and writer.
+/// XML: `<trips schemaVersion="3.0.0"><trip><name>…</name>…</trip></trips>`.
+///
+/// Read with libxml2's SAX2 push parser, one chunk at a time, never as a document tree: no DTD is
+/// loaded, no entity but the five predefined ones and character references is expanded, nothing is
+/// fetched. Written by hand, one trip at a time, with an XML declaration and two-space indentation.
 enum XMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        try XMLRecordReader(input, options: options)
     }
+
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        try XMLRecordWriter(output, options: options)
     }
 }

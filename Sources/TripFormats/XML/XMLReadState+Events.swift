@@ -1,0 +1,369 @@
+internal import CLibXML2
+import TripKit
+
+/// An open element the reader is inside of, and what it means.
+struct XMLFrame {
+    enum Kind {
+        /// The document's root, any name.
+        case root
+        /// A `<trip>`: the builder's record is open.
+        case trip
+        /// An attribute's element: its text is being gathered.
+        case scalar
+        /// A Boolean attribute's element: as `scalar`, but `true` and `false` skip the conversion.
+        case boolScalar
+        /// A to-many relationship's element whose children have not yet said whether they are
+        /// items (`<item>`…) or the fields of one item (a repeated `<bucketListItem>` in a trip).
+        case listUndecided
+        /// A to-many relationship's element holding item elements.
+        case listOfItems
+        /// A to-many relationship's element that is itself one item: the builder's object is open.
+        case listAsItem
+        /// A related object (an item, the accommodation): the builder's object is open.
+        case object
+    }
+    var kind: Kind
+    /// The field (in the parent object's entity) this element gives.
+    var field: Int
+    /// The entity whose fields the element's children are (for lists, the items' entity).
+    var entity: Int
+    /// The element's local name, interned in libxml2's dictionary for the life of the context.
+    var name: UnsafePointer<UInt8>
+}
+
+/// What an element or attribute name means in an entity.
+enum XMLResolution {
+    case unknown
+    case attribute(Int, AttributeType)
+    case transient(Int)
+    case toMany(Int, destination: Int)
+    case toOne(Int, destination: Int)
+}
+
+/// Resolves names to fields. libxml2 interns every name in its context's dictionary, so a name
+/// seen before is recognized by its address: no string is made on the hot path.
+struct XMLNameResolver {
+    private let index: [[String: Int]]
+    private let kinds: [[SchemaVocabulary.FieldKind]]
+    /// The element names of an entity's items in a list: `item`, and the entity's own name in
+    /// lower camel case (`bucketListItem`).
+    private let itemNames: [[[UInt8]]]
+    private var cacheKeys: [UnsafeRawPointer] = []
+    private var cacheEntities: [Int] = []
+    private var cacheValues: [XMLResolution] = []
+    private static let cacheLimit = 64
+
+    init(_ vocabulary: SchemaVocabulary) {
+        index = vocabulary.entities.map { e in
+            var d: [String: Int] = [:]
+            for (i, f) in e.fields.enumerated() { d[f.name] = i }
+            return d
+        }
+        kinds = vocabulary.entities.map { $0.fields.map(\.kind) }
+        itemNames = vocabulary.entities.map { e in
+            [Array("item".utf8), Array((e.name.prefix(1).lowercased() + e.name.dropFirst()).utf8)]
+        }
+    }
+
+    mutating func resolve(_ name: UnsafePointer<UInt8>, in entity: Int) -> XMLResolution {
+        let key = UnsafeRawPointer(name)
+        for i in cacheKeys.indices where cacheKeys[i] == key && cacheEntities[i] == entity {
+            return cacheValues[i]
+        }
+        let resolution: XMLResolution
+        if let f = index[entity][String(cString: name)] {
+            switch kinds[entity][f] {
+            case .attribute(let type): resolution = .attribute(f, type)
+            case .transient: resolution = .transient(f)
+            case .toMany(let d): resolution = .toMany(f, destination: d)
+            case .toOne(let d): resolution = .toOne(f, destination: d)
+            }
+        } else {
+            resolution = .unknown
+        }
+        if cacheKeys.count < XMLNameResolver.cacheLimit {
+            cacheKeys.append(key); cacheEntities.append(entity); cacheValues.append(resolution)
+        }
+        return resolution
+    }
+
+    func isItemName(_ name: UnsafePointer<UInt8>, of entity: Int) -> Bool {
+        itemNames[entity].contains { cStringEquals(name, $0) }
+    }
+}
+
+@inline(__always)
+func cStringEquals(_ c: UnsafePointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+    for i in bytes.indices where c[i] != bytes[i] { return false }
+    return c[bytes.count] == 0
+}
+
+private let tripElementName = Array("trip".utf8)
+private let schemaVersionName = Array("schemaVersion".utf8)
+
+// MARK: - Events
+
+extension XMLReadState {
+    static let trueBytes = Array("true".utf8)
+    static let falseBytes = Array("false".utf8)
+
+    /// An element starts. Elements are known by their local name, whatever their namespace, so a
+    /// document with a default namespace (`<trips xmlns="urn:…">`) reads as one without.
+    mutating func startElement(_ localname: UnsafePointer<UInt8>, attributeCount: Int,
+                               _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        guard failure == nil else { return }
+        depth += 1
+        if depth > XMLLimits.maxDepth {
+            stop("\(place(tagStart())): elements nested deeper than \(XMLLimits.maxDepth) levels")
+            return
+        }
+        if skipDepth > 0 { skipDepth += 1; return }
+        guard let top = frames.last else {
+            startRoot(localname, attributeCount, attributes)
+            return
+        }
+        switch top.kind {
+        case .root:
+            startTrip(localname, attributeCount, attributes)
+        case .trip, .object, .listAsItem:
+            startField(localname, in: top.entity, attributeCount, attributes)
+        case .listUndecided, .listOfItems:
+            startListChild(localname, list: top, attributeCount, attributes)
+        case .scalar, .boolScalar:
+            if !textFailed {
+                textFailed = true
+                failRecord("field '\(XMLReadState.display(top.name))': expected text, found the element <\(XMLReadState.display(localname))>")
+            }
+            skipDepth = 1
+        }
+    }
+
+    /// An element ends; libxml2 has checked that it is the one that started last.
+    mutating func endElement() {
+        guard failure == nil else { return }
+        depth -= 1
+        if skipDepth > 0 { skipDepth -= 1; return }
+        guard let frame = frames.popLast() else { return }
+        switch frame.kind {
+        case .scalar:
+            if !textFailed { builder.set(frame.field, .text(String(decoding: text, as: UTF8.self))) }
+        case .boolScalar:
+            // What the builder would make of the text `true` or `false`, without making a string.
+            if textFailed {
+            } else if text.elementsEqual(XMLReadState.trueBytes) {
+                builder.set(frame.field, .bool(true))
+            } else if text.elementsEqual(XMLReadState.falseBytes) {
+                builder.set(frame.field, .bool(false))
+            } else {
+                builder.set(frame.field, .text(String(decoding: text, as: UTF8.self)))
+            }
+        case .object, .listAsItem:
+            builder.endObject()
+        case .listUndecided:
+            builder.markPresent(frame.field)
+        case .listOfItems:
+            break
+        case .trip:
+            ready.append(builder.endRecord())
+        case .root:
+            rootClosed = true
+        }
+    }
+
+    /// Text, whitespace or CDATA, in pieces: a field's text may come in several.
+    mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        guard failure == nil, skipDepth == 0, let top = frames.last else { return }
+        if top.kind == .scalar || top.kind == .boolScalar {
+            guard !textFailed else { return }
+            guard text.count + count <= XMLLimits.maxTextBytes else {
+                textFailed = true
+                text.removeAll()
+                failRecord("field '\(XMLReadState.display(top.name))': text longer than \(XMLLimits.maxTextBytes) bytes")
+                return
+            }
+            text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+            return
+        }
+        // Between elements only whitespace is allowed, and it means nothing.
+        var i = 0
+        while i < count {
+            switch bytes[i] {
+            case 0x20, 0x09, 0x0A, 0x0D: i += 1; continue
+            default: break
+            }
+            break
+        }
+        guard i < count, top.kind == .root || !recordFailed else { return }
+        var end = min(count, i + 64)
+        while end > i, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
+        let found = String(decoding: UnsafeBufferPointer(start: bytes + i, count: end - i), as: UTF8.self).quotedForMessage
+        let element = XMLReadState.display(top.name)
+        switch top.kind {
+        case .root:
+            stop("\(place(position(ofText: bytes, count: count, at: i))): expected a <trip> element, found the text \(found)")
+        case .listUndecided, .listOfItems:
+            failRecord("field '\(element)': expected item elements, found the text \(found)")
+        default:
+            failRecord("unexpected text \(found) in <\(element)>")
+        }
+    }
+
+    // MARK: - Elements by place
+
+    private mutating func startRoot(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        frames.append(XMLFrame(kind: .root, field: -1, entity: builder.vocabulary.rootEntity, name: localname))
+        XMLReadState.forEachAttribute(count, attributes) { name, value in
+            guard cStringEquals(name, schemaVersionName) else { return }
+            do {
+                try builder.setMarker(value(), place: place(tagStart()))
+            } catch let error as TripError {
+                stop(error.message, notes: error.notes)
+            } catch {
+                stop("\(place(tagStart())): \(error)")
+            }
+        }
+    }
+
+    private mutating func startTrip(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        let start = tagStart()
+        guard cStringEquals(localname, tripElementName) else {
+            stop("\(place(start)): expected a <trip> element, found <\(XMLReadState.qualifiedName(localname, start))>")
+            return
+        }
+        recordCount += 1
+        recordFailed = false
+        unknownCount = 0
+        let (line, column) = position(start)
+        builder.beginRecord(origin: RecordOrigin(source: name, record: recordCount, line: line > 0 ? line : nil,
+                                                 column: line > 0 ? column : nil))
+        let root = builder.vocabulary.rootEntity
+        frames.append(XMLFrame(kind: .trip, field: -1, entity: root, name: localname))
+        setFields(fromAttributes: count, attributes, in: root)
+    }
+
+    /// A child of a trip or of an object: one of its entity's fields.
+    private mutating func startField(_ localname: UnsafePointer<UInt8>, in entity: Int, _ count: Int,
+                            _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        switch names.resolve(localname, in: entity) {
+        case .unknown:
+            noteUnknown(localname)
+            skipDepth = 1
+        case .transient(let f):
+            builder.set(f, .text(""))
+            skipDepth = 1
+        case .attribute(let f, let type):
+            frames.append(XMLFrame(kind: type == .bool ? .boolScalar : .scalar, field: f, entity: entity, name: localname))
+            text.removeAll(keepingCapacity: true)
+            textFailed = false
+            XMLReadState.forEachAttribute(count, attributes) { name, _ in
+                guard !textFailed else { return }
+                textFailed = true
+                failRecord("field '\(XMLReadState.display(localname))': expected text, found the attribute '\(XMLReadState.display(name))'")
+            }
+        case .toMany(let f, let d):
+            frames.append(XMLFrame(kind: .listUndecided, field: f, entity: d, name: localname))
+            // Attributes that are fields of an item make the element one item itself.
+            XMLReadState.forEachAttribute(count, attributes) { name, value in
+                let top = frames.count - 1
+                if case .unknown = names.resolve(name, in: d) {
+                    failRecord("field '\(XMLReadState.display(localname))': expected item elements, found the attribute '\(XMLReadState.display(name))'")
+                    return
+                }
+                if frames[top].kind == .listUndecided {
+                    builder.beginObject(f)
+                    frames[top].kind = .listAsItem
+                }
+                setField(name, value(), in: d)
+            }
+        case .toOne(let f, let d):
+            builder.beginObject(f)
+            frames.append(XMLFrame(kind: .object, field: f, entity: d, name: localname))
+            setFields(fromAttributes: count, attributes, in: d)
+        }
+    }
+
+    private mutating func startListChild(_ localname: UnsafePointer<UInt8>, list: XMLFrame, _ count: Int,
+                                _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        let top = frames.count - 1
+        if names.isItemName(localname, of: list.entity) {
+            frames[top].kind = .listOfItems
+            builder.beginObject(list.field)
+            frames.append(XMLFrame(kind: .object, field: list.field, entity: list.entity, name: localname))
+            setFields(fromAttributes: count, attributes, in: list.entity)
+            return
+        }
+        if list.kind == .listUndecided {
+            if case .unknown = names.resolve(localname, in: list.entity) {} else {
+                // A field of an item: this list element is one item (`<bucketListItem><title>…`).
+                frames[top].kind = .listAsItem
+                builder.beginObject(list.field)
+                startField(localname, in: list.entity, count, attributes)
+                return
+            }
+        }
+        failRecord("field '\(XMLReadState.display(list.name))': expected an <item> element, found <\(XMLReadState.display(localname))>")
+        skipDepth = 1
+    }
+
+    // MARK: - Record problems
+
+    /// Marks the record bad; only its first problem is reported, so later ones are not even made.
+    private mutating func failRecord(_ reason: @autoclosure () -> String) {
+        guard !recordFailed else { return }
+        recordFailed = true
+        builder.fail(reason())
+    }
+
+    /// Notes a field no version declares. A record that is rejected for its unknown fields names a
+    /// few of them; past that, more names would only cost time.
+    private mutating func noteUnknown(_ name: UnsafePointer<UInt8>) {
+        unknownCount += 1
+        guard options.ignoreUnknown || unknownCount <= 16 else { return }
+        builder.unknownField(XMLReadState.shortened(String(cString: name)))
+    }
+
+    // MARK: - Attributes
+
+    /// Calls `body` with each attribute not in a namespace (namespaced ones, such as `xml:lang` or
+    /// `xsi:type`, are about the document, not the trip), and a way to make its value.
+    private static func forEachAttribute(_ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                                  _ body: (UnsafePointer<UInt8>, () -> String) -> Void) {
+        guard count > 0, let attributes else { return }
+        for i in 0..<count {
+            let a = attributes + 5 * i
+            guard let name = a[0], a[2] == nil, let start = a[3], let end = a[4] else { continue }
+            body(name) { String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self) }
+        }
+    }
+
+    private mutating func setFields(fromAttributes count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, in entity: Int) {
+        XMLReadState.forEachAttribute(count, attributes) { name, value in setField(name, value(), in: entity) }
+    }
+
+    /// Sets a field of the builder's current object (of `entity`) from an attribute.
+    private mutating func setField(_ name: UnsafePointer<UInt8>, _ value: String, in entity: Int) {
+        switch names.resolve(name, in: entity) {
+        case .unknown: noteUnknown(name)
+        case .attribute(let f, _), .transient(let f), .toMany(let f, _), .toOne(let f, _): builder.set(f, .text(value))
+        }
+    }
+
+    /// A name for a message, cut short when long.
+    private static func display(_ name: UnsafePointer<UInt8>) -> String {
+        XMLReadState.shortened(String(cString: name))
+    }
+
+    /// `prefix:local` for a start tag, read from the tag itself.
+    private static func qualifiedName(_ localname: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>?) -> String {
+        let local = String(cString: localname)
+        guard let start else { return local }
+        var p = start + 1, bytes: [UInt8] = []
+        while bytes.count < 200 {
+            let c = p.pointee
+            if c == 0 || c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x3E || c == 0x2F { break }
+            bytes.append(c); p += 1
+        }
+        let written = String(decoding: bytes, as: UTF8.self)
+        return XMLReadState.shortened(written.hasSuffix(local) ? written : local)
+    }
+}

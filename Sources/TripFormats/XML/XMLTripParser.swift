@@ -1,0 +1,128 @@
+internal import CLibXML2
+import TripKit
+
+/// Limits that keep any input bounded in time and memory.
+enum XMLLimits {
+    /// Elements nested deeper than this end the read (a trip needs five levels).
+    static let maxDepth = 256
+    /// A field's text longer than this (in UTF-8 bytes) rejects its record.
+    static let maxTextBytes = 1 << 20
+    /// How much input libxml2 is given at a time.
+    static let chunkSize = 1 << 16
+}
+
+/// The XML reader's engine: it owns a libxml2 push-parser context and feeds it the input a chunk
+/// at a time; the SAX2 events go to an `XMLReadState`, which turns them into builder calls. Trips
+/// that a chunk completes wait there until `next()` hands them out.
+final class XMLTripParser {
+    let input: ByteInput
+    let options: ReadOptions
+    /// The event state, at a fixed address that libxml2 hands back to every callback: reached
+    /// through a pointer, an event costs no reference counting and no exclusivity check.
+    let state: UnsafeMutablePointer<XMLReadState>
+    private var endOfInput = false
+    private let chunk: UnsafeMutableRawBufferPointer
+
+    init(input: ByteInput, options: ReadOptions) {
+        XMLReadState.setUpLibXML2
+        self.input = input
+        self.options = options
+        state = .allocate(capacity: 1)
+        state.initialize(to: XMLReadState(name: input.name, options: options))
+        chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: XMLLimits.chunkSize, alignment: 16)
+    }
+
+    deinit {
+        if let ctxt = state.pointee.ctxt { xmlFreeParserCtxt(ctxt) }
+        state.deinitialize(count: 1)
+        state.deallocate()
+        chunk.deallocate()
+    }
+
+    var detection: Detection { state.pointee.builder.detection }
+
+    // MARK: - Pulling
+
+    func next() throws -> ReadItem? {
+        while true {
+            if let item = state.pointee.takeReady() { return item }
+            if let failure = state.pointee.failure { throw failure }
+            if endOfInput { return nil }
+            try feed()
+        }
+    }
+
+    /// Reads one chunk and gives it to libxml2; at the end of input, tells libxml2 so.
+    private func feed() throws {
+        var count = try input.read(into: chunk)
+        var start = 0
+        let bytes = chunk.baseAddress!.assumingMemoryBound(to: CChar.self)
+        if state.pointee.ctxt == nil {
+            // libxml2 detects the encoding from the first four bytes (a BOM, `<?xm` in some encoding).
+            while count < 4 {
+                let more = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[count...]))
+                if more == 0 { break }
+                count += more
+            }
+            let head = min(count, 4)
+            try createContext(bytes, head, sniffed: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+            start = head
+        }
+        let terminate: Int32 = count == 0 ? 1 : 0
+        state.pointee.terminating = count == 0
+        // Errors libxml2 raises without a parser context (encoding conversion) go to the thread's
+        // structured handler: point it at this parser for the call, and at a silent one after.
+        xmlSetStructuredErrorFunc(state, xmlReadStateStructuredError)
+        let status = xmlParseChunk(state.pointee.ctxt, bytes + start, Int32(count - start), terminate)
+        xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError)
+        if count == 0 { endOfInput = true }
+        state.pointee.checkAfterChunk(status: status, endOfInput: endOfInput)
+    }
+
+    private func createContext(_ bytes: UnsafePointer<CChar>, _ count: Int, sniffed: UnsafeRawBufferPointer) throws {
+        var handler = XMLReadState.saxHandler
+        let name = state.pointee.name
+        xmlSetStructuredErrorFunc(state, xmlReadStateStructuredError)
+        defer { xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError) }
+        // A document that does not say its encoding is UTF-8, unless `--input-encoding latin1` says otherwise.
+        let latin1 = XMLTripParser.wantsLatin1(options.inputEncoding) && !XMLTripParser.declaresEncoding(sniffed)
+        guard let context = xmlCreatePushParserCtxt(&handler, state, latin1 ? nil : bytes, latin1 ? 0 : Int32(count), name) else {
+            throw TripError.data("\(name): libxml2 could not start a parser")
+        }
+        state.pointee.ctxt = context
+        if latin1 { _ = xmlCtxtResetPush(context, bytes, Int32(count), name, "ISO-8859-1") }
+        // No entity substitution, no DTD loading or defaulting, no validation, no network, no XInclude.
+        _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+        context.pointee.replaceEntities = 0
+        context.pointee.loadsubset = 0
+        context.pointee.validate = 0
+        if let failure = state.pointee.failure { throw failure }
+    }
+
+    /// Whether `--input-encoding` names Latin-1, for documents that do not say their own encoding.
+    static func wantsLatin1(_ name: String) -> Bool {
+        switch name.lowercased() {
+        case "latin1", "latin-1", "iso-8859-1", "iso8859-1", "l1": return true
+        default: return false
+        }
+    }
+
+    /// Whether a document's first bytes carry its encoding: a BOM, UTF-16/32 or EBCDIC `<?`, or an
+    /// XML declaration with `encoding=`.
+    static func declaresEncoding(_ head: UnsafeRawBufferPointer) -> Bool {
+        let b = Array(head.prefix(512))
+        if b.starts(with: [0xEF, 0xBB, 0xBF]) || b.starts(with: [0xFE, 0xFF]) || b.starts(with: [0xFF, 0xFE])
+            || b.starts(with: [0x00, 0x3C]) || b.starts(with: [0x3C, 0x00]) || b.starts(with: [0x00, 0x00])
+            || b.starts(with: [0x4C, 0x6F, 0xA7, 0x94]) { return true }
+        guard b.starts(with: Array("<?xml".utf8)) else { return false }
+        let end = b.firstIndex(of: UInt8(ascii: ">")) ?? b.count
+        let declaration = b[..<end]
+        let key = Array("encoding".utf8)
+        guard declaration.count >= key.count else { return false }
+        for i in declaration.startIndex...(declaration.endIndex - key.count) where declaration[i..<(i + key.count)].elementsEqual(key) {
+            return true
+        }
+        return false
+    }
+
+}
