@@ -48,13 +48,15 @@ public struct WriteOptions {
     public var migrate: Bool
     /// CSV: prefix `'` to fields that start with `=`, `+`, `-` or `@`.
     public var csvSafeFormulas: Bool
+    /// CSV and TSV: one row per trip, or a directory of related tables.
+    public var csvLayout: CSVLayout
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion: String
 
     public init(schema: any VersionedSchema.Type = TripMigrationPlan.currentSchema, policy: DeduplicationPolicy = .merge,
-                migrate: Bool = false, csvSafeFormulas: Bool = false, toolVersion: String = "0.1.0") {
+                migrate: Bool = false, csvSafeFormulas: Bool = false, csvLayout: CSVLayout = .rows, toolVersion: String = "0.1.0") {
         self.schema = schema; self.policy = policy; self.migrate = migrate
-        self.csvSafeFormulas = csvSafeFormulas; self.toolVersion = toolVersion
+        self.csvSafeFormulas = csvSafeFormulas; self.csvLayout = csvLayout; self.toolVersion = toolVersion
     }
 }
 

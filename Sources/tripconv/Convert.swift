@@ -35,6 +35,12 @@ struct Convert: ParsableCommand {
     @Flag(name: .long, help: "Migrate an existing store older than the target version in place first.")
     var migrate = false
 
+    @Option(name: .long, help: ArgumentHelp("CSV and TSV output: rows (one row per trip, the default) or tables (a directory with trips, bucket_list_items and living_accommodations joined by trip_id).", valueName: "layout"))
+    var csvLayout: CSVLayout = .rows
+
+    @Flag(name: .long, help: "CSV and TSV output: prefix ' to a field that starts with =, +, - or @, for spreadsheets.")
+    var csvSafeFormulas = false
+
     @Flag(name: .short, help: "Print no summary.")
     var quiet = false
 
@@ -49,6 +55,8 @@ struct Convert: ParsableCommand {
             let outputFormat: Format
             if let to {
                 outputFormat = to
+            } else if csvLayout == .tables {
+                outputFormat = .csv
             } else if case .file(let path) = outputLocation {
                 guard let f = Format(path: path) else {
                     throw TripError.usage("\(path): no known extension tells the output format; pass --to FORMAT")
@@ -71,7 +79,8 @@ struct Convert: ParsableCommand {
 
             let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             var setAside = 0
-            let writeOptions = WriteOptions(schema: schema, policy: dedupe, migrate: migrate, toolVersion: TripConv.version)
+            let writeOptions = WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
+                                            csvLayout: csvLayout, toolVersion: TripConv.version)
             let summary: ConversionSummary
             do {
                 summary = try pipeline.run(

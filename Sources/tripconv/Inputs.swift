@@ -30,6 +30,11 @@ enum InputResolver {
                 throw TripError(.noInput, "\(arg): cannot open: \(String(cString: strerror(errno)))")
             }
             if (st.st_mode & S_IFMT) == S_IFDIR {
+                // A CSV or TSV tables-layout directory is one input.
+                if let tables = [Format.csv, .tsv].first(where: { (from == nil || from == $0) && CSVFormat.isTablesDirectory(arg, format: $0) }) {
+                    out.append(ResolvedInput(location: .file(arg), format: tables))
+                    continue
+                }
                 let files = try listFiles(arg).filter { from != nil || Format(path: $0) != nil }
                 for f in files { out.append(ResolvedInput(location: .file(f), format: from ?? Format(path: f)!)) }
                 continue

@@ -37,9 +37,9 @@ public enum CSVFormat: FormatCodec {
         return CSVRecordReader(rows: rows, format: format, options: options)
     }
 
-    /// A writer of one CSV or TSV file, one row per trip.
+    /// A writer in the layout `options.csvLayout` says: one file with a row per trip, or a directory of tables.
     public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        try CSVRecordWriter(output, dialect: CSVDialect(format), options: options)
+        try makeWriter(output, format: format, options: options, layout: options.csvLayout)
     }
 
     /// A writer in either layout; `.tables` needs a directory (`-o DIR`).
@@ -50,7 +50,7 @@ public enum CSVFormat: FormatCodec {
     public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions,
                                   layout: CSVLayout) throws -> any RecordWriter {
         switch layout {
-        case .rows: return try makeWriter(output, format: format, options: options)
+        case .rows: return try CSVRecordWriter(output, dialect: CSVDialect(format), options: options)
         case .tables:
             guard case .file(let directory) = output else {
                 throw TripError.usage("the tables layout writes a directory; give -o DIR")
