@@ -43,6 +43,24 @@ struct SQLiteAtomicWriteTests {
         #expect(scratch.names() == [])
     }
 
+    @Test("after a failed write, finish commits nothing", arguments: [false, true])
+    func finishAfterFailure(existing: Bool) throws {
+        let path = scratch.path("out.sqlite")
+        if existing { try SQLiteTesting.writeStore([SQLiteFixtures.trip("Alpha")], to: path) }
+        let writer = try SQLiteRecordWriter(path: path, options: WriteOptions())
+        try writer.write(SQLiteFixtures.trip("Beta"))
+        var broken = SQLiteFixtures.trip("Gamma", items: [SQLiteFixtures.item("Louvre")])
+        broken.relationships[0] = .toMany([ModelObject(attributes: [.null, .string(""), .bool(false), .bool(false)])])
+        #expect(SQLiteTesting.tripError { try writer.write(broken) }?.kind == .data)
+        let error = SQLiteTesting.tripError { try writer.finish() }
+        #expect(error == TripError.data("\(path): a write failed earlier; nothing was written"))
+        if existing {
+            #expect(try SQLiteTesting.readStore(path).trips == [SQLiteFixtures.trip("Alpha")])
+        } else {
+            #expect(scratch.names() == [])
+        }
+    }
+
     @Test("a file that is not SQLite is replaced by the new store, as any output file is")
     func replacesNonStore() throws {
         let path = scratch.path("out.sqlite")

@@ -240,6 +240,9 @@ final class SQLiteStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
+    /// The size in bytes of a text or blob value (of a number, its text's size).
+    func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
     /// The column's value as text (SQLite converts numbers); invalid UTF-8 is repaired, never trusted.
     func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
@@ -247,6 +250,8 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 }
+
+// MARK: - Dates
 
 /// ISO 8601 text of a timestamp, written into a buffer without allocating.
 enum ISO8601Text {

@@ -14,6 +14,7 @@ import TripKit
 /// print(reader.detection.version!)            // 1.0.0
 /// ```
 public final class SQLiteRecordReader: RecordReader {
+    /// The store's file, as messages and origins name it.
     public let path: String
     private let connection: SQLiteConnection
     private let store: SQLiteStoreStructure.Detected
@@ -26,7 +27,7 @@ public final class SQLiteRecordReader: RecordReader {
     /// a store another process holds locked past `busyTimeoutMilliseconds` is `.busy`.
     public init(path: String, options: ReadOptions = ReadOptions(), busyTimeoutMilliseconds: Int = 5000) throws {
         self.path = path
-        try SQLiteStore.requireFile(path, access: .reading)
+        try SQLiteStore.requireFile(path)
         connection = try SQLiteConnection(path: path, access: .reading, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
         try connection.execute("BEGIN", doing: "cannot read the store")
         do {
@@ -42,6 +43,7 @@ public final class SQLiteRecordReader: RecordReader {
         }
     }
 
+    /// The next trip in row-id order with its items and accommodation, or a rejection; nil at the end.
     public func next() throws -> ReadItem? {
         guard let cursor else { return nil }
         let id: Int64?
@@ -198,20 +200,33 @@ final class SQLiteTripCursor {
         return id
     }
 
+    /// The longest value read: a store made by anyone may hold a value of a gigabyte.
+    static let maximumValueBytes = 16 << 20
+
     private func feed(_ statement: SQLiteStatement, _ sources: Sources, into builder: inout RecordBuilder) {
         for (i, source) in sources.list.enumerated() {
             guard let field = sources.fields[i], let kind = sources.kinds[i] else {
                 builder.unknownField(source.name)
                 continue
             }
-            builder.set(field, SQLiteTripCursor.token(statement, source.column, kind))
+            // The storage class first: asking a number for its size converts it, after which its
+            // storage class is undefined.
+            let storage = statement.storage(source.column)
+            if storage == .text || storage == .blob {
+                let size = statement.byteCount(source.column)
+                guard size <= SQLiteTripCursor.maximumValueBytes else {
+                    builder.fail("field '\(source.name)': a value of \(size) bytes is longer than the limit of \(SQLiteTripCursor.maximumValueBytes >> 20) MiB")
+                    continue
+                }
+            }
+            builder.set(field, SQLiteTripCursor.token(statement, source.column, storage, kind))
         }
     }
 
     /// A column's value as the scalar the builder expects for the field's type: text for strings,
     /// ISO 8601 text (or a number of the date epoch) for dates, 0/1 for Booleans.
-    private static func token(_ s: SQLiteStatement, _ column: Int32, _ kind: SchemaVocabulary.FieldKind) -> ScalarToken {
-        let storage = s.storage(column)
+    private static func token(_ s: SQLiteStatement, _ column: Int32, _ storage: SQLiteStatement.Storage,
+                              _ kind: SchemaVocabulary.FieldKind) -> ScalarToken {
         if storage == .null { return .null }
         switch kind {
         case .attribute(.string):

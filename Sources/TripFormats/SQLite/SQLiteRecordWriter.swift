@@ -19,6 +19,7 @@ import TripKit
 /// try writer.finish()
 /// ```
 public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
+    /// The target store's file.
     public let path: String
     /// Whether trips go into a store that existed (an upsert), rather than a new one.
     public let isUpdatingExistingStore: Bool
@@ -39,6 +40,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private var refusedSet: Set<String> = []
     private var refusedCount = 0
     private var isDone = false
+    /// A write failed part-way: the transaction may hold half a trip, so it must never be committed.
+    private var hasFailed = false
 
     /// The statements needed only when a name is already in the store.
     private struct DuplicateStatements {
@@ -107,6 +110,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
 
     // MARK: - Writing
 
+    /// Inserts a trip with its items and accommodation, or meets the policy when the store holds its name.
     public func write(_ object: ModelObject) throws {
         guard let rows, !isDone else { throw TripError(.io, "\(path): the store is already closed") }
         incoming += 1
@@ -115,6 +119,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                 try takeDuplicate(object)
             }
         } catch {
+            hasFailed = true
             throw error.renamingPath(temporaryPath, to: path)
         }
     }
@@ -210,6 +215,10 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     /// already held are an error and nothing is written.
     public func finish() throws {
         guard !isDone, let connection else { return }
+        if hasFailed {
+            abort()
+            throw TripError.data("\(path): a write failed earlier; nothing was written")
+        }
         if !refusedNames.isEmpty {
             abort()
             let shown = refusedNames.prefix(5).map(\.quotedForMessage).joined(separator: ", ")

@@ -60,10 +60,13 @@ final class SQLiteRowWriter {
 
     @inline(__always)
     private func bind(_ object: ModelObject, _ slots: [Int], to statement: SQLiteStatement, from first: Int32) throws {
-        var parameter = first
-        for slot in slots {
-            try statement.bind(parameter, object.attributes[slot])
-            parameter += 1
+        // Borrowed in place: reading through the buffer spares a retain and release per value.
+        try object.attributes.withUnsafeBufferPointer { values in
+            var parameter = first
+            for slot in slots {
+                try statement.bind(parameter, values[slot])
+                parameter += 1
+            }
         }
     }
 }

@@ -14,7 +14,9 @@ import TripKit
 /// print(try store.tripCount(), try store.migrationHistory())
 /// ```
 public final class SQLiteStore {
+    /// The store's file.
     public let path: String
+    /// Whether the store was opened read-only (it must not be, to migrate it).
     public let isReadOnly: Bool
     /// The store's schema version.
     public private(set) var version: SchemaVersion
@@ -28,7 +30,7 @@ public final class SQLiteStore {
     /// Opens a store: read-only by default; read-write (never creating) to migrate it.
     /// A missing file is `.noInput`; a file that is not a SQLite trip store is `.data`.
     public static func open(path: String, readOnly: Bool = true, busyTimeoutMilliseconds: Int = 5000) throws -> SQLiteStore {
-        try SQLiteStore.requireFile(path, access: readOnly ? .reading : .writing)
+        try SQLiteStore.requireFile(path)
         let connection = try SQLiteConnection(path: path, access: readOnly ? .reading : .writing,
                                               busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
         let found = try SQLiteStoreStructure(connection).detect()
@@ -40,14 +42,13 @@ public final class SQLiteStore {
         version = found.version; evidence = found.evidence; hasMetadata = found.hasMetadata
     }
 
-    /// Fails `.noInput` (reading) or `.cantCreate` (writing) for a path that is missing or not a file.
-    static func requireFile(_ path: String, access: SQLiteAccess) throws {
+    /// Fails `.noInput` for a store that is missing or not a file (SQLite would create one, or fail vaguely).
+    static func requireFile(_ path: String) throws {
         var st = stat()
-        let kind: TripError.Kind = access == .reading ? .noInput : .cantCreate
         guard stat(path, &st) == 0 else {
-            throw TripError(kind, "\(path): cannot open: \(String(cString: strerror(errno)))")
+            throw TripError(.noInput, "\(path): cannot open: \(String(cString: strerror(errno)))")
         }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw TripError(kind, "\(path): not a regular file") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw TripError(.noInput, "\(path): not a regular file") }
     }
 
     // MARK: - What the store holds
