@@ -37,6 +37,21 @@ struct SQLiteRoundTripTests {
         #expect(try SQLiteCLI.run(path, "SELECT * FROM living_accommodations;") == "1|1|12 Rue de Rivoli|Hôtel du Marais\n")
     }
 
+    @Test("items keep their trips and order across batched inserts", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
+    func batches() throws {
+        let path = scratch.path("batches.sqlite")
+        // 101 trips of 3 items and an accommodation: 303 item rows, 9 full batches of 32 and 15 left over.
+        let trips = (0..<101).map { i in
+            F.trip("Trip \(i)", items: (0..<3).map { F.item("Item \($0) of \(i)") },
+                   accommodation: F.accommodation("\(i) Main Street", "Hotel \(i)"))
+        }
+        try SQLiteTesting.writeStore(trips, to: path)
+        #expect(try SQLiteTesting.readStore(path).trips == trips)
+        #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM bucket_list_items WHERE title <> 'Item ' || position || ' of ' || (trip_id - 1);") == "0\n")
+        #expect(try SQLiteCLI.run(path, "SELECT count(*), max(id) FROM bucket_list_items;") == "303|303\n")
+        #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM living_accommodations WHERE placeName <> 'Hotel ' || (trip_id - 1);") == "0\n")
+    }
+
     @Test("names with quotes, semicolons and SQL keywords are values, never SQL", arguments: [
         "Robert'); DROP TABLE trips; --", "\"quoted\" trip", "a;b;c", "SELECT * FROM trips", "O'Brien's", "NULL", "",
         "line\nbreak", "nul\u{0}inside", "?1 :name @x $y", "日本の旅 🏔️",

@@ -49,11 +49,32 @@ struct SQLiteAtomicWriteTests {
         if existing { try SQLiteTesting.writeStore([SQLiteFixtures.trip("Alpha")], to: path) }
         let writer = try SQLiteRecordWriter(path: path, options: WriteOptions())
         try writer.write(SQLiteFixtures.trip("Beta"))
-        var broken = SQLiteFixtures.trip("Gamma", items: [SQLiteFixtures.item("Louvre")])
-        broken.relationships[0] = .toMany([ModelObject(attributes: [.null, .string(""), .bool(false), .bool(false)])])
+        var broken = SQLiteFixtures.trip("Gamma")
+        broken.attributes[1] = .null
         #expect(SQLiteTesting.tripError { try writer.write(broken) }?.kind == .data)
         let error = SQLiteTesting.tripError { try writer.finish() }
         #expect(error == TripError.data("\(path): a write failed earlier; nothing was written"))
+        if existing {
+            #expect(try SQLiteTesting.readStore(path).trips == [SQLiteFixtures.trip("Alpha")])
+        } else {
+            #expect(scratch.names() == [])
+        }
+    }
+
+    @Test("an item the store refuses fails the run no later than finish, and nothing is committed", arguments: [false, true])
+    func refusedItem(existing: Bool) throws {
+        let path = scratch.path("out.sqlite")
+        if existing { try SQLiteTesting.writeStore([SQLiteFixtures.trip("Alpha")], to: path) }
+        let writer = try SQLiteRecordWriter(path: path, options: WriteOptions())
+        var broken = SQLiteFixtures.trip("Gamma")
+        broken.relationships[0] = .toMany([ModelObject(attributes: [.null, .string(""), .bool(false), .bool(false)])])
+        // Items wait in batches, so the refusal may come at a later write or at finish.
+        let error = SQLiteTesting.tripError {
+            try writer.write(broken)
+            try writer.finish()
+        }
+        writer.abort()
+        #expect(error == TripError.data("\(path): cannot write a BucketListItem: NOT NULL constraint failed: bucket_list_items.title"))
         if existing {
             #expect(try SQLiteTesting.readStore(path).trips == [SQLiteFixtures.trip("Alpha")])
         } else {

@@ -194,10 +194,13 @@ struct SQLiteLayout {
         return "INSERT INTO \(quoted(rootTable)) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(parameters(names.count)))"
     }
 
-    /// `INSERT INTO "bucket_list_items" ("trip_id", "position", "title", …) VALUES (…)`.
-    func insertChildSQL(_ child: ChildTable) -> String {
+    /// `INSERT INTO "bucket_list_items" ("trip_id", "position", "title", …) VALUES (…), (…), …` with
+    /// `rows` rows of parameters, numbered on from row to row (row r's first is r × columns + 1).
+    func insertChildSQL(_ child: ChildTable, rows: Int) -> String {
         let names = [foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
-        return "INSERT INTO \(quoted(child.name)) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(parameters(names.count)))"
+        let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(quoted(child.name)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     private func parameters(_ count: Int) -> String {

@@ -63,6 +63,7 @@ enum SQLiteMigration {
                 throw TripError.data("\(path): cannot migrate the store: the unique index refused trip \(origin.record) after deduplication")
             }
         }
+        try rows.flush()
         try writeVersion(connection, target.versionIdentifier, toolVersion: toolVersion, isNew: false)
 
         let record = SQLiteMigrationRecord(from: store.version, to: target.versionIdentifier, appliedAt: now(),

@@ -129,6 +129,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         guard let unique = layout.uniqueColumn, let connection else {
             throw TripError.data("\(path): trip \(incoming): a unique index of the store refused it")
         }
+        // The rows waiting in batches go in first: the stored trip may be among them.
+        try rows?.flush()
         let name = object.attributes[unique.slot]
         let statements = try duplicateStatements(connection)
         try statements.lookup.bind(1, name)
@@ -228,6 +230,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                                  notes: ["\(refusedCount) incoming trip\(refusedCount == 1 ? "" : "s") would have changed stored ones; use --dedupe merge, last or first to let them"])
         }
         do {
+            try rows?.flush()
             try connection.execute("COMMIT", doing: "cannot commit")
             if let temporaryPath {
                 try connection.execute("PRAGMA journal_mode = DELETE", doing: "cannot finish the store")
