@@ -9,7 +9,7 @@ import TripKit
 /// so a writer committing meanwhile is not half-seen.
 ///
 /// ```swift
-/// var reader = try SQLiteRecordReader(path: "samples/trips-v1.sqlite")
+/// let reader = try SQLiteRecordReader(path: "samples/trips-v1.sqlite")
 /// while let item = try reader.next() { … }
 /// print(reader.detection.version!)            // 1.0.0
 /// ```

@@ -14,7 +14,7 @@ import TripKit
 /// refused under the policy, and each such incoming trip is listed in `ledger`.
 ///
 /// ```swift
-/// var writer = try SQLiteRecordWriter(path: "out.sqlite", options: WriteOptions(schema: TripSchemaV3.self))
+/// let writer = try SQLiteRecordWriter(path: "out.sqlite", options: WriteOptions(schema: TripSchemaV3.self))
 /// for trip in trips { try writer.write(trip) }
 /// try writer.finish()
 /// ```
