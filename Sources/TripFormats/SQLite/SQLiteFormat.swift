@@ -1,11 +1,18 @@
 import TripKit
 
-// PLACEHOLDER: replaced by the SQLite reader and writer.
+/// The SQLite store: a reader of its trips and a writer that creates a store or writes into one.
 enum SQLiteFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        guard case .file(let path) = input else {
+            throw TripError.usage("a sqlite store cannot be read from standard input; name its file")
+        }
+        return try SQLiteRecordReader(path: path, options: options)
     }
+
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        guard case .file(let path) = output else {
+            throw TripError.usage("a sqlite store cannot be written to standard output; give -o FILE")
+        }
+        return try SQLiteRecordWriter(path: path, options: options)
     }
 }

@@ -1,0 +1,288 @@
+internal import CSQLite
+import TripKit
+
+// A small wrapper of our own over libsqlite3: a connection, prepared statements, and the one place
+// where a SQLite result code becomes a `TripError`. No C type leaves this module.
+
+/// Whether a store is being read or written; decides what a failure to open it means.
+enum SQLiteAccess {
+    case reading, writing
+}
+
+extension TripError {
+    /// The one place a SQLite result code becomes a `TripError`: busy and locked are `.busy` (75),
+    /// can't-open is `.cantCreate` (73) for a write and `.noInput` (66) for a read, not-a-database and
+    /// corruption are `.data` (65), a full disk and I/O errors are `.io` (74).
+    ///
+    /// `doing` says what was being done (`cannot open`, `read error`); SQLite's own message follows.
+    /// SQLite's messages name tables and columns, never values, so no trip data reaches a message.
+    init(sqliteCode code: Int32, message: String, path: String, access: SQLiteAccess, doing: String) {
+        switch code & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            self.init(.busy, "\(path): store is locked (\(message))",
+                      notes: ["another process is using the store; try again when it is done"])
+        case SQLITE_CANTOPEN:
+            self.init(access == .writing ? .cantCreate : .noInput, "\(path): \(doing): \(message)")
+        case SQLITE_NOTADB:
+            self.init(.data, "\(path): not a SQLite store (\(message))")
+        case SQLITE_CORRUPT:
+            self.init(.data, "\(path): the store is damaged (\(message))",
+                      notes: ["`sqlite3 \(path) 'PRAGMA integrity_check'` says more"])
+        case SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, SQLITE_NOLFS:
+            self.init(.io, "\(path): \(doing): \(message)")
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+            self.init(access == .writing ? .cantCreate : .noInput, "\(path): \(doing): \(message)")
+        default:
+            // Constraint failures, values too big, a schema the statements do not fit: the data's fault.
+            self.init(.data, "\(path): \(doing): \(message)")
+        }
+    }
+}
+
+/// An open SQLite database; closed when released.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    /// The path used in messages.
+    let path: String
+    let access: SQLiteAccess
+
+    /// Opens a database: read-only, or read-write (creating it only when `create` is set).
+    /// `busyTimeout` is how long a statement waits for another process's lock before failing `.busy`.
+    init(path: String, access: SQLiteAccess, create: Bool = false, busyTimeout milliseconds: Int32 = 5000) throws {
+        self.path = path
+        self.access = access
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch access {
+        case .reading: flags |= SQLITE_OPEN_READONLY
+        case .writing: flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw TripError(sqliteCode: rc, message: message, path: path, access: access, doing: "cannot open")
+        }
+        handle = db
+        sqlite3_busy_timeout(db, milliseconds)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// The error for a result code of this connection, with SQLite's message.
+    func failure(_ code: Int32, doing: String) -> TripError {
+        TripError(sqliteCode: code, message: String(cString: sqlite3_errmsg(handle)), path: path,
+                  access: access, doing: doing)
+    }
+
+    /// Runs SQL that takes no parameters and returns no rows we need (DDL, pragmas, BEGIN/COMMIT).
+    func execute(_ sql: String, doing: String = "cannot update the store") throws {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw failure(rc, doing: doing) }
+    }
+
+    /// Compiles a statement; its values are bound to parameters, never spliced into the text.
+    func prepare(_ sql: String, doing: String = "cannot read the store") throws -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw failure(rc, doing: doing) }
+        return SQLiteStatement(statement, connection: self, doing: doing)
+    }
+
+    /// The single integer a query returns (a count, a pragma), or nil when it returns no row.
+    func integer(_ sql: String) throws -> Int64? {
+        let s = try prepare(sql)
+        guard try s.step() else { return nil }
+        return s.isNull(0) ? nil : s.int64(0)
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Rolls back an open transaction, ignoring failure: used on the way out of an error.
+    func rollbackQuietly() {
+        if isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+}
+
+/// The outcome of running an INSERT that may meet a unique index.
+enum SQLiteInsertOutcome {
+    case inserted
+    /// A UNIQUE constraint refused the row; the statement's changes were undone, the transaction goes on.
+    case uniqueViolation
+}
+
+/// A prepared statement, reused: bind, step, read columns, reset.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    private let connection: SQLiteConnection
+    private let doing: String
+
+    fileprivate init(_ handle: OpaquePointer, connection: SQLiteConnection, doing: String) {
+        self.handle = handle; self.connection = connection; self.doing = doing
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// `SQLITE_CONSTRAINT_UNIQUE`, a macro Swift cannot import.
+    static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
+
+    /// The C convention for "copy the bytes now" (`SQLITE_TRANSIENT`), which Swift cannot import.
+    private static var transient: sqlite3_destructor_type { unsafeBitCast(-1 as Int, to: sqlite3_destructor_type.self) }
+
+    // MARK: - Binding (parameters are 1-based)
+
+    func bindNull(_ index: Int32) throws {
+        try check(sqlite3_bind_null(handle, index))
+    }
+
+    func bind(_ index: Int32, _ value: Int64) throws {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    func bind(_ index: Int32, _ text: String) throws {
+        var text = text
+        let rc = text.withUTF8 { bytes -> Int32 in
+            guard bytes.count <= Int(Int32.max) else { return SQLITE_TOOBIG }
+            // An empty buffer may have no address, and a null pointer would bind NULL, not "".
+            guard let base = bytes.baseAddress else {
+                return sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLiteStatement.transient)
+            }
+        }
+        try check(rc)
+    }
+
+    /// Binds a model value: text, ISO 8601 text for a date, 0/1 for a Boolean, an integer, or NULL.
+    func bind(_ index: Int32, _ value: Value) throws {
+        switch value {
+        case .null: try bindNull(index)
+        case .string(let s): try bind(index, s)
+        case .date(let t): try bind(index, date: t)
+        case .bool(let b): try bind(index, b ? 1 : 0)
+        case .int(let n): try bind(index, n)
+        }
+    }
+
+    /// Binds a date as ISO 8601 text, the same text as `Timestamp.iso8601` (`2024-05-01T09:30:00Z`,
+    /// `.123` only when the milliseconds are not zero), formatted on the stack: a store of many trips
+    /// binds two dates per trip, and building a String for each costs more than the insert's own work.
+    func bind(_ index: Int32, date: Timestamp) throws {
+        let rc = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer -> Int32 in
+            let count = ISO8601Text.format(date, into: buffer)
+            return buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: count) {
+                sqlite3_bind_text(handle, index, $0, Int32(count), SQLiteStatement.transient)
+            }
+        }
+        try check(rc)
+    }
+
+    private func check(_ rc: Int32) throws {
+        guard rc == SQLITE_OK else { throw connection.failure(rc, doing: doing) }
+    }
+
+    // MARK: - Stepping
+
+    /// Steps: true with a row to read, false when done (the statement is then reset).
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: sqlite3_reset(handle); return false
+        default:
+            sqlite3_reset(handle)
+            throw connection.failure(rc, doing: doing)
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it for reuse.
+    func run() throws {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw connection.failure(rc, doing: doing) }
+    }
+
+    /// Runs an INSERT, reporting a UNIQUE constraint failure as an outcome rather than an error.
+    func insert() throws -> SQLiteInsertOutcome {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        switch rc {
+        case SQLITE_DONE: return .inserted
+        case SQLiteStatement.constraintUnique: return .uniqueViolation
+        default: throw connection.failure(rc, doing: doing)
+        }
+    }
+
+    /// Resets the statement so it can run again, and lets go of any lock its reading held.
+    func reset() { sqlite3_reset(handle) }
+
+    // MARK: - Columns (0-based)
+
+    /// The storage class of a column's value in the current row.
+    enum Storage { case null, integer, real, text, blob }
+
+    func storage(_ column: Int32) -> Storage {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_BLOB: return .blob
+        default: return .text
+        }
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// The size in bytes of a text or blob value (of a number, its text's size).
+    func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
+    /// The column's value as text (SQLite converts numbers); invalid UTF-8 is repaired, never trusted.
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+}
+
+// MARK: - Dates
+
+/// ISO 8601 text of a timestamp, written into a buffer without allocating.
+enum ISO8601Text {
+    /// Writes `YYYY-MM-DDTHH:MM:SS[.mmm]Z` (at most 24 bytes) and returns its length.
+    static func format(_ timestamp: Timestamp, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let ms = timestamp.milliseconds
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let inDay = Int(ms - days * 86_400_000)
+        // Howard Hinnant's civil-from-days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = Int(doy - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        let year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
+        var i = 0
+        func put(_ value: Int, _ width: Int) {
+            var v = value
+            var k = width - 1
+            while k >= 0 { out[i + k] = UInt8(48 + v % 10); v /= 10; k -= 1 }
+            i += width
+        }
+        func put(_ byte: UInt8) { out[i] = byte; i += 1 }
+        let seconds = inDay / 1000, fraction = inDay % 1000
+        put(year, 4); put(45); put(month, 2); put(45); put(day, 2); put(84)
+        put(seconds / 3600, 2); put(58); put(seconds / 60 % 60, 2); put(58); put(seconds % 60, 2)
+        if fraction != 0 { put(46); put(fraction, 3) }
+        put(90)
+        return i
+    }
+}

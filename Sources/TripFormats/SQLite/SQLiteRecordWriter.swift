@@ -1,0 +1,318 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// Writes trips into a SQLite store, in one transaction.
+///
+/// A new store is built in a temporary file beside the target and renamed over it by `finish()`, so
+/// it appears only complete; `abort()` removes it. An existing store is opened and locked, migrated
+/// in place first when it is older than the target and `migrate` is set, then takes the trips:
+/// where the store's trip name is unique, a name it already holds is merged, replaced, kept or
+/// refused under the policy, and each such incoming trip is listed in `ledger`.
+///
+/// ```swift
+/// let writer = try SQLiteRecordWriter(path: "out.sqlite", options: WriteOptions(schema: TripSchemaV3.self))
+/// for trip in trips { try writer.write(trip) }
+/// try writer.finish()
+/// ```
+public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
+    /// The target store's file.
+    public let path: String
+    /// Whether trips go into a store that existed (an upsert), rather than a new one.
+    public let isUpdatingExistingStore: Bool
+    /// The incoming trips merged into a stored one (`.merged`, also for a replacement under `last`)
+    /// or dropped in its favour (`.dropped`), with why.
+    public private(set) var ledger: [Rejection] = []
+    /// The in-place migration run before writing, if one was.
+    public private(set) var migration: SQLiteMigrationRecord?
+
+    private let options: WriteOptions
+    private let layout: SQLiteLayout
+    private let temporaryPath: String?
+    private var connection: SQLiteConnection?
+    private var rows: SQLiteRowWriter?
+    private var duplicates: DuplicateStatements?
+    private var incoming = 0
+    private var refusedNames: [String] = []
+    private var refusedSet: Set<String> = []
+    private var refusedCount = 0
+    private var isDone = false
+    /// A write failed part-way: the transaction may hold half a trip, so it must never be committed.
+    private var hasFailed = false
+
+    /// The statements needed only when a name is already in the store.
+    private struct DuplicateStatements {
+        let lookup: SQLiteStatement
+        let deleteRoot: SQLiteStatement
+        /// Per child table: a delete of its rows by trip, where the delete rule does not cascade.
+        let deleteChildren: [SQLiteStatement?]
+        let loader: SQLiteTripCursor
+    }
+
+    /// Opens the target: an existing SQLite store to write into, else a new store in a temporary file.
+    /// Fails `.usage` for a store older than `options.schema` without `options.migrate`, or newer.
+    public init(path: String, options: WriteOptions, busyTimeoutMilliseconds: Int = 5000) throws {
+        self.path = path
+        self.options = options
+        layout = SQLiteLayout(options.schema)
+        let timeout = Int32(clamping: busyTimeoutMilliseconds)
+        if try SQLiteRecordWriter.isSQLiteFile(path) {
+            isUpdatingExistingStore = true
+            temporaryPath = nil
+            let c = try SQLiteConnection(path: path, access: .writing, busyTimeout: timeout)
+            connection = c
+            try c.execute("PRAGMA foreign_keys = ON")
+            try c.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
+            do {
+                let store = try SQLiteStoreStructure(c).detect()
+                if try SQLiteMigration.isNeeded(store: store, target: options.schema, path: path, migrate: options.migrate) {
+                    migration = try SQLiteMigration.run(c, store: store, to: options.schema, policy: options.policy,
+                                                        toolVersion: options.toolVersion)
+                } else {
+                    try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: false)
+                }
+                rows = try SQLiteRowWriter(c, layout: layout)
+            } catch {
+                c.rollbackQuietly()
+                connection = nil
+                throw error
+            }
+        } else {
+            isUpdatingExistingStore = false
+            let temporary = try SQLiteRecordWriter.makeTemporaryFile(beside: path)
+            temporaryPath = temporary
+            do {
+                let c = try SQLiteConnection(path: temporary, access: .writing, busyTimeout: timeout)
+                connection = c
+                // A brand-new file that is renamed into place only when complete needs no journal and
+                // no syncing per transaction: a failed run deletes it, and finish() syncs it once.
+                try c.execute("""
+                    PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;
+                    PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON
+                    """, doing: "cannot create the store")
+                try c.execute("BEGIN", doing: "cannot create the store")
+                for sql in layout.createStatements { try c.execute(sql, doing: "cannot create the store") }
+                try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: true)
+                rows = try SQLiteRowWriter(c, layout: layout)
+            } catch {
+                removeTemporaryStore()
+                throw error.renamingPath(temporary, to: path)
+            }
+        }
+    }
+
+    deinit {
+        if !isDone { abort() }
+    }
+
+    // MARK: - Writing
+
+    /// Inserts a trip with its items and accommodation, or meets the policy when the store holds its name.
+    public func write(_ object: ModelObject) throws {
+        guard let rows, !isDone else { throw TripError(.io, "\(path): the store is already closed") }
+        incoming += 1
+        do {
+            if try rows.insert(object, id: nil) == nil {
+                try takeDuplicate(object)
+            }
+        } catch {
+            hasFailed = true
+            throw error.renamingPath(temporaryPath, to: path)
+        }
+    }
+
+    /// An incoming trip whose unique name the store holds: merge, replace, keep the stored one, or refuse.
+    private func takeDuplicate(_ object: ModelObject) throws {
+        guard let unique = layout.uniqueColumn, let connection else {
+            throw TripError.data("\(path): trip \(incoming): a unique index of the store refused it")
+        }
+        // The rows waiting in batches go in first: the stored trip may be among them.
+        try rows?.flush()
+        let name = object.attributes[unique.slot]
+        let statements = try duplicateStatements(connection)
+        try statements.lookup.bind(1, name)
+        guard try statements.lookup.step() else {
+            throw TripError.data("\(path): trip \(incoming): a unique index of the store other than \(unique.name)'s refused it")
+        }
+        let storedID = statements.lookup.int64(0)
+        statements.lookup.reset()
+        let nameText = (name.stringValue ?? name.literal).quotedForMessage
+        let origin = RecordOrigin(source: path, record: incoming)
+        switch options.policy {
+        case .fail:
+            refusedCount += 1
+            let key = name.stringValue ?? name.literal
+            if refusedSet.insert(key).inserted { refusedNames.append(key) }
+        case .first:
+            ledger.append(Rejection(kind: .dropped, origin: origin,
+                                    reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
+        case .last:
+            try replace(storedID, with: object, statements)
+            ledger.append(Rejection(kind: .merged, origin: origin,
+                                    reason: "duplicate \(unique.name) \(nameText): replaced the trip the store held (row id \(storedID))"))
+        case .merge:
+            let stored = try load(storedID, statements)
+            let context = MigrationContext(schema: options.schema, policy: .merge, objects: [stored, object],
+                                           origins: [RecordOrigin(source: path, record: 0), origin])
+            try context.deduplicate(layout.root.name, by: unique.name)
+            try replace(storedID, with: context.objects[0], statements)
+            ledger.append(Rejection(kind: .merged, origin: origin,
+                                    reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
+        }
+    }
+
+    private func duplicateStatements(_ c: SQLiteConnection) throws -> DuplicateStatements {
+        if let duplicates { return duplicates }
+        guard let unique = layout.uniqueColumn else { preconditionFailure("only a unique name has duplicates") }
+        let id = quoted(SQLiteLayout.idColumn), table = quoted(layout.rootTable)
+        let made = DuplicateStatements(
+            lookup: try c.prepare("SELECT \(id) FROM \(table) WHERE \(quoted(unique.name)) = ?1"),
+            deleteRoot: try c.prepare("DELETE FROM \(table) WHERE \(id) = ?1", doing: "cannot replace a trip"),
+            deleteChildren: try layout.children.map { child in
+                // A cascading foreign key removes these rows with the trip; other rules need telling.
+                child.relationship.deleteRule == .cascade ? nil
+                    : try c.prepare("DELETE FROM \(quoted(child.name)) WHERE \(quoted(layout.foreignKey)) = ?1",
+                                    doing: "cannot replace a trip")
+            },
+            loader: try SQLiteTripCursor(c, store: try SQLiteStoreStructure(c).detect(), byID: true))
+        duplicates = made
+        return made
+    }
+
+    /// The stored trip with this row id, as an object of the store's (the target's) version.
+    private func load(_ id: Int64, _ statements: DuplicateStatements) throws -> ModelObject {
+        var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue,
+                                    options: ReadOptions(sourceVersion: options.schema.versionIdentifier))
+        try statements.loader.rewind(id: id)
+        guard try statements.loader.next(into: &builder, record: 0) != nil else {
+            throw TripError.data("\(path): the trip with row id \(id) vanished while being merged")
+        }
+        switch builder.endRecord() {
+        case .trip(let record): return record.object
+        case .rejected(let rejection):
+            throw TripError.data("\(path): the stored trip with row id \(id) cannot be read: \(rejection.reason)")
+        }
+    }
+
+    /// Deletes the stored trip and its related rows, and inserts the new one under the same row id.
+    private func replace(_ id: Int64, with object: ModelObject, _ statements: DuplicateStatements) throws {
+        for delete in statements.deleteChildren {
+            guard let delete else { continue }
+            try delete.bind(1, id)
+            try delete.run()
+        }
+        try statements.deleteRoot.bind(1, id)
+        try statements.deleteRoot.run()
+        guard try rows?.insert(object, id: id) != nil else {
+            throw TripError.data("\(path): trip \(incoming): the store refused the replacement of row id \(id)")
+        }
+    }
+
+    // MARK: - Finishing
+
+    /// Commits; for a new store, makes it visible under its name. Under `fail`, names the store
+    /// already held are an error and nothing is written.
+    public func finish() throws {
+        guard !isDone, let connection else { return }
+        if hasFailed {
+            abort()
+            throw TripError.data("\(path): a write failed earlier; nothing was written")
+        }
+        if !refusedNames.isEmpty {
+            abort()
+            let shown = refusedNames.prefix(5).map(\.quotedForMessage).joined(separator: ", ")
+            let more = refusedNames.count > 5 ? " and \(refusedNames.count - 5) more" : ""
+            let attribute = layout.uniqueColumn?.name ?? "name"
+            throw TripError.data("\(path): \(refusedNames.count) \(attribute)\(refusedNames.count == 1 ? " is" : "s are") already in the store (\(shown)\(more)); --dedupe fail writes nothing",
+                                 notes: ["\(refusedCount) incoming trip\(refusedCount == 1 ? "" : "s") would have changed stored ones; use --dedupe merge, last or first to let them"])
+        }
+        do {
+            try rows?.flush()
+            try connection.execute("COMMIT", doing: "cannot commit")
+            if let temporaryPath {
+                try connection.execute("PRAGMA journal_mode = DELETE", doing: "cannot finish the store")
+                closeConnection()
+                try SQLiteRecordWriter.syncFile(temporaryPath, name: path)
+                guard rename(temporaryPath, path) == 0 else {
+                    throw TripError(.cantCreate, "\(path): cannot create: \(String(cString: strerror(errno)))")
+                }
+            } else {
+                closeConnection()
+            }
+            isDone = true
+        } catch {
+            abort()
+            throw error.renamingPath(temporaryPath, to: path)
+        }
+    }
+
+    /// Rolls everything back: an existing store is left as it was; a new one never appears.
+    public func abort() {
+        guard !isDone else { return }
+        isDone = true
+        connection?.rollbackQuietly()
+        closeConnection()
+        removeTemporaryStore()
+    }
+
+    private func closeConnection() {
+        duplicates = nil
+        rows = nil
+        connection = nil
+    }
+
+    private func removeTemporaryStore() {
+        closeConnection()
+        if let temporaryPath {
+            unlink(temporaryPath)
+            unlink(temporaryPath + "-journal")
+        }
+    }
+
+    // MARK: - Files
+
+    /// Whether the path is an existing SQLite database (by its header). A directory cannot be a target.
+    static func isSQLiteFile(_ path: String) throws -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw TripError(.cantCreate, "\(path): is a directory") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TripError(.cantCreate, "\(path): cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        return n == 16 && header == Array("SQLite format 3\0".utf8)
+    }
+
+    /// Creates an empty temporary file beside the target (`.NAME.tripconv-XXXXXX`) and returns its path.
+    static func makeTemporaryFile(beside path: String) throws -> String {
+        let (dir, base) = ByteOutput.split(path)
+        var template = Array("\(dir)/.\(base).tripconv-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw TripError(.cantCreate, "\(path): cannot create: \(String(cString: strerror(errno)))") }
+        fchmod(fd, 0o644)
+        close(fd)
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Flushes a file to the disk, so the rename never publishes a store whose pages are not there.
+    static func syncFile(_ path: String, name: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TripError(.io, "\(name): write error: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if fsync(fd) != 0, errno != EINVAL { throw TripError(.io, "\(name): write error: \(String(cString: strerror(errno)))") }
+    }
+}
+
+extension Error {
+    /// The error with the temporary file's path in its message replaced by the target's: people know
+    /// the store by the name they gave.
+    func renamingPath(_ temporary: String?, to path: String) -> Error {
+        guard let temporary, var e = self as? TripError else { return self }
+        e.message = e.message.replacing(temporary, with: path)
+        return e
+    }
+}

@@ -1,0 +1,326 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// A SQLite trip store opened to look at: its schema version and how that was told, its tables,
+/// its metadata and the history of migrations applied to it.
+///
+/// ```swift
+/// let store = try SQLiteStore.open(path: "trips.sqlite")
+/// print(store.version, store.evidence)        // 1.0.0 marker metadata schemaVersion 1.0.0
+/// print(try store.tripCount(), try store.migrationHistory())
+/// ```
+public final class SQLiteStore {
+    /// The store's file.
+    public let path: String
+    /// Whether the store was opened read-only (it must not be, to migrate it).
+    public let isReadOnly: Bool
+    /// The store's schema version.
+    public private(set) var version: SchemaVersion
+    /// How the version was told: the metadata (`marker`), or the columns and indexes (`structure`).
+    public private(set) var evidence: VersionEvidence
+    /// Whether the store carries tripconv's metadata table.
+    public private(set) var hasMetadata: Bool
+
+    let connection: SQLiteConnection
+
+    /// Opens a store: read-only by default; read-write (never creating) to migrate it.
+    /// A missing file is `.noInput`; a file that is not a SQLite trip store is `.data`.
+    public static func open(path: String, readOnly: Bool = true, busyTimeoutMilliseconds: Int = 5000) throws -> SQLiteStore {
+        try SQLiteStore.requireFile(path)
+        let connection = try SQLiteConnection(path: path, access: readOnly ? .reading : .writing,
+                                              busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
+        let found = try SQLiteStoreStructure(connection).detect()
+        return SQLiteStore(path: path, isReadOnly: readOnly, connection: connection, found: found)
+    }
+
+    private init(path: String, isReadOnly: Bool, connection: SQLiteConnection, found: SQLiteStoreStructure.Detected) {
+        self.path = path; self.isReadOnly = isReadOnly; self.connection = connection
+        version = found.version; evidence = found.evidence; hasMetadata = found.hasMetadata
+    }
+
+    /// Fails `.noInput` for a store that is missing or not a file (SQLite would create one, or fail vaguely).
+    static func requireFile(_ path: String) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw TripError(.noInput, "\(path): cannot open: \(String(cString: strerror(errno)))")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw TripError(.noInput, "\(path): not a regular file") }
+    }
+
+    // MARK: - What the store holds
+
+    /// `PRAGMA user_version`: the major number of the schema version tripconv wrote, 0 if none.
+    public func userVersion() throws -> Int {
+        Int(try connection.integer("PRAGMA user_version") ?? 0)
+    }
+
+    /// The metadata table's entries (`schemaVersion`, `createdBy`); empty without one.
+    public func metadata() throws -> [String: String] {
+        guard hasMetadata else { return [:] }
+        let s = try connection.prepare("SELECT \"key\", \"value\" FROM \(quoted(SQLiteLayout.metadataTable))")
+        var out: [String: String] = [:]
+        while try s.step() { out[s.text(0)] = s.text(1) }
+        return out
+    }
+
+    /// The migrations applied to the store in place, oldest first.
+    public func migrationHistory() throws -> [SQLiteMigrationRecord] {
+        guard try tableNames().contains(SQLiteLayout.migrationsTable) else { return [] }
+        let s = try connection.prepare("""
+            SELECT "from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after"
+            FROM \(quoted(SQLiteLayout.migrationsTable)) ORDER BY "id"
+            """)
+        var out: [SQLiteMigrationRecord] = []
+        while try s.step() {
+            guard let from = SchemaVersion(s.text(0)), let to = SchemaVersion(s.text(1)) else {
+                throw TripError.data("\(path): migration history holds a version that is not one: \(s.text(0).quotedForMessage) to \(s.text(1).quotedForMessage)")
+            }
+            out.append(SQLiteMigrationRecord(from: from, to: to, appliedAt: s.text(2), toolVersion: s.text(3),
+                                             stages: s.text(4), tripsBefore: Int(s.int64(5)), tripsAfter: Int(s.int64(6))))
+        }
+        return out
+    }
+
+    /// The number of rows in the trips table.
+    public func tripCount() throws -> Int {
+        let table = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
+        return Int(try connection.integer("SELECT count(*) FROM \(quoted(table))") ?? 0)
+    }
+
+    /// The names of the store's tables, in the order they were created.
+    public func tableNames() throws -> [String] {
+        try SQLiteStoreStructure(connection).tableNames()
+    }
+
+    /// The column names of a table, in order; empty for a table the store lacks.
+    public func columnNames(of table: String) throws -> [String] {
+        try SQLiteStoreStructure(connection).columns(of: table)
+    }
+
+    /// The columns of each unique index of a table (a UNIQUE column's own index included).
+    public func uniqueIndexes(of table: String) throws -> [[String]] {
+        try SQLiteStoreStructure(connection).uniqueIndexes(of: table)
+    }
+
+    /// The foreign keys of a table, with their ON DELETE actions.
+    public func foreignKeys(of table: String) throws -> [SQLiteForeignKey] {
+        let s = try connection.prepare("SELECT \"table\", \"from\", \"to\", \"on_delete\" FROM pragma_foreign_key_list(?1)")
+        try s.bind(1, table)
+        var out: [SQLiteForeignKey] = []
+        while try s.step() {
+            out.append(SQLiteForeignKey(table: table, column: s.text(1), referencedTable: s.text(0),
+                                        referencedColumn: s.text(2), onDelete: s.text(3)))
+        }
+        return out
+    }
+
+    /// What SQLite's own checks find wrong (`integrity_check`, `foreign_key_check`); empty when sound.
+    public func problems() throws -> [String] {
+        var out: [String] = []
+        let integrity = try connection.prepare("PRAGMA integrity_check")
+        while try integrity.step() {
+            if integrity.text(0) != "ok" { out.append(integrity.text(0)) }
+        }
+        let keys = try connection.prepare("PRAGMA foreign_key_check")
+        while try keys.step() {
+            out.append("\(keys.text(0)) row \(keys.int64(1)) refers to a missing \(keys.text(2)) row")
+        }
+        return out
+    }
+
+    /// The SQL that creates a store's trip tables and indexes at a schema version, derived from its
+    /// declarations (what `tripconv` writes; the metadata tables are not included).
+    public static func createStatements(for schema: any VersionedSchema.Type) -> [String] {
+        SQLiteLayout(schema).createStatements
+    }
+
+    // MARK: - Migration
+
+    /// Migrates the store in place to a newer version, in one transaction; nil when it is already there.
+    /// The store must be opened with `readOnly: false`. A store newer than the target is a usage error.
+    @discardableResult
+    public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
+                        toolVersion: String = WriteOptions().toolVersion) throws -> SQLiteMigrationRecord? {
+        guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
+        try connection.execute("PRAGMA foreign_keys = ON")
+        try connection.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
+        do {
+            let found = try SQLiteStoreStructure(connection).detect()
+            var record: SQLiteMigrationRecord?
+            if try SQLiteMigration.isNeeded(store: found, target: target, path: path, migrate: true) {
+                record = try SQLiteMigration.run(connection, store: found, to: target, policy: policy, toolVersion: toolVersion)
+            }
+            try connection.execute("COMMIT", doing: "cannot commit")
+            let now = try SQLiteStoreStructure(connection).detect()
+            version = now.version; evidence = now.evidence; hasMetadata = now.hasMetadata
+            return record
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+}
+
+/// One migration applied to a store in place, as its history table records it.
+public struct SQLiteMigrationRecord: Sendable, Equatable {
+    public var from: SchemaVersion
+    public var to: SchemaVersion
+    /// When, as ISO 8601 text.
+    public var appliedAt: String
+    public var toolVersion: String
+    /// The plan's steps, as `1.0.0 -> 2.0.0 (custom), 2.0.0 -> 3.0.0 (lightweight)`.
+    public var stages: String
+    public var tripsBefore: Int
+    public var tripsAfter: Int
+
+    public init(from: SchemaVersion, to: SchemaVersion, appliedAt: String, toolVersion: String, stages: String,
+                tripsBefore: Int, tripsAfter: Int) {
+        self.from = from; self.to = to; self.appliedAt = appliedAt; self.toolVersion = toolVersion
+        self.stages = stages; self.tripsBefore = tripsBefore; self.tripsAfter = tripsAfter
+    }
+}
+
+/// A foreign key of a store's table.
+public struct SQLiteForeignKey: Sendable, Equatable {
+    public var table: String
+    public var column: String
+    public var referencedTable: String
+    public var referencedColumn: String
+    /// `CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION`.
+    public var onDelete: String
+
+    public init(table: String, column: String, referencedTable: String, referencedColumn: String, onDelete: String) {
+        self.table = table; self.column = column; self.referencedTable = referencedTable
+        self.referencedColumn = referencedColumn; self.onDelete = onDelete
+    }
+}
+
+// MARK: - Telling a store's version
+
+/// What a store's catalog says: its tables, columns and unique indexes, and so its version.
+struct SQLiteStoreStructure {
+    let connection: SQLiteConnection
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+
+    /// A store's version and how it was told.
+    struct Detected {
+        let version: SchemaVersion
+        let evidence: VersionEvidence
+        let hasMetadata: Bool
+        /// The columns of each table of the store's layout that the store has (nil: no such table).
+        let rootColumns: [String]
+        let childColumns: [String: [String]]
+        var schema: any VersionedSchema.Type { TripMigrationPlan.schema(for: version)! }
+    }
+
+    func tableNames() throws -> [String] {
+        // The first read of the file: a file that is not SQLite fails here with SQLITE_NOTADB.
+        let s = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0)) }
+        return out
+    }
+
+    func columns(of table: String) throws -> [String] {
+        let s = try connection.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+        try s.bind(1, table)
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0)) }
+        return out
+    }
+
+    func uniqueIndexes(of table: String) throws -> [[String]] {
+        let s = try connection.prepare("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 ORDER BY seq")
+        try s.bind(1, table)
+        var names: [String] = []
+        while try s.step() { names.append(s.text(0)) }
+        let info = try connection.prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno")
+        var out: [[String]] = []
+        for name in names {
+            try info.bind(1, name)
+            var columns: [String] = []
+            while try info.step() { columns.append(info.text(0)) }
+            out.append(columns)
+        }
+        return out
+    }
+
+    /// Tells the store's version: from tripconv's metadata where the store has it, else from the trips
+    /// table's columns (`start_date` or `startDate`) and whether its name has a unique index.
+    func detect() throws -> Detected {
+        let path = connection.path
+        let tables = try tableNames()
+        let plan = TripMigrationPlan.schemas
+        let rootTable = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
+        guard tables.contains(rootTable) else {
+            throw TripError.data("\(path): not a trip store: it has no \(rootTable) table",
+                                 notes: tables.isEmpty ? ["the database has no tables"] : ["its tables: " + tables.prefix(8).joined(separator: ", ")])
+        }
+        let columns = try self.columns(of: rootTable)
+        let uniqueSingles = Set(try uniqueIndexes(of: rootTable).filter { $0.count == 1 }.map { $0[0] })
+
+        // The versions whose persisted attributes are all columns of the table.
+        let layouts = plan.map { SQLiteLayout($0) }
+        let byColumns = layouts.indices.filter { i in layouts[i].rootColumns.allSatisfy { columns.contains($0.name) } }
+        // Of those, the ones whose uniqueness the indexes bear out; the newest wins.
+        let byIndexes = byColumns.filter { i in
+            layouts[i].rootColumns.allSatisfy { $0.attribute.isUnique == uniqueSingles.contains($0.name) }
+        }
+        let structural = byIndexes.last ?? byColumns.last
+
+        // The evidence: the columns that tell versions apart, and the unique index.
+        let everywhere = Set(layouts.flatMap { $0.rootColumns.map(\.name) }).filter { n in
+            layouts.allSatisfy { $0.rootColumns.contains { $0.name == n } }
+        }
+        let telling = columns.filter { c in !everywhere.contains(c) && layouts.contains { $0.rootColumns.contains { $0.name == c } } }
+        let uniqueNames = Set(layouts.compactMap { $0.uniqueColumn?.name })
+        let indexNote = uniqueNames.sorted().map { n in uniqueSingles.contains(n) ? "unique index on \(n)" : "no unique index on \(n)" }
+        let structureText = (["columns " + telling.joined(separator: ", ")] + indexNote).joined(separator: "; ")
+
+        var hasMetadata = false
+        var version: SchemaVersion
+        var evidence: VersionEvidence
+        if tables.contains(SQLiteLayout.metadataTable) {
+            hasMetadata = true
+            let s = try connection.prepare("SELECT \"value\" FROM \(quoted(SQLiteLayout.metadataTable)) WHERE \"key\" = ?1")
+            try s.bind(1, SQLiteLayout.versionKey)
+            guard try s.step() else {
+                throw TripError.data("\(path): the metadata table has no \(SQLiteLayout.versionKey)")
+            }
+            let text = s.text(0)
+            s.reset()
+            guard let v = SchemaVersion(text), let index = plan.firstIndex(where: { $0.versionIdentifier == v }) else {
+                throw TripError.data("\(path): metadata \(SQLiteLayout.versionKey) \(text.quotedForMessage) is not a known version",
+                                     notes: ["known versions: " + plan.map { $0.versionIdentifier.description }.joined(separator: ", ")])
+            }
+            guard byColumns.contains(index) else {
+                let fits = byColumns.map { plan[$0].versionIdentifier.description }
+                throw TripError.data("\(path): metadata says \(v), but the \(rootTable) table has \(structureText)",
+                                     notes: [fits.isEmpty ? "its columns fit no version" : "its columns fit " + fits.joined(separator: ", ")])
+            }
+            let user = try connection.integer("PRAGMA user_version") ?? 0
+            if user != 0, user != Int64(v.major) {
+                throw TripError.data("\(path): metadata says \(v), but user_version says \(user)")
+            }
+            version = v
+            evidence = .marker("metadata \(SQLiteLayout.versionKey) \(v)")
+        } else {
+            guard let structural else {
+                throw TripError.data("\(path): the columns of \(rootTable) (\(columns.joined(separator: ", "))) fit no schema version")
+            }
+            version = plan[structural].versionIdentifier
+            evidence = .structure(structureText)
+        }
+
+        var childColumns: [String: [String]] = [:]
+        for child in SQLiteLayout(TripMigrationPlan.schema(for: version)!).children where tables.contains(child.name) {
+            childColumns[child.name] = try self.columns(of: child.name)
+        }
+        return Detected(version: version, evidence: evidence, hasMetadata: hasMetadata,
+                        rootColumns: columns, childColumns: childColumns)
+    }
+}
