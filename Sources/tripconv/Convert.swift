@@ -41,6 +41,9 @@ struct Convert: ParsableCommand {
     @Flag(name: .long, help: "CSV and TSV output: prefix ' to a field that starts with =, +, - or @, for spreadsheets.")
     var csvSafeFormulas = false
 
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals, each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
+    var report: String?
+
     @Flag(name: .short, help: "Print no summary.")
     var quiet = false
 
@@ -48,8 +51,21 @@ struct Convert: ParsableCommand {
     var verbose = false
 
     func run() throws {
-        try runReportingErrors {
-            let started = monotonicSeconds()
+        TemporaryPaths.installSignalCleanup()
+        let started = monotonicSeconds()
+        do {
+            let summary = try convert(started: started)
+            if let report { try RunReport.write(report, summary: summary, elapsed: monotonicSeconds() - started, error: nil) }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            if let report { try? RunReport.write(report, summary: nil, elapsed: monotonicSeconds() - started, error: error) }
+            throw Diagnostics.fail(error)
+        }
+    }
+
+    private func convert(started: Double) throws -> ConversionSummary {
+        do {
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
             let outputLocation = OutputLocation(output)
             let outputFormat: Format
@@ -109,6 +125,7 @@ struct Convert: ParsableCommand {
             if !quiet {
                 Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
             }
+            return summary
         }
     }
 }
