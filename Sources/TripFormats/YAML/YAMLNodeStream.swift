@@ -1,0 +1,135 @@
+import TripKit
+
+/// The events of a YAML stream with aliases resolved: every alias is replaced by the events of the
+/// node it names, and anchors are dropped.
+///
+/// Anchored nodes are kept as compact event lists (one shared log per document; an alias inside an
+/// anchored node is kept as a reference, not a copy), and an alias replays its node's events. Replays
+/// are counted against a budget that grows with the input, so an alias bomb is refused after a
+/// bounded amount of work instead of being expanded; an alias to a node that is still open (a
+/// cycle) is refused. Nesting depth is counted through replays, so no input can nest deeper than
+/// `YAMLLimits.maxDepth`. Everything is iterative: no input can overflow the stack.
+struct YAMLNodeStream {
+    let parser: YAMLEventParser
+    var limits: YAMLLimits { parser.limits }
+
+    /// Events of anchored nodes in the current document; aliases in it carry `aliasTarget`.
+    private var log: [YAMLEvent] = []
+    /// Per recording: its range in `log`; `end` is -1 while the node is open.
+    private var recordings: [(start: Int, end: Int)] = []
+    private var anchors: [String: Int] = [:]
+    /// Recordings whose node is open, with the depth at which each closes.
+    private var open: [(recording: Int, depth: Int)] = []
+    /// Alias replays in progress: the next position and the end in `log`.
+    private var replays: [(position: Int, end: Int)] = []
+    /// Where the outermost replay's alias was, for messages.
+    private var replayLine: Int32 = 0, replayColumn: Int32 = 0
+
+    private(set) var depth = 0
+    private var parsedEvents = 0
+    private var replayedEvents = 0
+
+    init(parser: YAMLEventParser) { self.parser = parser }
+
+    func place(of event: YAMLEvent) -> String { parser.place(of: event) }
+    var name: String { parser.name }
+
+    /// The next resolved event: never an alias, never with an anchor.
+    mutating func next() throws -> YAMLEvent {
+        while true {
+            if !replays.isEmpty {
+                let top = replays.count - 1
+                var event = log[replays[top].position]
+                replays[top].position += 1
+                if replays[top].position == replays[top].end { replays.removeLast() }
+                if event.kind == .alias {
+                    let r = recordings[Int(event.aliasTarget)]
+                    if r.end > r.start { replays.append((r.start, r.end)) }
+                    continue
+                }
+                replayedEvents += 1
+                if replayedEvents > limits.aliasReplayBase + limits.aliasReplayPerEvent * parsedEvents {
+                    throw TripError.data("\(parser.place(replayLine, replayColumn)): aliases expand to more than \(replayedEvents - 1) nodes, refused as an alias bomb",
+                                         notes: ["an alias may replay at most \(limits.aliasReplayPerEvent) events per event of the input"])
+                }
+                try track(&event)
+                return event
+            }
+
+            var event = try parser.next()
+            parsedEvents += 1
+            switch event.kind {
+            case .alias:
+                guard let target = anchors[event.value] else {
+                    throw TripError.data("\(place(of: event)): alias '*\(event.value)' names no anchor before it")
+                }
+                let r = recordings[target]
+                if r.end < 0 {
+                    throw TripError.data("\(place(of: event)): alias '*\(event.value)' refers to a node that contains it, a cycle")
+                }
+                if !open.isEmpty {
+                    event.aliasTarget = Int32(target)
+                    try append(event)
+                }
+                if r.end > r.start {
+                    replays.append((r.start, r.end))
+                    replayLine = event.line; replayColumn = event.column
+                }
+                continue
+            case .documentStart, .documentEnd:
+                // Anchors do not reach across documents.
+                log.removeAll(); recordings.removeAll(); anchors.removeAll(); open.removeAll()
+                depth = 0
+                return event
+            default:
+                break
+            }
+            try track(&event)
+            if let anchor = event.anchor {
+                event.properties = YAMLNodeProperties.make(anchor: nil, tag: event.tag)
+                anchors[anchor] = recordings.count
+                recordings.append((log.count, -1))
+                if event.kind == .scalar {
+                    try append(event)
+                    recordings[recordings.count - 1].end = log.count
+                    closeRecordings()
+                    return event
+                }
+                open.append((recordings.count - 1, depth - 1))
+            }
+            if !open.isEmpty {
+                try append(event)
+                if event.isCollectionEnd { closeRecordings() }
+            }
+            return event
+        }
+    }
+
+    /// Counts depth and checks it.
+    private mutating func track(_ event: inout YAMLEvent) throws {
+        if event.isCollectionStart {
+            depth += 1
+            if depth > limits.maxDepth {
+                throw TripError.data("\(place(of: event)): nesting deeper than \(limits.maxDepth) levels")
+            }
+        } else if event.isCollectionEnd {
+            depth -= 1
+        }
+    }
+
+    private mutating func append(_ event: YAMLEvent) throws {
+        guard log.count < limits.maxAnchoredEvents else {
+            throw TripError.data("\(place(of: event)): anchored nodes hold more than \(limits.maxAnchoredEvents) events",
+                                 notes: ["anchor smaller nodes, or none"])
+        }
+        log.append(event)
+    }
+
+    /// Ends the recordings whose node just closed (the depth is already back at theirs).
+    private mutating func closeRecordings() {
+        while let last = open.last, last.depth == depth {
+            recordings[last.recording].end = log.count
+            open.removeLast()
+        }
+    }
+}
