@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TripKit
-import TripFormats
+@testable import TripFormats
 
 /// Throughput on a generated 100k-trip YAML file; run in a release build:
 /// `TRIPCONV_YAML_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter YAMLPerformance`
@@ -36,6 +36,20 @@ struct YAMLPerformanceTests {
         }
         #expect(count > 0)
         print("YAML read \(count) trips in \(String(format: "%.3f", Date().timeIntervalSince(start))) s")
+    }
+
+    @Test("libyaml with our event conversion alone (the parse thread's share) is measured",
+          .enabled(if: ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH_FILE"] != nil,
+                   "set TRIPCONV_YAML_BENCH_FILE to a YAML trips file to time its parse alone"))
+    func parseOnly() throws {
+        let path = ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH_FILE"]!
+        let start = Date()
+        let parser = YAMLEventParser(input: try ByteInput(.file(path)))
+        parser.keyTable = YAMLKeyTable(["<<", "schemaVersion", "trips", "name", "destination", "startDate", "endDate"])
+        var count = 0
+        while try parser.next().kind != .streamEnd { count += 1 }
+        #expect(count > 0)
+        print("YAML parsed \(count) events in \(String(format: "%.3f", Date().timeIntervalSince(start))) s")
     }
 
     @Test("reading and writing 100k trips is measured")

@@ -375,6 +375,45 @@ struct YAMLReaderTests {
         #expect(e?.message.contains("is longer than the limit of 1048576") == true, "\(e?.message ?? "no error")")
     }
 
+    @Test("many legitimate aliases in a large input are not taken for a bomb")
+    func manyAliases() throws {
+        var text = "- &base {name: T0, destination: D, startDate: 2024-01-01, endDate: 2024-01-02, bucketList: [&i {title: a, details: b}], livingAccommodation: &h {address: x, placeName: y}}\n"
+        for n in 1..<3000 { text += "- {<<: *base, name: T\(n), bucketList: [*i, *i, *i], livingAccommodation: *h}\n" }
+        let r = try S.read(text)
+        #expect(r.rejections.isEmpty)
+        #expect(r.trips.count == 3000)
+        #expect(r.objects.last?.relationships[0].objects.count == 3)
+    }
+
+    @Test("the trips before a syntax error are read before the error is thrown")
+    func tripsBeforeError() throws {
+        var text = ""
+        for n in 0..<2000 { text += "- {name: T\(n), destination: D, startDate: 2024-01-01, endDate: 2024-01-02}\n" }
+        text += "- name: [unclosed\n"
+        var reader = YAMLRecordReader(parser: YAMLEventParser(bytes: Array(text.utf8), name: "t.yaml"), options: ReadOptions())
+        var trips = 0
+        var error: TripError? = nil
+        do {
+            while let item = try reader.next() { if case .trip = item { trips += 1 } }
+        } catch let e as TripError { error = e }
+        #expect(trips == 2000)
+        #expect(error?.message.hasPrefix("t.yaml:2002:") == true, "\(error?.message ?? "no error")")
+        #expect(throws: TripError.self) { try reader.next() }
+    }
+
+    @Test("a reader dropped in the middle of its input lets go without reading the rest")
+    func droppedReader() throws {
+        var text = ""
+        for n in 0..<50_000 { text += "- {name: T\(n), destination: D, startDate: 2024-01-01, endDate: 2024-01-02}\n" }
+        let start = Date()
+        for _ in 0..<20 {
+            var reader = YAMLRecordReader(parser: YAMLEventParser(bytes: Array(text.utf8), name: "t.yaml"), options: ReadOptions())
+            guard case .trip(let first)? = try reader.next() else { Issue.record("no trip"); return }
+            #expect(first.object.attributes[0] == .string("T0"))
+        }
+        #expect(Date().timeIntervalSince(start) < 20)
+    }
+
     @Test("reading a file through the factory gives the same trips")
     func factoryReader() throws {
         let path = S.temporaryPath()

@@ -4,13 +4,12 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs libyaml and the alias resolver on a thread of their own and hands the resolved events to
-/// the trip reader in batches, so that parsing and building trips overlap: libyaml alone takes
-/// about half of a read's time.
+/// Runs libyaml on a thread of its own and hands its events to the trip reader in batches, so
+/// that parsing and building trips overlap: libyaml alone takes about half of a read's time.
 ///
 /// The queue holds at most `capacity` batches, so memory stays bounded whatever the input's size;
 /// events, then the end of the stream or an error, arrive in order. Dropping the pipe stops the
-/// thread and waits for it. If no thread can be made, the pipe parses on the caller's thread.
+/// thread at its next batch. If no thread can be made, the pipe parses on the caller's thread.
 final class YAMLEventPipe {
     static let batchSize = 4096
     static let capacity = 4
@@ -18,7 +17,7 @@ final class YAMLEventPipe {
     /// What both threads touch, always under `mutex`.
     private final class Shared: @unchecked Sendable {
         // Touched for every event by one thread (the producer, or the caller without a thread).
-        @exclusivity(unchecked) var nodes: YAMLNodeStream
+        @exclusivity(unchecked) var parser: YAMLEventParser
         let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
         var queue: [[YAMLEvent]] = []
@@ -26,8 +25,8 @@ final class YAMLEventPipe {
         var error: Error?
         var cancelled = false
 
-        init(nodes: YAMLNodeStream) {
-            self.nodes = nodes
+        init(parser: YAMLEventParser) {
+            self.parser = parser
             pthread_mutex_init(mutex, nil)
             pthread_cond_init(changed, nil)
         }
@@ -37,7 +36,7 @@ final class YAMLEventPipe {
             changed.deallocate(); mutex.deallocate()
         }
 
-        /// The producer: parse, resolve, and queue batches until the end, an error, or cancellation.
+        /// The producer: parse and queue batches until the end, an error, or cancellation.
         func produce() {
             var batch: [YAMLEvent] = []
             batch.reserveCapacity(YAMLEventPipe.batchSize)
@@ -45,9 +44,8 @@ final class YAMLEventPipe {
                 var failure: Error? = nil
                 var end = false
                 do {
-                    let event = try nodes.next()
-                    end = event.kind == .streamEnd
-                    batch.append(event)
+                    batch.append(try parser.next())
+                    end = batch[batch.count - 1].kind == .streamEnd
                 } catch {
                     failure = error
                 }
@@ -68,12 +66,17 @@ final class YAMLEventPipe {
 
     private let shared: Shared
     private var thread: pthread_t? = nil
-    // The consumer's batch, read for every event from one thread.
+    // The consumer's batch, reversed so that each event is moved out with popLast (no copy, no
+    // reference counting), read for every event from one thread.
     @exclusivity(unchecked) private var batch: [YAMLEvent] = []
-    @exclusivity(unchecked) private var index = 0
 
-    init(nodes: YAMLNodeStream) {
-        shared = Shared(nodes: nodes)
+    let name: String
+    let limits: YAMLLimits
+
+    init(parser: YAMLEventParser) {
+        name = parser.name
+        limits = parser.limits
+        shared = Shared(parser: parser)
         let context = Unmanaged.passRetained(shared).toOpaque()
         var t = pthread_t()
         let status = pthread_create(&t, nil, { context in
@@ -92,27 +95,26 @@ final class YAMLEventPipe {
         }
     }
 
+    /// Tells the thread to stop at its next batch and lets it go: it holds its own reference to
+    /// the shared state, and waiting for it could block on an input that never ends (stdin).
     deinit {
         guard let thread else { return }
         pthread_mutex_lock(shared.mutex)
         shared.cancelled = true
         pthread_cond_broadcast(shared.changed)
         pthread_mutex_unlock(shared.mutex)
-        pthread_join(thread, nil)
+        pthread_detach(thread)
     }
 
-    /// The next resolved event; after the stream's end, its end again; an error in its place.
+    /// The next event; after the stream's end, its end again; an error in its place.
     @inline(__always)
     func next() throws -> YAMLEvent {
-        if index < batch.count {
-            index += 1
-            return batch[index - 1]
-        }
+        if let event = batch.popLast() { return event }
         return try refill()
     }
 
     private func refill() throws -> YAMLEvent {
-        guard thread != nil else { return try shared.nodes.next() }
+        guard thread != nil else { return try shared.parser.next() }
         pthread_mutex_lock(shared.mutex)
         while shared.queue.isEmpty && !shared.finished { pthread_cond_wait(shared.changed, shared.mutex) }
         if shared.queue.isEmpty {
@@ -124,7 +126,7 @@ final class YAMLEventPipe {
         batch = shared.queue.removeFirst()
         pthread_cond_broadcast(shared.changed)
         pthread_mutex_unlock(shared.mutex)
-        index = 0
+        batch.reverse()
         return try next()
     }
 }

@@ -1,5 +1,15 @@
 import TripKit
 
+/// Where raw events come from: libyaml on this thread, or the pipe from libyaml on another.
+protocol YAMLEventSource: AnyObject {
+    var name: String { get }
+    var limits: YAMLLimits { get }
+    func next() throws -> YAMLEvent
+}
+
+extension YAMLEventParser: YAMLEventSource {}
+extension YAMLEventPipe: YAMLEventSource {}
+
 /// The events of a YAML stream with aliases resolved: every alias is replaced by the events of the
 /// node it names, and anchors are dropped.
 ///
@@ -9,9 +19,9 @@ import TripKit
 /// bounded amount of work instead of being expanded; an alias to a node that is still open (a
 /// cycle) is refused. Nesting depth is counted through replays, so no input can nest deeper than
 /// `YAMLLimits.maxDepth`. Everything is iterative: no input can overflow the stack.
-struct YAMLNodeStream {
-    let parser: YAMLEventParser
-    var limits: YAMLLimits { parser.limits }
+struct YAMLNodeStream<Source: YAMLEventSource> {
+    let parser: Source
+    private let limits: YAMLLimits
 
     /// Events of anchored nodes in the current document; aliases in it carry `aliasTarget`.
     private var log: [YAMLEvent] = []
@@ -29,9 +39,12 @@ struct YAMLNodeStream {
     private var parsedEvents = 0
     private var replayedEvents = 0
 
-    init(parser: YAMLEventParser) { self.parser = parser }
+    init(parser: Source) {
+        self.parser = parser
+        limits = parser.limits
+    }
 
-    func place(of event: YAMLEvent) -> String { parser.place(of: event) }
+    func place(of event: YAMLEvent) -> String { "\(parser.name):\(event.line + 1):\(event.column + 1)" }
     var name: String { parser.name }
 
     /// The next resolved event: never an alias, never with an anchor.
@@ -49,7 +62,7 @@ struct YAMLNodeStream {
                 }
                 replayedEvents += 1
                 if replayedEvents > limits.aliasReplayBase + limits.aliasReplayPerEvent * parsedEvents {
-                    throw TripError.data("\(parser.place(replayLine, replayColumn)): aliases expand to more than \(replayedEvents - 1) nodes, refused as an alias bomb",
+                    throw TripError.data("\(parser.name):\(replayLine + 1):\(replayColumn + 1): aliases expand to more than \(replayedEvents - 1) nodes, refused as an alias bomb",
                                          notes: ["an alias may replay at most \(limits.aliasReplayPerEvent) events per event of the input"])
                 }
                 try track(&event)
@@ -85,7 +98,7 @@ struct YAMLNodeStream {
                 break
             }
             try track(&event)
-            if let anchor = event.anchor {
+            if event.properties != nil, let anchor = event.anchor {
                 event.properties = YAMLNodeProperties.make(anchor: nil, tag: event.tag)
                 anchors[anchor] = recordings.count
                 recordings.append((log.count, -1))

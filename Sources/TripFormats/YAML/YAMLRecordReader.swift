@@ -14,13 +14,13 @@ import TripKit
 /// while let item = try reader.next() { ... }
 /// ```
 struct YAMLRecordReader: RecordReader {
-    private let events: YAMLEventPipe
-    private var builder: RecordBuilder
-    private let source: String
+    private var events: YAMLNodeStream<YAMLEventPipe>
+    var builder: RecordBuilder
+    let source: String
     /// Per entity of the vocabulary: a key code (of the parser's key table) to a field index, or -1.
     private let fieldByCode: [[Int]]
-    private let fieldKinds: [[SchemaVocabulary.FieldKind]]
-    private let fieldNames: [[String]]
+    let fieldKinds: [[SchemaVocabulary.FieldKind]]
+    let fieldNames: [[String]]
 
     private var frames: [Frame] = [Frame(.stream)]
     /// Events to be read before the parser's: the merged keys of a mapping, stacked.
@@ -35,16 +35,21 @@ struct YAMLRecordReader: RecordReader {
         source = parser.name
         builder = RecordBuilder(source: parser.name, format: "yaml", options: options)
         let vocabulary = builder.vocabulary
+        // Codes 0, 1 and 2 are the merge key and the wrapper's keys (`mergeKeyCode` ...).
         var names: [String] = ["<<", "schemaVersion", "trips"]
         for e in vocabulary.entities { for f in e.fields where !names.contains(f.name) { names.append(f.name) } }
         parser.keyTable = YAMLKeyTable(names)
         fieldByCode = vocabulary.entities.map { e in
             names.map { n in e.fields.firstIndex { $0.name == n } ?? -1 }
         }
-        events = YAMLEventPipe(nodes: YAMLNodeStream(parser: parser))
+        events = YAMLNodeStream(parser: YAMLEventPipe(parser: parser))
         fieldKinds = vocabulary.entities.map { $0.fields.map(\.kind) }
         fieldNames = vocabulary.entities.map { $0.fields.map(\.name) }
     }
+
+    private static let mergeKeyCode: Int16 = 0
+    private static let versionKeyCode: Int16 = 1
+    private static let tripsKeyCode: Int16 = 2
 
     // MARK: - Frames
 
@@ -215,12 +220,12 @@ struct YAMLRecordReader: RecordReader {
             throw TripError.data("\(place(event.line, event.column)): expected a trip mapping or a sequence of trips, found a mapping whose key is \(describe(event))")
         }
         _ = try tagKind(event)
-        if event.value == "schemaVersion" || event.value == "trips" {
+        if event.keyCode == Self.versionKeyCode || event.keyCode == Self.tripsKeyCode {
             frames[top].kind = .wrapper
             try handleWrapper(event, top)
             return nil
         }
-        guard event.value == "<<" || fieldIndex(event, entity: builder.vocabulary.rootEntity) != nil else {
+        guard event.keyCode == Self.mergeKeyCode || fieldIndex(event, entity: builder.vocabulary.rootEntity) != nil else {
             throw TripError.data("\(place(event.line, event.column)): expected a trip mapping or a sequence of trips, found a mapping whose first key is \(event.value.quotedForMessage)",
                                  notes: ["a YAML trips file is a mapping of schemaVersion and trips, a sequence of trips, or a stream of documents of trips"])
         }
@@ -335,13 +340,13 @@ struct YAMLRecordReader: RecordReader {
         switch event.kind {
         case .scalar:
             let tag = try tagKind(event)
-            let key = event.value
-            if key == "<<", event.style == .plain, tag == .none || tag == .merge {
+            if event.keyCode == Self.mergeKeyCode, event.style == .plain, tag == .none || tag == .merge {
                 frames[top].field = Frame.mergeValue
                 return nil
             }
             let entity = frames[top].entity
             guard let f = fieldIndex(event, entity: entity) else {
+                let key = event.value
                 let x = extraIndex(top)
                 if !extras[x].unknownGiven.contains(key) {
                     extras[x].unknownGiven.append(key)
@@ -354,7 +359,7 @@ struct YAMLRecordReader: RecordReader {
             }
             let bit: UInt64 = f < 64 ? UInt64(1) << UInt64(f) : 0
             if frames[top].given & bit != 0 {
-                builder.fail("field '\(key)' is given twice")
+                builder.fail("field '\(event.value)' is given twice")
                 frames[top].field = Frame.skipValue
                 return nil
             }
@@ -502,7 +507,7 @@ struct YAMLRecordReader: RecordReader {
                 let key = merges[j]
                 defer { j = valueEnd }
                 guard key.kind == .scalar else { continue }
-                if !(key.value == "<<" && key.style == .plain) {
+                if !(key.keyCode == Self.mergeKeyCode && key.style == .plain) {
                     if taken.contains(key.value) { continue }
                     if let f = fieldIndex(key, entity: entity) {
                         if f < 64, frames[top].given & (UInt64(1) << UInt64(f)) != 0 { continue }
@@ -516,129 +521,5 @@ struct YAMLRecordReader: RecordReader {
         }
         out.append(end)
         injections.append((out, 0))
-    }
-
-    // MARK: - Scalars and tags
-
-    enum TagKind { case none, nonSpecific, str, bool, int, null, timestamp, map, seq, merge }
-
-    /// The tag of a node; an unknown tag is a data error: tags are never "executed".
-    private func tagKind(_ event: YAMLEvent) throws -> TagKind {
-        guard let tag = event.tag else { return .none }
-        switch tag {
-        case "!": return .nonSpecific
-        case "tag:yaml.org,2002:str": return .str
-        case "tag:yaml.org,2002:bool": return .bool
-        case "tag:yaml.org,2002:int": return .int
-        case "tag:yaml.org,2002:null": return .null
-        case "tag:yaml.org,2002:timestamp": return .timestamp
-        case "tag:yaml.org,2002:map": return .map
-        case "tag:yaml.org,2002:seq": return .seq
-        case "tag:yaml.org,2002:merge": return .merge
-        default:
-            throw TripError.data("\(place(event.line, event.column)): unknown tag \(displayTag(tag).quotedForMessage)",
-                                 notes: ["tripconv honours only the tags !!str, !!bool, !!int, !!timestamp, !!null, !!seq, !!map and !!merge"])
-        }
-    }
-
-    private func expectTag(_ event: YAMLEvent, _ expected: TagKind) throws {
-        let tag = try tagKind(event)
-        guard tag == .none || tag == .nonSpecific || tag == expected else {
-            throw TripError.data("\(place(event.line, event.column)): tag \(displayTag(event.tag ?? "").quotedForMessage) does not fit \(describe(event))")
-        }
-    }
-
-    /// The token a scalar value gives the builder, or nil when the record was failed instead.
-    private mutating func token(_ event: YAMLEvent, field: Int, entity: Int) throws -> ScalarToken? {
-        let tag = try tagKind(event)
-        let value = event.value
-        let name = fieldNames[entity][field]
-        switch tag {
-        case .none:
-            return event.style == .plain ? .plain(value) : .string(value)
-        case .nonSpecific, .str:
-            return .string(value)
-        case .null:
-            guard isYAMLNull(value) else {
-                builder.fail("field '\(name)': \(value.quotedForMessage) is not a !!null value")
-                return nil
-            }
-            return .null
-        case .bool:
-            guard let b = parseBool(value) else {
-                builder.fail("field '\(name)': \(value.quotedForMessage) is not a !!bool value")
-                return nil
-            }
-            return .bool(b)
-        case .int:
-            guard let n = yamlInteger(value) else {
-                builder.fail("field '\(name)': \(value.quotedForMessage) is not a !!int value")
-                return nil
-            }
-            return .number(String(n))
-        case .timestamp:
-            guard Timestamp(iso8601: value) != nil else {
-                builder.fail("field '\(name)': \(value.quotedForMessage) is not a !!timestamp value")
-                return nil
-            }
-            if case .attribute(.date) = fieldKinds[entity][field] { return .string(value) }
-            builder.fail("field '\(name)': expected \(fieldKinds[entity][field].yamlExpectation), found the timestamp \(value.quotedForMessage)")
-            return nil
-        case .map, .seq, .merge:
-            throw TripError.data("\(place(event.line, event.column)): tag \(displayTag(event.tag ?? "").quotedForMessage) does not fit a scalar")
-        }
-    }
-
-    private func place(_ line: Int32, _ column: Int32) -> String { "\(source):\(line + 1):\(column + 1)" }
-
-    private func shapeError(_ event: YAMLEvent, expected: String) -> TripError {
-        TripError.data("\(place(event.line, event.column)): expected \(expected), found \(describe(event))")
-    }
-
-    private func describe(_ event: YAMLEvent) -> String {
-        switch event.kind {
-        case .scalar: return "a scalar \(event.value.quotedForMessage)"
-        case .sequenceStart: return "a sequence"
-        case .mappingStart: return "a mapping"
-        default: return "the end of a node"
-        }
-    }
-}
-
-/// `!!str` for `tag:yaml.org,2002:str`.
-func displayTag(_ tag: String) -> String {
-    let prefix = "tag:yaml.org,2002:"
-    if tag.hasPrefix(prefix) { return "!!" + tag.dropFirst(prefix.count) }
-    return tag
-}
-
-/// A YAML 1.1 or 1.2 integer: decimal, `0x`, `0o`, `0b`, or a leading-zero octal, with `_` separators.
-func yamlInteger(_ text: String) -> Int64? {
-    var s = Substring(text)
-    var negative = false
-    if let first = s.first, first == "-" || first == "+" { negative = first == "-"; s = s.dropFirst() }
-    var radix = 10
-    if s.hasPrefix("0x") { radix = 16; s = s.dropFirst(2) }
-    else if s.hasPrefix("0o") { radix = 8; s = s.dropFirst(2) }
-    else if s.hasPrefix("0b") { radix = 2; s = s.dropFirst(2) }
-    else if s.count > 1, s.hasPrefix("0") { radix = 8; s = s.dropFirst() }
-    let digits = s.filter { $0 != "_" }
-    guard !digits.isEmpty, let magnitude = UInt64(digits, radix: radix) else { return nil }
-    if negative {
-        guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-        return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
-    }
-    guard magnitude <= UInt64(Int64.max) else { return nil }
-    return Int64(magnitude)
-}
-
-extension SchemaVocabulary.FieldKind {
-    var yamlExpectation: String {
-        switch self {
-        case .attribute(let t): return t == .date ? "a date" : "a \(t.rawValue)"
-        case .toMany: return "a list of objects"
-        case .toOne: return "an object or null"
-        case .transient: return "anything"
-        }
     }
 }
