@@ -38,16 +38,33 @@ struct YAMLPerformanceTests {
         print("YAML read \(count) trips in \(String(format: "%.3f", Date().timeIntervalSince(start))) s")
     }
 
-    @Test("libyaml with our event conversion alone (the parse thread's share) is measured",
+    @Test("reading a given file on one thread is measured", .enabled(if: ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH_FILE"] != nil,
+                                                                    "set TRIPCONV_YAML_BENCH_FILE to a YAML trips file to time reading it alone"))
+    func readOneThread() throws {
+        let path = ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH_FILE"]!
+        let start = Date()
+        var reader = YAMLRecordReader(parser: YAMLEventParser(input: try ByteInput(.file(path))), options: ReadOptions(), threaded: false)
+        var count = 0
+        while let item = try reader.next() {
+            if case .trip = item { count += 1 }
+        }
+        #expect(count > 0)
+        print("YAML read \(count) trips on one thread in \(String(format: "%.3f", Date().timeIntervalSince(start))) s")
+    }
+
+    @Test("libyaml with the copy into batches alone (the parse thread's share) is measured",
           .enabled(if: ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH_FILE"] != nil,
                    "set TRIPCONV_YAML_BENCH_FILE to a YAML trips file to time its parse alone"))
     func parseOnly() throws {
         let path = ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH_FILE"]!
         let start = Date()
         let parser = YAMLEventParser(input: try ByteInput(.file(path)))
-        parser.keyTable = YAMLKeyTable(["<<", "schemaVersion", "trips", "name", "destination", "startDate", "endDate"])
         var count = 0
-        while try parser.next().kind != .streamEnd { count += 1 }
+        var batch = YAMLEventBatch()
+        while try parser.parse(into: &batch) != .streamEnd {
+            count += 1
+            if batch.events.count == YAMLEventPipe.batchSize { batch = YAMLEventBatch() }
+        }
         #expect(count > 0)
         print("YAML parsed \(count) events in \(String(format: "%.3f", Date().timeIntervalSince(start))) s")
     }

@@ -385,12 +385,14 @@ struct YAMLReaderTests {
         #expect(r.objects.last?.relationships[0].objects.count == 3)
     }
 
-    @Test("the trips before a syntax error are read before the error is thrown")
-    func tripsBeforeError() throws {
+    @Test("the trips before a syntax error are read before the error is thrown, with or without the parse thread",
+          arguments: [true, false])
+    func tripsBeforeError(threaded: Bool) throws {
         var text = ""
         for n in 0..<2000 { text += "- {name: T\(n), destination: D, startDate: 2024-01-01, endDate: 2024-01-02}\n" }
         text += "- name: [unclosed\n"
-        var reader = YAMLRecordReader(parser: YAMLEventParser(bytes: Array(text.utf8), name: "t.yaml"), options: ReadOptions())
+        var reader = YAMLRecordReader(parser: YAMLEventParser(bytes: Array(text.utf8), name: "t.yaml"), options: ReadOptions(),
+                                      threaded: threaded)
         var trips = 0
         var error: TripError? = nil
         do {

@@ -41,6 +41,61 @@ struct YAMLEvent {
     var isCollectionEnd: Bool { kind == .sequenceEnd || kind == .mappingEnd }
 }
 
+/// An event as the parse thread hands it over: its text is still bytes, in its batch.
+struct YAMLRawEvent {
+    var kind: YAMLEvent.Kind
+    var style: YAMLEvent.Style = .none
+    var line: Int32 = 0
+    var column: Int32 = 0
+    var textCount: Int32 = 0
+    var textStart = 0
+    var properties: YAMLNodeProperties? = nil
+
+    init(kind: YAMLEvent.Kind) { self.kind = kind }
+}
+
+/// Events parsed together, their texts one after another in `bytes`.
+struct YAMLEventBatch {
+    var events: [YAMLRawEvent] = []
+    var bytes: [UInt8] = []
+
+    /// A batch with room for a pipe's batch of events and their texts.
+    static func empty() -> YAMLEventBatch {
+        var batch = YAMLEventBatch()
+        batch.events.reserveCapacity(YAMLEventPipe.batchSize)
+        batch.bytes.reserveCapacity(YAMLEventPipe.batchSize * 16)
+        return batch
+    }
+
+    /// The event at `index`, its text made a string; a name of the key table gets its code and
+    /// reuses the table's string (no decoding, no allocation).
+    @inline(__always)
+    func event(at index: Int, keyTable: YAMLKeyTable?) -> YAMLEvent {
+        var out = YAMLEvent(kind: events[index].kind)
+        out.style = events[index].style
+        out.line = events[index].line
+        out.column = events[index].column
+        if events[index].properties != nil { out.properties = events[index].properties }
+        let count = Int(events[index].textCount)
+        if count > 0 {
+            let start = events[index].textStart
+            bytes.withUnsafeBufferPointer { buffer in
+                let p = buffer.baseAddress! + start
+                if out.kind == .scalar, let keyTable {
+                    let code = keyTable.code(p, count)
+                    if code >= 0 {
+                        out.keyCode = code
+                        out.value = keyTable.names[Int(code)]
+                        return
+                    }
+                }
+                out.value = String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+            }
+        }
+        return out
+    }
+}
+
 /// A node's anchor and tag.
 final class YAMLNodeProperties {
     let anchor: String?
@@ -135,6 +190,8 @@ final class YAMLEventParser {
     let limits: YAMLLimits
     /// Names to give key codes to, set before the first event.
     var keyTable: YAMLKeyTable?
+    /// The one-event batch of `next()`.
+    @exclusivity(unchecked) private var scratch = YAMLEventBatch()
     private let maxScalarBytes: Int
     private let maxBytesWithoutEvent: Int
     /// Bytes handed to libyaml since the last event it produced.
@@ -142,24 +199,18 @@ final class YAMLEventParser {
     @exclusivity(unchecked) fileprivate var tooMuchWithoutEvent = false
 
     /// Reads from an input.
-    init(input: ByteInput, limits: YAMLLimits = YAMLLimits()) {
-        self.name = input.name
-        self.input = input
-        self.pending = nil
-        self.limits = limits
-        maxScalarBytes = limits.maxScalarBytes
-        maxBytesWithoutEvent = limits.maxBytesWithoutEvent
-        event = .allocate(capacity: 1)
-        event.initialize(to: yaml_event_t())
-        parser = .allocate(capacity: 1)
-        yaml_parser_initialize(parser)
-        yaml_parser_set_input(parser, yamlReadHandler, Unmanaged.passUnretained(self).toOpaque())
+    convenience init(input: ByteInput, limits: YAMLLimits = YAMLLimits()) {
+        self.init(name: input.name, input: input, bytes: nil, limits: limits)
     }
 
     /// Reads from bytes in memory (for tests and small documents).
-    init(bytes: [UInt8], name: String, limits: YAMLLimits = YAMLLimits()) {
+    convenience init(bytes: [UInt8], name: String, limits: YAMLLimits = YAMLLimits()) {
+        self.init(name: name, input: nil, bytes: bytes, limits: limits)
+    }
+
+    private init(name: String, input: ByteInput?, bytes: [UInt8]?, limits: YAMLLimits) {
         self.name = name
-        self.input = nil
+        self.input = input
         self.pending = bytes
         self.limits = limits
         maxScalarBytes = limits.maxScalarBytes
@@ -184,8 +235,21 @@ final class YAMLEventParser {
     /// The next event; after the stream's end, the stream's end again. An error is thrown again on
     /// every later call.
     func next() throws -> YAMLEvent {
+        scratch.events.removeAll(keepingCapacity: true)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        _ = try parse(into: &scratch)
+        return scratch.event(at: 0, keyTable: keyTable)
+    }
+
+    /// Parses the next event into a batch, as raw bytes (no string is made here, so that a parse
+    /// thread does as little as it can); its kind. After the stream's end, the stream's end again;
+    /// an error is thrown again on every later call.
+    func parse(into batch: inout YAMLEventBatch) throws -> YAMLEvent.Kind {
         if let failure { throw failure }
-        if finished { return YAMLEvent(kind: .streamEnd) }
+        if finished {
+            batch.events.append(YAMLRawEvent(kind: .streamEnd))
+            return .streamEnd
+        }
         guard yaml_parser_parse(parser, event) != 0 else {
             let error = makeError()
             failure = error
@@ -194,53 +258,59 @@ final class YAMLEventParser {
         defer { yaml_event_delete(event) }
         bytesSinceEvent = 0
         let event = self.event.pointee
-        let mark = event.start_mark
-        var out: YAMLEvent
-        switch event.type {
-        case YAML_STREAM_START_EVENT: out = YAMLEvent(kind: .streamStart)
-        case YAML_STREAM_END_EVENT:
-            out = YAMLEvent(kind: .streamEnd)
+        var out: YAMLRawEvent
+        switch event.type.rawValue {
+        case YAML_STREAM_START_EVENT.rawValue: out = YAMLRawEvent(kind: .streamStart)
+        case YAML_STREAM_END_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .streamEnd)
             finished = true
-        case YAML_DOCUMENT_START_EVENT: out = YAMLEvent(kind: .documentStart)
-        case YAML_DOCUMENT_END_EVENT: out = YAMLEvent(kind: .documentEnd)
-        case YAML_SEQUENCE_START_EVENT:
-            out = YAMLEvent(kind: .sequenceStart)
+        case YAML_DOCUMENT_START_EVENT.rawValue: out = YAMLRawEvent(kind: .documentStart)
+        case YAML_DOCUMENT_END_EVENT.rawValue: out = YAMLRawEvent(kind: .documentEnd)
+        case YAML_SEQUENCE_START_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .sequenceStart)
             out.properties = properties(event.data.sequence_start.anchor, event.data.sequence_start.tag)
-        case YAML_SEQUENCE_END_EVENT: out = YAMLEvent(kind: .sequenceEnd)
-        case YAML_MAPPING_START_EVENT:
-            out = YAMLEvent(kind: .mappingStart)
+        case YAML_SEQUENCE_END_EVENT.rawValue: out = YAMLRawEvent(kind: .sequenceEnd)
+        case YAML_MAPPING_START_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .mappingStart)
             out.properties = properties(event.data.mapping_start.anchor, event.data.mapping_start.tag)
-        case YAML_MAPPING_END_EVENT: out = YAMLEvent(kind: .mappingEnd)
-        case YAML_SCALAR_EVENT:
-            out = YAMLEvent(kind: .scalar)
+        case YAML_MAPPING_END_EVENT.rawValue: out = YAMLRawEvent(kind: .mappingEnd)
+        case YAML_SCALAR_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .scalar)
             let scalar = event.data.scalar
             if scalar.length > maxScalarBytes {
-                let error = TripError.data("\(place(Int32(mark.line), Int32(mark.column))): scalar of \(scalar.length) bytes is longer than the limit of \(maxScalarBytes)")
+                let error = TripError.data("\(place(Int32(clamping: event.start_mark.line), Int32(clamping: event.start_mark.column))): scalar of \(scalar.length) bytes is longer than the limit of \(maxScalarBytes)")
                 failure = error
                 throw error
             }
             if scalar.length > 0, let p = scalar.value {
-                out.value = String(decoding: UnsafeBufferPointer(start: p, count: scalar.length), as: UTF8.self)
-                if let keyTable { out.keyCode = keyTable.code(p, scalar.length) }
+                out.textStart = batch.bytes.count
+                out.textCount = Int32(scalar.length)
+                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: scalar.length))
             }
             if scalar.anchor != nil || scalar.tag != nil { out.properties = properties(scalar.anchor, scalar.tag) }
-            switch scalar.style {
-            case YAML_SINGLE_QUOTED_SCALAR_STYLE: out.style = .singleQuoted
-            case YAML_DOUBLE_QUOTED_SCALAR_STYLE: out.style = .doubleQuoted
-            case YAML_LITERAL_SCALAR_STYLE: out.style = .literal
-            case YAML_FOLDED_SCALAR_STYLE: out.style = .folded
+            switch scalar.style.rawValue {
+            case YAML_SINGLE_QUOTED_SCALAR_STYLE.rawValue: out.style = .singleQuoted
+            case YAML_DOUBLE_QUOTED_SCALAR_STYLE.rawValue: out.style = .doubleQuoted
+            case YAML_LITERAL_SCALAR_STYLE.rawValue: out.style = .literal
+            case YAML_FOLDED_SCALAR_STYLE.rawValue: out.style = .folded
             default: out.style = .plain
             }
-        case YAML_ALIAS_EVENT:
-            out = YAMLEvent(kind: .alias)
-            out.value = string(event.data.alias.anchor) ?? ""
+        case YAML_ALIAS_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .alias)
+            if let p = event.data.alias.anchor {
+                let n = strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
+                out.textStart = batch.bytes.count
+                out.textCount = Int32(clamping: n)
+                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+            }
         default:
-            out = YAMLEvent(kind: .streamEnd)
+            out = YAMLRawEvent(kind: .streamEnd)
             finished = true
         }
-        out.line = Int32(clamping: mark.line)
-        out.column = Int32(clamping: mark.column)
-        return out
+        out.line = Int32(clamping: event.start_mark.line)
+        out.column = Int32(clamping: event.start_mark.column)
+        batch.events.append(out)
+        return out.kind
     }
 
     private func properties(_ anchor: UnsafeMutablePointer<yaml_char_t>?, _ tag: UnsafeMutablePointer<yaml_char_t>?) -> YAMLNodeProperties? {

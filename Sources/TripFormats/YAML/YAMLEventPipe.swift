@@ -6,21 +6,24 @@ import Darwin
 
 /// Runs libyaml on a thread of its own and hands its events to the trip reader in batches, so
 /// that parsing and building trips overlap: libyaml alone takes about half of a read's time.
+/// The parse thread only copies each event's bytes; strings are made on the reader's side.
 ///
 /// The queue holds at most `capacity` batches, so memory stays bounded whatever the input's size;
 /// events, then the end of the stream or an error, arrive in order. Dropping the pipe stops the
 /// thread at its next batch. If no thread can be made, the pipe parses on the caller's thread.
 final class YAMLEventPipe {
     static let batchSize = 4096
+    /// A batch is also handed over once its texts reach this many bytes.
+    static let batchBytes = 1 << 20
     static let capacity = 4
 
-    /// What both threads touch, always under `mutex`.
+    /// What both threads touch: the queue and the flags, always under `mutex`; the parser, only
+    /// by the producer (or by the caller when there is no thread).
     private final class Shared: @unchecked Sendable {
-        // Touched for every event by one thread (the producer, or the caller without a thread).
-        @exclusivity(unchecked) var parser: YAMLEventParser
+        let parser: YAMLEventParser
         let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        var queue: [[YAMLEvent]] = []
+        var queue: [YAMLEventBatch] = []
         var finished = false
         var error: Error?
         var cancelled = false
@@ -38,18 +41,18 @@ final class YAMLEventPipe {
 
         /// The producer: parse and queue batches until the end, an error, or cancellation.
         func produce() {
-            var batch: [YAMLEvent] = []
-            batch.reserveCapacity(YAMLEventPipe.batchSize)
+            let parser = self.parser
+            var batch = YAMLEventBatch.empty()
             while true {
                 var failure: Error? = nil
                 var end = false
                 do {
-                    batch.append(try parser.next())
-                    end = batch[batch.count - 1].kind == .streamEnd
+                    end = try parser.parse(into: &batch) == .streamEnd
                 } catch {
                     failure = error
                 }
-                if failure == nil && !end && batch.count < YAMLEventPipe.batchSize { continue }
+                if failure == nil && !end && batch.events.count < YAMLEventPipe.batchSize
+                    && batch.bytes.count < YAMLEventPipe.batchBytes { continue }
                 pthread_mutex_lock(mutex)
                 while queue.count >= YAMLEventPipe.capacity && !cancelled { pthread_cond_wait(changed, mutex) }
                 if cancelled { pthread_mutex_unlock(mutex); return }
@@ -58,25 +61,28 @@ final class YAMLEventPipe {
                 pthread_cond_broadcast(changed)
                 pthread_mutex_unlock(mutex)
                 if failure != nil || end { return }
-                batch = []
-                batch.reserveCapacity(YAMLEventPipe.batchSize)
+                batch = YAMLEventBatch.empty()
             }
         }
     }
 
     private let shared: Shared
     private var thread: pthread_t? = nil
-    // The consumer's batch, reversed so that each event is moved out with popLast (no copy, no
-    // reference counting), read for every event from one thread.
-    @exclusivity(unchecked) private var batch: [YAMLEvent] = []
+    // The consumer's batch and position, read for every event from one thread.
+    @exclusivity(unchecked) private var batch = YAMLEventBatch()
+    @exclusivity(unchecked) private var position = 0
+    private let keyTable: YAMLKeyTable?
 
     let name: String
     let limits: YAMLLimits
 
-    init(parser: YAMLEventParser) {
+    /// `threaded: false` parses on the caller's thread (for measurements).
+    init(parser: YAMLEventParser, threaded: Bool = true) {
         name = parser.name
         limits = parser.limits
+        keyTable = parser.keyTable
         shared = Shared(parser: parser)
+        guard threaded else { return }
         let context = Unmanaged.passRetained(shared).toOpaque()
         var t = pthread_t()
         let status = pthread_create(&t, nil, { context in
@@ -109,7 +115,10 @@ final class YAMLEventPipe {
     /// The next event; after the stream's end, its end again; an error in its place.
     @inline(__always)
     func next() throws -> YAMLEvent {
-        if let event = batch.popLast() { return event }
+        if position < batch.events.count {
+            position += 1
+            return batch.event(at: position - 1, keyTable: keyTable)
+        }
         return try refill()
     }
 
@@ -126,7 +135,7 @@ final class YAMLEventPipe {
         batch = shared.queue.removeFirst()
         pthread_cond_broadcast(shared.changed)
         pthread_mutex_unlock(shared.mutex)
-        batch.reverse()
+        position = 0
         return try next()
     }
 }

@@ -48,7 +48,28 @@ struct YAMLNodeStream<Source: YAMLEventSource> {
     var name: String { parser.name }
 
     /// The next resolved event: never an alias, never with an anchor.
+    @inline(__always)
     mutating func next() throws -> YAMLEvent {
+        // The common case: no replay, no recording, a node without anchor or tag.
+        if replays.isEmpty && open.isEmpty {
+            var event = try parser.next()
+            parsedEvents += 1
+            if event.properties == nil && event.kind != .alias {
+                switch event.kind {
+                case .scalar: return event
+                case .sequenceStart, .mappingStart, .sequenceEnd, .mappingEnd:
+                    try track(&event)
+                    return event
+                default: break
+                }
+            }
+            if try take(&event) { return event }
+        }
+        return try nextResolving()
+    }
+
+    /// The general case: replays first, then the parser's events.
+    private mutating func nextResolving() throws -> YAMLEvent {
         while true {
             if !replays.isEmpty {
                 let top = replays.count - 1
@@ -68,57 +89,63 @@ struct YAMLNodeStream<Source: YAMLEventSource> {
                 try track(&event)
                 return event
             }
-
             var event = try parser.next()
             parsedEvents += 1
-            switch event.kind {
-            case .alias:
-                guard let target = anchors[event.value] else {
-                    throw TripError.data("\(place(of: event)): alias '*\(event.value)' names no anchor before it")
-                }
-                let r = recordings[target]
-                if r.end < 0 {
-                    throw TripError.data("\(place(of: event)): alias '*\(event.value)' refers to a node that contains it, a cycle")
-                }
-                if !open.isEmpty {
-                    event.aliasTarget = Int32(target)
-                    try append(event)
-                }
-                if r.end > r.start {
-                    replays.append((r.start, r.end))
-                    replayLine = event.line; replayColumn = event.column
-                }
-                continue
-            case .documentStart, .documentEnd:
-                // Anchors do not reach across documents.
-                log.removeAll(); recordings.removeAll(); anchors.removeAll(); open.removeAll()
-                depth = 0
-                return event
-            default:
-                break
-            }
-            try track(&event)
-            if event.properties != nil, let anchor = event.anchor {
-                event.properties = YAMLNodeProperties.make(anchor: nil, tag: event.tag)
-                anchors[anchor] = recordings.count
-                recordings.append((log.count, -1))
-                if event.kind == .scalar {
-                    try append(event)
-                    recordings[recordings.count - 1].end = log.count
-                    closeRecordings()
-                    return event
-                }
-                open.append((recordings.count - 1, depth - 1))
-            }
-            if !open.isEmpty {
-                try append(event)
-                if event.isCollectionEnd { closeRecordings() }
-            }
-            return event
+            if try take(&event) { return event }
         }
     }
 
+    /// Takes one event of the parser: records it for open anchors, starts a replay for an alias
+    /// (then false: the replay gives the next event), and resets everything between documents.
+    private mutating func take(_ event: inout YAMLEvent) throws -> Bool {
+        switch event.kind {
+        case .alias:
+            guard let target = anchors[event.value] else {
+                throw TripError.data("\(place(of: event)): alias '*\(event.value)' names no anchor before it")
+            }
+            let r = recordings[target]
+            if r.end < 0 {
+                throw TripError.data("\(place(of: event)): alias '*\(event.value)' refers to a node that contains it, a cycle")
+            }
+            if !open.isEmpty {
+                event.aliasTarget = Int32(target)
+                try append(event)
+            }
+            if r.end > r.start {
+                replays.append((r.start, r.end))
+                replayLine = event.line; replayColumn = event.column
+            }
+            return false
+        case .documentStart, .documentEnd:
+            // Anchors do not reach across documents.
+            log.removeAll(); recordings.removeAll(); anchors.removeAll(); open.removeAll()
+            depth = 0
+            return true
+        default:
+            break
+        }
+        try track(&event)
+        if event.properties != nil, let anchor = event.anchor {
+            event.properties = YAMLNodeProperties.make(anchor: nil, tag: event.tag)
+            anchors[anchor] = recordings.count
+            recordings.append((log.count, -1))
+            if event.kind == .scalar {
+                try append(event)
+                recordings[recordings.count - 1].end = log.count
+                closeRecordings()
+                return true
+            }
+            open.append((recordings.count - 1, depth - 1))
+        }
+        if !open.isEmpty {
+            try append(event)
+            if event.isCollectionEnd { closeRecordings() }
+        }
+        return true
+    }
+
     /// Counts depth and checks it.
+    @inline(__always)
     private mutating func track(_ event: inout YAMLEvent) throws {
         if event.isCollectionStart {
             depth += 1

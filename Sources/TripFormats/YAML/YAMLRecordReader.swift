@@ -31,7 +31,8 @@ struct YAMLRecordReader: RecordReader {
 
     var detection: Detection { builder.detection }
 
-    init(parser: YAMLEventParser, options: ReadOptions) {
+    /// `threaded: false` keeps libyaml on the caller's thread (for measurements).
+    init(parser: YAMLEventParser, options: ReadOptions, threaded: Bool = true) {
         source = parser.name
         builder = RecordBuilder(source: parser.name, format: "yaml", options: options)
         let vocabulary = builder.vocabulary
@@ -42,7 +43,7 @@ struct YAMLRecordReader: RecordReader {
         fieldByCode = vocabulary.entities.map { e in
             names.map { n in e.fields.firstIndex { $0.name == n } ?? -1 }
         }
-        events = YAMLNodeStream(parser: YAMLEventPipe(parser: parser))
+        events = YAMLNodeStream(parser: YAMLEventPipe(parser: parser, threaded: threaded))
         fieldKinds = vocabulary.entities.map { $0.fields.map(\.kind) }
         fieldNames = vocabulary.entities.map { $0.fields.map(\.name) }
     }
