@@ -3,8 +3,11 @@ import Testing
 import TripKit
 @testable import TripFormats
 
-/// Throughput on a generated 100k-trip YAML file; run in a release build:
-/// `TRIPCONV_YAML_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter YAMLPerformance`
+/// Throughput, in a release build: a generated 100k-trip file written and read,
+/// `TRIPCONV_YAML_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter YAMLPerformance`;
+/// with `TRIPCONV_YAML_BENCH_FILE=PATH` also, a given file read with and without the parse thread,
+/// and parsed alone (the parse thread's share). Run the tests one at a time (`--filter readOnly`):
+/// swift-testing runs them in parallel.
 @Suite("YAMLPerformance", .enabled(if: ProcessInfo.processInfo.environment["TRIPCONV_YAML_BENCH"] != nil,
                                     "set TRIPCONV_YAML_BENCH=1 (and build for release) to measure YAML throughput"))
 struct YAMLPerformanceTests {
