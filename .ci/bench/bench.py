@@ -621,8 +621,10 @@ def main():
     # Memory (largest size) and scaling (smallest vs largest size), from the tripconv rows above.
     if md and not args.smoke:
         big = max(sizes)
-        json_size = os.path.getsize(os.path.join(SCRATCH, "data", str(big), "trips.json")) \
-            if os.path.exists(os.path.join(SCRATCH, "data", str(big), "trips.json")) else None
+        try:  # the yardstick: the same trips as a JSON export
+            json_size = os.path.getsize(generate(big, "trips.json", "json", ["--duplicates", "0"]))
+        except RuntimeError:
+            json_size = None
         log("\n== memory at %d trips (target: peak RSS below the JSON input, %s MB) ==" % (
             big, "%.1f" % (json_size / 1e6) if json_size else "?"))
         for n, task, rows, _, _ in md:
