@@ -58,3 +58,30 @@ struct CrossFormatTests {
         }
     }
 }
+
+@Suite("Samples")
+struct SamplesTests {
+    static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: CLI.root.appendingPathComponent("samples").path)) ?? [])
+        .filter { $0.hasPrefix("trips-v") }.sorted()
+
+    @Test("every trips-vN sample is detected as its name says, in its format", arguments: names)
+    func detected(name: String) throws {
+        let version = String(name.dropFirst("trips-v".count).prefix(1)) + ".0.0"
+        let format = String(name.split(separator: ".").last!)
+        let d = try CLI.tripconv("detect", "--json", "samples/\(name)")
+        #expect(d.status == 0, "\(d.stderr)")
+        let facts = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['format'], d['version'], d['trips'] > 0)"], stdin: d.stdout)
+        // Without a marker, 2.0.0 looks like 1.0.0 (the oldest version with start_date): the plan treats them alike.
+        let hasMarker = ["json", "xml", "yaml", "sqlite"].contains(format)
+        let expected = version == "2.0.0" && !hasMarker ? "1.0.0" : version
+        #expect(facts.out == "\(format) \(expected) True\n", "\(name)")
+    }
+
+    @Test("every trips-vN sample converts to 3.0.0 and round-trips through JSON Lines", arguments: names)
+    func converts(name: String) throws {
+        let once = try CLI.tripconv("samples/\(name)", "-q")
+        #expect(once.status == 0, "\(once.stderr)")
+        let again = try CLI.tripconv("--from", "jsonl", "-q", stdin: once.stdout)
+        #expect(again.out == once.out)
+    }
+}
