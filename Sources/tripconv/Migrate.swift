@@ -56,21 +56,24 @@ struct Migrate: ParsableCommand {
                 throw TripError.usage("unknown target version \(targetVersion)")
             }
             let timeout = Int((busyTimeout * 1000).rounded())
-            let opened = try SQLiteStore.open(path: store, readOnly: dryRun, busyTimeoutMilliseconds: timeout)
-            if opened.version == targetVersion {
+            // A first look through a read-only open, so a store at the target is never opened for writing;
+            // but a journal a crash left behind is rolled back only by a read-write open.
+            let looked = try SQLiteStore.open(path: store, readOnly: !SQLiteStore.hasJournal(store), busyTimeoutMilliseconds: timeout)
+            if looked.version == targetVersion {
                 if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
                 return
             }
-            if opened.version > targetVersion {
-                throw TripError.usage("\(store): store is at \(opened.version), target is \(targetVersion); a store is never migrated down",
+            if looked.version > targetVersion {
+                throw TripError.usage("\(store): store is at \(looked.version), target is \(targetVersion); a store is never migrated down",
                                       notes: ["convert the store into a new file to get a \(targetVersion) copy: `tripconv \(store) --target-version \(targetVersion) -o FILE`"])
             }
             if dryRun {
-                try preview(opened, target: target)
+                try preview(looked, target: target)
                 if !quiet { Diagnostics.print("tripconv: \(store): dry run; nothing was changed (\(elapsed(started)) s)") }
                 return
             }
 
+            let opened = try SQLiteStore.open(path: store, readOnly: false, busyTimeoutMilliseconds: timeout)
             let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             let backupPath = noBackup ? nil : (backup ?? store + ".bak")
             let report: SQLiteMigrationReport

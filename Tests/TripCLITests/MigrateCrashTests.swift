@@ -108,6 +108,26 @@ struct MigrateCrashTests {
                 #expect(try Self.contents(target) == new)
             }
         }
+        // Killed halfway, then run again at once: the run rolls back what the killed one left and migrates.
+        for name in try FileManager.default.contentsOfDirectory(atPath: tmp.path) where name.hasPrefix("big.sqlite") || name.hasPrefix(".big.sqlite") {
+            try FileManager.default.removeItem(atPath: tmp.appendingPathComponent(name).path)
+        }
+        try FileManager.default.copyItem(atPath: original, toPath: target)
+        let cut = try Self.start([target, "--no-backup", "-q"])
+        usleep(useconds_t(duration * 0.6 * 1_000_000))
+        kill(cut.processIdentifier, SIGKILL)
+        cut.waitUntilExit()
+        if FileManager.default.fileExists(atPath: target + "-journal") {
+            // Readers open stores read-only, and say what to do about the unfinished transaction.
+            let detect = try CLI.tripconv("detect", target)
+            #expect(detect.status == 75)
+            #expect(detect.stderr.hasPrefix("tripconv: \(target): store is busy: a transaction that did not finish must be rolled back first"))
+        }
+        let rerun = try CLI.tripconv("migrate", target, "--no-backup", "-q")
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        try S.expectSound(target)
+        #expect(try Self.contents(target) == new)
+
         print("migrate killed with SIGKILL: 24 rounds of a \(String(format: "%.2f", duration)) s migration; \(killedMidway) killed while running; found \(foundOld) at 1.0.0 and \(foundNew) at 3.0.0")
         #expect(foundOld + foundNew == 24)
         #expect(killedMidway >= 12, "most kills land while the migration runs")

@@ -253,6 +253,20 @@ struct SQLiteMigrationStageTests {
         #expect(try SQLiteCLI.run(path, "SELECT value FROM tripconv_metadata WHERE key = 'schemaVersion'; PRAGMA user_version;") == "3.0.0\n3\n")
     }
 
+    @Test("a store without tripconv's metadata, told by its columns, is migrated and gains the metadata and history")
+    func withoutMetadata() throws {
+        let path = scratch.path("bare.sqlite")
+        try M.makeStore(M.v1Trips, at: path, schema: TripSchemaV1.self)
+        try SQLiteCLI.run(path, "DROP TABLE tripconv_metadata; DROP TABLE tripconv_migrations; PRAGMA user_version = 0;")
+        #expect(try SQLiteStore.open(path: path).evidence == .structure("columns start_date, end_date; no unique index on name"))
+        let report = try M.migrate(path)
+        #expect(report.map { [$0.tripsBefore, $0.tripsAfter] } == [6, 3])
+        try SQLiteTesting.expectSoundStore(path)
+        let store = try SQLiteStore.open(path: path)
+        #expect(store.evidence == .marker("metadata schemaVersion 3.0.0"))
+        #expect(try store.migrationHistory().count == 2)
+    }
+
     @Test("a store already at the target is not touched: same bytes, no backup")
     func alreadyThere() throws {
         let path = scratch.path("v3.sqlite")

@@ -25,7 +25,7 @@ extension TripError {
         if code == SQLiteConnection.readOnlyRollback {
             // A writer died mid-transaction and left its journal; only a read-write open rolls it back.
             self.init(.busy, "\(path): store is busy: a transaction that did not finish must be rolled back first (\(message))",
-                      notes: ["opening the store read-write rolls it back: `tripconv migrate \(path)` or `sqlite3 \(path) 'PRAGMA quick_check'`"])
+                      notes: ["the first read-write open rolls it back, e.g. `sqlite3 \(path) 'PRAGMA quick_check'`"])
             return
         }
         switch code & 0xff {

@@ -2,17 +2,23 @@ import TripKit
 
 /// One stage applied to a store in place, as its history table (`tripconv_migrations`) records it.
 public struct SQLiteMigrationRecord: Sendable, Equatable {
+    /// The version the stage starts from.
     public var from: SchemaVersion
+    /// The version the stage ends at.
     public var to: SchemaVersion
     /// When, as ISO 8601 text.
     public var appliedAt: String
+    /// The version of tripconv that applied it.
     public var toolVersion: String
     /// The stage, as `1.0.0 -> 2.0.0 (custom)` (stores migrated by tripconv 0.1.0 hold one row for
     /// the whole path, its stages joined by commas).
     public var stages: String
+    /// The trips the store held before the stage.
     public var tripsBefore: Int
+    /// The trips the store held after it.
     public var tripsAfter: Int
 
+    /// A record of one stage.
     public init(from: SchemaVersion, to: SchemaVersion, appliedAt: String, toolVersion: String, stages: String,
                 tripsBefore: Int, tripsAfter: Int) {
         self.from = from; self.to = to; self.appliedAt = appliedAt; self.toolVersion = toolVersion
@@ -23,25 +29,32 @@ public struct SQLiteMigrationRecord: Sendable, Equatable {
 /// What a migration in place did: the stages it applied, and the trips a custom stage merged or
 /// dropped, accounted for as `convert` accounts for them.
 public struct SQLiteMigrationReport: Sendable, Equatable {
+    /// The store's version before the migration.
     public var from: SchemaVersion
+    /// Its version after.
     public var to: SchemaVersion
     /// One record per stage applied, in order, as the history table holds them.
     public var stages: [SQLiteMigrationRecord]
     /// Trips merged into another (`.merged`) or dropped (`.dropped`) by the deduplication, with their
     /// origin (the store, and the trip's place in row-id order, as reading the store numbers it).
     public var ledger: [Rejection]
+    /// The trips the store held before the migration.
     public var tripsBefore: Int
+    /// The trips it holds after.
     public var tripsAfter: Int
     /// The backup taken before the store changed, if one was.
     public var backup: String?
 
+    /// A report of a migration.
     public init(from: SchemaVersion, to: SchemaVersion, stages: [SQLiteMigrationRecord], ledger: [Rejection],
                 tripsBefore: Int, tripsAfter: Int, backup: String? = nil) {
         self.from = from; self.to = to; self.stages = stages; self.ledger = ledger
         self.tripsBefore = tripsBefore; self.tripsAfter = tripsAfter; self.backup = backup
     }
 
+    /// How many trips were merged into another.
     public var merged: Int { ledger.filter { $0.kind == .merged }.count }
+    /// How many trips were dropped by the policy.
     public var dropped: Int { ledger.filter { $0.kind == .dropped }.count }
 }
 
@@ -65,6 +78,7 @@ public struct SQLiteMigrationPreview: Sendable {
     public struct DuplicateName: Sendable, Equatable {
         /// The attribute (`name`).
         public var attribute: String
+        /// The value the trips share.
         public var value: String
         /// The row ids of the trips that hold it, in order.
         public var rowIDs: [Int64]
@@ -75,19 +89,28 @@ public struct SQLiteMigrationPreview: Sendable {
     /// A field whose values differ between trips that share a name: its distinct values, in row order,
     /// as text (`2024-05-08T18:00:00Z`, `3 items: Louvre, …`, `none`).
     public struct Conflict: Sendable, Equatable {
+        /// The attribute or relationship.
         public var field: String
+        /// Its distinct values, in row order.
         public var values: [String]
     }
 
+    /// The store's version.
     public var from: SchemaVersion
+    /// The target version.
     public var to: SchemaVersion
+    /// The deduplication policy the preview assumed.
     public var policy: DeduplicationPolicy
+    /// The stages that would run, in order.
     public var stages: [Stage]
+    /// The shared names a stage that makes the name unique would meet.
     public var duplicates: [DuplicateName]
     /// The trips that would be merged or dropped.
     public var ledger: [Rejection]
     /// Why the migration would fail (duplicates under `fail`), if it would.
     public var failure: TripError?
+    /// The trips the store holds.
     public var tripsBefore: Int
+    /// The trips it would hold after the migration.
     public var tripsAfter: Int
 }

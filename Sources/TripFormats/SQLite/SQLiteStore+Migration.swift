@@ -27,6 +27,9 @@ extension SQLiteStore {
         // SQLite's procedure for rebuilding tables wants foreign keys off, and the pragma is a no-op
         // inside a transaction: set it before BEGIN. They are checked before the commit.
         try connection.execute("PRAGMA foreign_keys = OFF")
+        // A larger page cache keeps a large migration's pages in memory until the commit instead of
+        // spilling them to the file midway; it changes nothing of what is durable when.
+        try connection.execute("PRAGMA cache_size = -65536")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         try connection.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
         do {

@@ -61,6 +61,13 @@ public final class SQLiteStore {
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw TripError(.noInput, "\(path): not a regular file") }
     }
 
+    /// Whether a rollback journal with content lies beside the store: a transaction in progress in
+    /// another process, or one a crash cut short, which only a read-write open can roll back.
+    public static func hasJournal(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path + "-journal", &st) == 0 && st.st_size > 0
+    }
+
     /// Whether two paths name the same file (a path that does not exist names none).
     static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
