@@ -19,6 +19,6 @@ struct TripConv: ParsableCommand {
             73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
             """,
         version: "tripconv \(version)",
-        subcommands: [Convert.self, Detect.self, Schema.self],
+        subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],
         defaultSubcommand: Convert.self)
 }
