@@ -109,3 +109,43 @@ struct OutputSafetyTests {
         #expect(status.out == "failed 65\n")
     }
 }
+
+@Suite("Outputs under SIGKILL at random moments")
+struct RandomKillTests {
+    @Test("killed at any moment, the target is the old file or the complete new one")
+    func randomKills() throws {
+        let tripgen = AccountingTests.tripgen
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let input = tmp.appendingPathComponent("in.jsonl").path
+        #expect(try CLI.run(tripgen, ["--trips", "20000", "--seed", "7", "-o", input]).status == 0)
+        let out = tmp.appendingPathComponent("out.json")
+        // The complete output, once, to know it when we see it.
+        let full = try CLI.tripconv(input, "-o", out.path, "-q")
+        try #require(full.status == 0)
+        let complete = try Data(contentsOf: out)
+        try Data("old\n".utf8).write(to: out)
+        let started = Date()
+        _ = try CLI.tripconv(input, "-o", tmp.appendingPathComponent("timing.json").path, "-q")
+        let duration = Date().timeIntervalSince(started)
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<12 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: CLI.binary)
+            p.arguments = [input, "-o", out.path, "-q"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(UInt32(Double.random(in: 0...(duration * 1.1), using: &rng) * 1_000_000))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let now = try Data(contentsOf: out)
+            #expect(now == complete || now == Data("old\n".utf8), "a partial output after a kill")
+            try Data("old\n".utf8).write(to: out)
+        }
+        // Whatever the kills left behind, the next run clears it.
+        #expect(try CLI.tripconv(input, "-o", out.path, "-q").status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path).filter { $0.contains(".tripconv-") }.isEmpty)
+        #expect(try Data(contentsOf: out) == complete)
+    }
+}
