@@ -5,7 +5,7 @@ import TripFormats
 /// `tripconv convert`: inputs through the plan to one output.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert trips to the current schema (or --target-version) in another format or a store (the default command).",
+        abstract: "Convert trips between formats and schema versions.",
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order. Several inputs are read in order, each detected and migrated on its own, then \

@@ -5,7 +5,7 @@ import TripFormats
 /// `tripconv migrate`: a store through the plan's stages, in place, in one transaction.
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Migrate a SQLite store in place to the current schema (or --target-version), in one transaction.",
+        abstract: "Migrate a SQLite store in place, in one transaction.",
         discussion: """
             Runs the plan's stages from the store's version to the target: 1.0.0 -> 2.0.0 deduplicates the \
             trips by name under --dedupe and adds the unique index; 2.0.0 -> 3.0.0 rebuilds the tables with \
