@@ -3,6 +3,8 @@ import TripKit
 /// The formats tripconv reads and writes.
 public enum Format: String, CaseIterable, Sendable {
     case json, jsonl, csv, tsv, xml, yaml, sqlite
+    /// A Core Data (SwiftData) store: read only, found by its tables in a `.sqlite` or `.store` file.
+    case coredata
 
     /// The file extensions that name the format.
     public var extensions: [String] {
@@ -14,11 +16,12 @@ public enum Format: String, CaseIterable, Sendable {
         case .xml: return ["xml"]
         case .yaml: return ["yaml", "yml"]
         case .sqlite: return ["sqlite", "db", "store"]
+        case .coredata: return []
         }
     }
 
     /// Whether the format is a store (a file with tables, not a stream of bytes).
-    public var isStore: Bool { self == .sqlite }
+    public var isStore: Bool { self == .sqlite || self == .coredata }
 
     /// The format a path's extension names, if any.
     public init?(path: String) {
@@ -75,6 +78,7 @@ public enum FormatFactory {
         case .csv, .tsv: return CSVFormat.self
         case .xml: return XMLFormat.self
         case .yaml: return YAMLFormat.self
+        case .coredata: return CoreDataFormat.self
         }
     }
 

@@ -40,7 +40,12 @@ extension String {
             case "\t": out += "\\t"
             case "'": out += "\\'"
             default:
-                if c.value < 0x20 || c.value == 0x7F { out += "\\u{\(String(c.value, radix: 16))}" } else { out.unicodeScalars.append(c) }
+                // C0 and C1 controls and the Unicode line separators would break the one-line message.
+                if c.value < 0x20 || (0x7F...0x9F).contains(c.value) || c.value == 0x2028 || c.value == 0x2029 {
+                    out += "\\u{\(String(c.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(c)
+                }
             }
         }
         return out + "'"

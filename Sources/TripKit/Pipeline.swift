@@ -40,12 +40,14 @@ public struct Pipeline {
             for input in inputs {
                 // Read: one input, detected on its own.
                 var reader = try input.open()
-                var records: [TripRecord] = []
+                var objects: [ModelObject] = []
+                var origins: [RecordOrigin] = []
                 var inputSummary = InputSummary(name: input.name)
                 while let item = try reader.next() {
                     switch item {
                     case .trip(let record):
-                        records.append(record)
+                        objects.append(record.object)
+                        origins.append(record.origin)
                     case .rejected(let rejection):
                         guard keepsGoing else {
                             throw TripError.data("\(rejection.origin): \(rejection.reason)",
@@ -57,13 +59,14 @@ public struct Pipeline {
                 }
                 let detection = reader.detection
                 inputSummary.detection = detection
-                inputSummary.read = records.count + inputSummary.rejected
+                inputSummary.read = objects.count + inputSummary.rejected
                 // Migrate: from the input's version through the plan's stages to the target.
                 let version = detection.version ?? targetVersion
                 let layout = detection.recordsVersion ?? version
-                let context = MigrationContext(schema: TripMigrationPlan.schema(for: layout)!, policy: policy)
-                for r in records { context.insert(r.object, origin: r.origin) }
-                records = []
+                let context = MigrationContext(schema: TripMigrationPlan.schema(for: layout)!, policy: policy,
+                                               objects: objects, origins: origins)
+                objects = []
+                origins = []
                 if layout != version {
                     let mapping = try LightweightMapping(from: context.schema, to: TripMigrationPlan.schema(for: version)!)
                     context.objects = context.objects.map(mapping.apply)

@@ -5,7 +5,7 @@ import TripFormats
 /// `tripconv convert`: inputs through the plan to one output.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert trips to the current schema (or --target-version) in another format or a store (the default command).",
+        abstract: "Convert trips between formats and schema versions.",
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order. Several inputs are read in order, each detected and migrated on its own, then \
@@ -41,6 +41,15 @@ struct Convert: ParsableCommand {
     @Flag(name: .long, help: "CSV and TSV output: prefix ' to a field that starts with =, +, - or @, for spreadsheets.")
     var csvSafeFormulas = false
 
+    @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension), each deduplicated on its own.", valueName: "dir"))
+    var outputDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once (default: the number of cores).", valueName: "n"))
+    var jobs: Int = coreCount
+
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals, each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
+    var report: String?
+
     @Flag(name: .short, help: "Print no summary.")
     var quiet = false
 
@@ -48,8 +57,22 @@ struct Convert: ParsableCommand {
     var verbose = false
 
     func run() throws {
-        try runReportingErrors {
-            let started = monotonicSeconds()
+        TemporaryPaths.installSignalCleanup()
+        let started = monotonicSeconds()
+        if outputDir != nil { return try runBulk(started: started) }
+        do {
+            let summary = try convert(started: started)
+            if let report { try RunReport.write(report, summary: summary, elapsed: monotonicSeconds() - started, error: nil) }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            if let report { try? RunReport.write(report, summary: nil, elapsed: monotonicSeconds() - started, error: error) }
+            throw Diagnostics.fail(error)
+        }
+    }
+
+    private func convert(started: Double) throws -> ConversionSummary {
+        do {
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
             let outputLocation = OutputLocation(output)
             let outputFormat: Format
@@ -82,11 +105,14 @@ struct Convert: ParsableCommand {
             let writeOptions = WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
                                             csvLayout: csvLayout, toolVersion: TripConv.version)
             let summary: ConversionSummary
+            let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
+            defer { progress?.stop() }
             do {
                 summary = try pipeline.run(
                     inputs.map { input in
                         PipelineInput(name: input.location.name) {
-                            try FormatFactory.makeReader(input.location, format: input.format, options: readOptions)
+                            progress?.setCurrent(input.location.name)
+                            return CountingReader(base: try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
                         }
                     },
                     into: { try FormatFactory.makeWriter(outputLocation, format: outputFormat, options: writeOptions) },
@@ -106,9 +132,57 @@ struct Convert: ParsableCommand {
                     Diagnostics.print("tripconv: \(i.name): \(i.detection.format) \(v) by \(i.detection.evidence); read \(i.read), rejected \(i.rejected); stages \(i.stages.isEmpty ? "none" : i.stages.joined(separator: ", "))")
                 }
             }
+            progress?.stop()
             if !quiet {
                 Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
             }
+            return summary
+        }
+    }
+
+    private func runBulk(started: Double) throws {
+        var outcomes: [BulkRun.Outcome] = []
+        do {
+            guard output == nil else { throw TripError.usage("give -o or --output-dir, not both") }
+            guard jobs >= 1 else { throw TripError.usage("--jobs takes a number of 1 or more") }
+            let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
+            if inputs.contains(where: { $0.location == .standardInput }) {
+                throw TripError.usage("--output-dir converts files; standard input has no name to give its output")
+            }
+            let format = to ?? (csvLayout == .tables ? .csv : .jsonl)
+            guard let schema = TripMigrationPlan.schema(for: targetVersion) else { throw TripError.usage("unknown target version \(targetVersion)") }
+            var pipeline = Pipeline()
+            pipeline.targetVersion = targetVersion
+            pipeline.policy = dedupe
+            pipeline.keepsGoing = rejects != nil
+            let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
+            let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
+            let bulk = BulkRun(inputs: inputs, directory: outputDir!, format: format, jobs: jobs, pipeline: pipeline,
+                               readOptions: reading.readOptions,
+                               writeOptions: WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
+                                                          csvLayout: csvLayout, toolVersion: TripConv.version),
+                               rejects: rejectsOutput, verbose: verbose, progress: progress)
+            outcomes = try bulk.run()
+            progress?.stop()
+            try rejectsOutput?.commit()
+            if verbose {
+                for o in outcomes {
+                    if let s = o.summary, let i = s.inputs.first {
+                        Diagnostics.print("tripconv: \(o.input) -> \(o.output): \(i.detection.format) \(i.detection.version.map(\.description) ?? "no version"); read \(s.read), merged \(s.merged), dropped \(s.dropped), rejected \(s.rejected), wrote \(s.written)")
+                    } else {
+                        Diagnostics.print("tripconv: \(o.input): failed")
+                    }
+                }
+            }
+            if !quiet { Diagnostics.print("tripconv: " + BulkRun.line(outcomes, elapsed: monotonicSeconds() - started)) }
+            if let report { try BulkRun.writeReport(report, outcomes, elapsed: monotonicSeconds() - started) }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw Diagnostics.fail(error)
+        }
+        if let failed = outcomes.first(where: { $0.error != nil }) {
+            throw ExitCode(failed.error!.kind.rawValue)
         }
     }
 }

@@ -5,7 +5,7 @@ import TripFormats
 /// `tripconv detect`: what each input is.
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print each input's format, schema version and evidence, trip count and repeated names.")
+        abstract: "Print each input's format, version and counts.")
 
     @Argument(help: ArgumentHelp("Input files or directories; - for standard input.", valueName: "input"))
     var inputs: [String] = []

@@ -4,7 +4,7 @@ import TripKit
 /// `tripconv schema`: the declarations and the plan, printed from the values the engine runs on.
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print each schema version's entities and the migration plan's stages, from their declarations.")
+        abstract: "Print the schema versions and the migration plan.")
 
     @Argument(help: ArgumentHelp("Print only this version.", valueName: "version"))
     var version: SchemaVersion?

@@ -10,8 +10,8 @@ struct TripConv: ParsableCommand {
         commandName: "tripconv",
         abstract: "Convert and migrate SampleTrips trip records between formats and schema versions.",
         discussion: """
-            Reads trips exported by the SampleTrips app at schema 1.0.0, 2.0.0 or 3.0.0 (JSON, JSON Lines \
-            or a SQLite store), detects each input's version, migrates it through the plan (1.0.0 -> 2.0.0 \
+            Reads trips exported by the SampleTrips app at schema 1.0.0, 2.0.0 or 3.0.0 (CSV, TSV, JSON, \
+            JSON Lines, XML, YAML, a SQLite store, or a Core Data / SwiftData store), detects each input's version, migrates it through the plan (1.0.0 -> 2.0.0 \
             deduplicates trips by name; 2.0.0 -> 3.0.0 renames start_date/end_date to startDate/endDate), \
             and writes the current schema, or an older one with --target-version.
 
@@ -19,6 +19,6 @@ struct TripConv: ParsableCommand {
             73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
             """,
         version: "tripconv \(version)",
-        subcommands: [Convert.self, Detect.self, Schema.self],
+        subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],
         defaultSubcommand: Convert.self)
 }

@@ -104,7 +104,7 @@ struct SQLiteReaderTests {
         process.waitUntilExit()
         #expect(error?.kind == .busy)
         #expect(error?.kind.rawValue == 75)
-        #expect(error?.message == "\(path): store is locked (database is locked)")
+        #expect(error?.message == "\(path): store is busy: another process holds its lock (database is locked)")
     }
 
     @Test("a bad row is a rejection with its place, and reading goes on", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))

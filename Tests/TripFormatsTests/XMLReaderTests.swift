@@ -14,7 +14,7 @@ struct XMLReaderTests {
 
     @Test("the 1.0.0 legacy spellings bucketListItem and livingAccommodations are read, tripViews ignored")
     func legacySpellings() throws {
-        let result = try xmlRead(XMLTestPaths.samples + "/legacy-1.0.0.xml")
+        let result = try xmlRead(XMLTestPaths.samples + "/trips-v1.xml")
         #expect(result.detection.version == SchemaVersion(1, 0, 0))
         #expect(result.detection.evidence == .marker("schemaVersion 1.0.0"))
         #expect(result.detection.transientIgnored == 1)

@@ -7,7 +7,7 @@ import TripKit
 struct XMLRoundTripTests {
     @Test("the 3.0.0 sample is read and written back byte for byte")
     func sampleThree() throws {
-        let path = XMLTestPaths.samples + "/trips-3.0.0.xml"
+        let path = XMLTestPaths.samples + "/trips-v3.xml"
         let original = try String(contentsOfFile: path, encoding: .utf8)
         let read = try xmlRead(path)
         #expect(read.rejections.isEmpty)
@@ -17,7 +17,7 @@ struct XMLRoundTripTests {
 
     @Test("the 1.0.0 sample written at 1.0.0 reads back to the same trips, duplicates included")
     func sampleOne() throws {
-        let read = try xmlRead(XMLTestPaths.samples + "/legacy-1.0.0.xml")
+        let read = try xmlRead(XMLTestPaths.samples + "/trips-v1.xml")
         let text = try xmlWrite(read.objects, schema: TripSchemaV1.self)
         #expect(text.contains("<start_date>2024-05-01T09:30:00Z</start_date>"))
         #expect(!text.contains("tripViews"))

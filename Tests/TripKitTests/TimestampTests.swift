@@ -55,3 +55,18 @@ struct TimestampTests {
         }
     }
 }
+
+@Suite("Messages")
+struct MessageTests {
+    @Test("a quoted value never breaks the one-line message: C0, C1 and line separators are escaped")
+    func oneLine() {
+        let quoted = "a\nb\u{85}c\u{2028}d\u{9F}e\u{7F}f".quotedForMessage
+        #expect(quoted == #"'a\nb\u{85}c\u{2028}d\u{9f}e\u{7f}f'"#)
+        #expect(!quoted.contains(where: { $0.isNewline }))
+    }
+
+    @Test("a long value is shortened")
+    func short() {
+        #expect(String(repeating: "x", count: 100).quotedForMessage == "'" + String(repeating: "x", count: 37) + "...'")
+    }
+}

@@ -52,14 +52,7 @@ final class CSVTablesWriter: RecordWriter {
 
     init(directory: String, format: Format, options: WriteOptions) throws {
         target = directory
-        var trimmed = directory
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let (parent, base) = ByteOutput.split(trimmed)
-        var template = Array("\(parent)/.\(base).tripconv-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw TripError(.cantCreate, "\(directory): cannot create: \(String(cString: strerror(errno)))")
-        }
-        temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        temporary = try TemporaryPaths.makeDirectory(beside: directory)
         chmod(temporary, 0o755)
         encoder = CSVCellEncoder(dialect: CSVDialect(format), safeFormulas: options.csvSafeFormulas)
         let ext = CSVTableNames.fileExtension(format)
@@ -161,6 +154,7 @@ final class CSVTablesWriter: RecordWriter {
     private func removeTemporary() {
         for name in fileNames { unlink("\(temporary)/\(name)") }
         rmdir(temporary)
+        TemporaryPaths.unregister(temporary)
     }
 
     /// Renames the finished directory over the target, setting an old one aside until then.
@@ -188,6 +182,7 @@ final class CSVTablesWriter: RecordWriter {
             if let setAside { rename(setAside, target) }
             throw TripError(.cantCreate, "\(target): cannot create: \(message)")
         }
+        TemporaryPaths.unregister(temporary)
         if let setAside {
             for name in CSVTablesWriter.entries(of: setAside) { unlink("\(setAside)/\(name)") }
             rmdir(setAside)

@@ -4,6 +4,10 @@ import Glibc
 import Darwin
 #endif
 import TripKit
+import Synchronization
+
+/// Bytes read by every ByteInput of the process so far, for progress reports.
+public let totalBytesRead = Atomic<Int>(0)
 
 /// Where an input comes from.
 public enum InputLocation: Sendable, Equatable {
@@ -56,7 +60,10 @@ public final class ByteInput {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let n = Glibc.read(fd, base, buffer.count)
-            if n >= 0 { return n }
+            if n >= 0 {
+                totalBytesRead.add(n, ordering: .relaxed)
+                return n
+            }
             if errno == EINTR { continue }
             throw TripError(.io, "\(name): read error: \(String(cString: strerror(errno)))")
         }

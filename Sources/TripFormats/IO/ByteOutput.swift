@@ -41,16 +41,21 @@ public final class ByteOutput {
             name = location.name; fd = 1; target = nil; temporaryPath = nil
         case .file(let path):
             name = path
-            target = path
-            let (dir, base) = ByteOutput.split(path)
-            var template = Array("\(dir)/.\(base).tripconv-XXXXXX".utf8CString)
-            let d = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard d >= 0 else {
-                throw TripError(.cantCreate, "\(path): cannot create: \(String(cString: strerror(errno)))")
+            var st = stat()
+            if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG, (st.st_mode & S_IFMT) != S_IFDIR {
+                // A device or a pipe (/dev/null, /dev/full, a FIFO): written in place, never replaced.
+                let d = open(path, O_WRONLY | O_CLOEXEC)
+                guard d >= 0 else {
+                    throw TripError(.cantCreate, "\(path): cannot open: \(String(cString: strerror(errno)))")
+                }
+                fd = d; target = nil; temporaryPath = nil
+            } else {
+                target = path
+                let (d, temporary) = try TemporaryPaths.makeFile(beside: path)
+                fd = d
+                temporaryPath = temporary
+                fchmod(d, 0o644)
             }
-            fd = d
-            temporaryPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            fchmod(d, 0o644)
         }
     }
 
@@ -103,7 +108,11 @@ public final class ByteOutput {
     /// Flushes, and for a file makes it visible under its name.
     public func commit() throws {
         try flush()
-        guard let target, let temporaryPath else { done = true; return }
+        guard let target, let temporaryPath else {
+            if fd > 2 { close(fd); fd = -1 }
+            done = true
+            return
+        }
         if fsync(fd) != 0, errno != EINVAL {
             throw TripError(.io, "\(target): write error: \(String(cString: strerror(errno)))")
         }
@@ -111,9 +120,11 @@ public final class ByteOutput {
         guard rename(temporaryPath, target) == 0 else {
             let message = String(cString: strerror(errno))
             unlink(temporaryPath)
+            TemporaryPaths.unregister(temporaryPath)
             done = true
             throw TripError(.cantCreate, "\(target): cannot create: \(message)")
         }
+        TemporaryPaths.unregister(temporaryPath)
         done = true
     }
 
@@ -124,6 +135,9 @@ public final class ByteOutput {
         if let temporaryPath {
             if fd >= 0 { close(fd); fd = -1 }
             unlink(temporaryPath)
+            TemporaryPaths.unregister(temporaryPath)
+        } else if fd > 2 {
+            close(fd); fd = -1
         }
     }
 }

@@ -1,4 +1,9 @@
 internal import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TripKit
 
 // A small wrapper of our own over libsqlite3: a connection, prepared statements, and the one place
@@ -17,10 +22,16 @@ extension TripError {
     /// `doing` says what was being done (`cannot open`, `read error`); SQLite's own message follows.
     /// SQLite's messages name tables and columns, never values, so no trip data reaches a message.
     init(sqliteCode code: Int32, message: String, path: String, access: SQLiteAccess, doing: String) {
+        if code == SQLiteConnection.readOnlyRollback {
+            // A writer died mid-transaction and left its journal; only a read-write open rolls it back.
+            self.init(.busy, "\(path): store is busy: a transaction that did not finish must be rolled back first (\(message))",
+                      notes: ["the first read-write open rolls it back, e.g. `sqlite3 \(path) 'PRAGMA quick_check'`"])
+            return
+        }
         switch code & 0xff {
         case SQLITE_BUSY, SQLITE_LOCKED:
-            self.init(.busy, "\(path): store is locked (\(message))",
-                      notes: ["another process is using the store; try again when it is done"])
+            self.init(.busy, "\(path): store is busy: another process holds its lock (\(message))",
+                      notes: ["try again when the other process is done"])
         case SQLITE_CANTOPEN:
             self.init(access == .writing ? .cantCreate : .noInput, "\(path): \(doing): \(message)")
         case SQLITE_NOTADB:
@@ -46,18 +57,32 @@ final class SQLiteConnection {
     let path: String
     let access: SQLiteAccess
 
+    /// `SQLITE_READONLY_ROLLBACK`, a macro Swift cannot import: a read-only open met a hot journal.
+    static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
+
     /// Opens a database: read-only, or read-write (creating it only when `create` is set).
     /// `busyTimeout` is how long a statement waits for another process's lock before failing `.busy`.
+    ///
+    /// A read-only open of a WAL-mode file with no `-wal` file beside it opens the file as immutable:
+    /// there is nothing in a WAL to read, and an ordinary open would create `-wal` and `-shm` files
+    /// beside the user's store that a read-only connection cannot remove. With a `-wal` file present
+    /// the open is ordinary, so what the WAL holds is read (SQLite may then create a `-shm` index).
     init(path: String, access: SQLiteAccess, create: Bool = false, busyTimeout milliseconds: Int32 = 5000) throws {
         self.path = path
         self.access = access
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var name = path
         switch access {
-        case .reading: flags |= SQLITE_OPEN_READONLY
+        case .reading:
+            flags |= SQLITE_OPEN_READONLY
+            if SQLiteConnection.isWALModeFile(path), !SQLiteConnection.exists(path + "-wal") {
+                flags |= SQLITE_OPEN_URI
+                name = "file:" + SQLiteConnection.uriPath(path) + "?immutable=1"
+            }
         case .writing: flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
         }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
@@ -68,6 +93,40 @@ final class SQLiteConnection {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Whether anything exists at a path.
+    static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// Whether a file's SQLite header says WAL mode (file format versions 2 at offsets 18 and 19).
+    static func isWALModeFile(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 20)
+        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 20, 0) }
+        return n == 20 && header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
+    }
+
+    /// A path as the path of a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 15)])
+            }
+        }
+        return out
+    }
 
     /// The error for a result code of this connection, with SQLite's message.
     func failure(_ code: Int32, doing: String) -> TripError {
@@ -95,6 +154,9 @@ final class SQLiteConnection {
         guard try s.step() else { return nil }
         return s.isNull(0) ? nil : s.int64(0)
     }
+
+    /// The rows the last INSERT, UPDATE or DELETE of this connection changed.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
@@ -242,6 +304,13 @@ final class SQLiteStatement {
 
     /// The size in bytes of a text or blob value (of a number, its text's size).
     func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
+    /// The column's value as bytes (a blob's, or text's UTF-8); empty for NULL.
+    func bytes(_ column: Int32) -> [UInt8] {
+        guard let p = sqlite3_column_blob(handle, column) else { return [] }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
 
     /// The column's value as text (SQLite converts numbers); invalid UTF-8 is repaired, never trusted.
     func text(_ column: Int32) -> String {

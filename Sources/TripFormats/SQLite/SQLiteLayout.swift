@@ -104,29 +104,59 @@ struct SQLiteLayout {
 
     // MARK: - DDL
 
-    /// The statements that create the store's tables and indexes at this version.
-    var createStatements: [String] {
-        var out: [String] = []
-        var lines = ["  \(quoted(SQLiteLayout.idColumn)) INTEGER PRIMARY KEY"]
-        lines += rootColumns.map { "  " + SQLiteLayout.definition($0) }
-        out.append("CREATE TABLE \(quoted(rootTable)) (\n" + lines.joined(separator: ",\n") + "\n)")
-        if let unique = uniqueColumn, let index = uniqueIndexName {
-            out.append("CREATE UNIQUE INDEX \(quoted(index)) ON \(quoted(rootTable)) (\(quoted(unique.name)))")
+    /// One table of the layout as DDL: its CREATE TABLE under any name (the 12-step rebuild creates it
+    /// under a temporary one), and its indexes, by name.
+    struct TableDefinition {
+        let name: String
+        /// The column definitions, in order, as they go between the parentheses.
+        let columnDefinitions: [String]
+        /// The column names, in order (the id first).
+        let columnNames: [String]
+        let indexes: [(name: String, sql: String)]
+
+        func createSQL(named table: String? = nil) -> String {
+            "CREATE TABLE \(quoted(table ?? name)) (\n" + columnDefinitions.map { "  " + $0 }.joined(separator: ",\n") + "\n)"
         }
+    }
+
+    /// The tables of this version, the root first, each with its indexes.
+    var tableDefinitions: [TableDefinition] {
+        var out: [TableDefinition] = []
+        var rootIndexes: [(name: String, sql: String)] = []
+        if let unique = uniqueColumn, let index = uniqueIndexName {
+            rootIndexes.append((index, "CREATE UNIQUE INDEX \(quoted(index)) ON \(quoted(rootTable)) (\(quoted(unique.name)))"))
+        }
+        out.append(TableDefinition(
+            name: rootTable,
+            columnDefinitions: ["\(quoted(SQLiteLayout.idColumn)) INTEGER PRIMARY KEY"] + rootColumns.map(SQLiteLayout.definition),
+            columnNames: [SQLiteLayout.idColumn] + rootColumns.map(\.name),
+            indexes: rootIndexes))
         for child in children {
-            var lines = ["  \(quoted(SQLiteLayout.idColumn)) INTEGER PRIMARY KEY"]
-            lines.append("  \(quoted(foreignKey)) INTEGER\(child.isToMany ? "" : " UNIQUE") REFERENCES "
-                         + "\(quoted(rootTable)) (\(quoted(SQLiteLayout.idColumn))) ON DELETE \(SQLiteLayout.action(child.relationship.deleteRule))")
-            if child.isToMany { lines.append("  \(quoted(SQLiteLayout.positionColumn)) INTEGER NOT NULL") }
-            lines += child.columns.map { "  " + SQLiteLayout.definition($0) }
-            out.append("CREATE TABLE \(quoted(child.name)) (\n" + lines.joined(separator: ",\n") + "\n)")
+            var definitions = ["\(quoted(SQLiteLayout.idColumn)) INTEGER PRIMARY KEY"]
+            definitions.append("\(quoted(foreignKey)) INTEGER\(child.isToMany ? "" : " UNIQUE") REFERENCES "
+                               + "\(quoted(rootTable)) (\(quoted(SQLiteLayout.idColumn))) ON DELETE \(SQLiteLayout.action(child.relationship.deleteRule))")
+            var names = [SQLiteLayout.idColumn, foreignKey]
+            if child.isToMany {
+                definitions.append("\(quoted(SQLiteLayout.positionColumn)) INTEGER NOT NULL")
+                names.append(SQLiteLayout.positionColumn)
+            }
+            definitions += child.columns.map(SQLiteLayout.definition)
+            names += child.columns.map(\.name)
+            var indexes: [(name: String, sql: String)] = []
             if child.isToMany {
                 // Deleting a trip looks its items up by trip; reading walks them in list order.
-                out.append("CREATE INDEX \(quoted(child.name + "_" + foreignKey)) ON \(quoted(child.name)) "
-                           + "(\(quoted(foreignKey)), \(quoted(SQLiteLayout.positionColumn)))")
+                let index = child.name + "_" + foreignKey
+                indexes.append((index, "CREATE INDEX \(quoted(index)) ON \(quoted(child.name)) "
+                                + "(\(quoted(foreignKey)), \(quoted(SQLiteLayout.positionColumn)))"))
             }
+            out.append(TableDefinition(name: child.name, columnDefinitions: definitions, columnNames: names, indexes: indexes))
         }
         return out
+    }
+
+    /// The statements that create the store's tables and indexes at this version.
+    var createStatements: [String] {
+        tableDefinitions.flatMap { [$0.createSQL()] + $0.indexes.map(\.sql) }
     }
 
     /// The statements that create the metadata and migration-history tables, when absent.
@@ -192,6 +222,12 @@ struct SQLiteLayout {
     var insertRootSQL: String {
         let names = [SQLiteLayout.idColumn] + rootColumns.map(\.name)
         return "INSERT INTO \(quoted(rootTable)) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(parameters(names.count)))"
+    }
+
+    /// `UPDATE "trips" SET "name" = ?2, … WHERE "id" = ?1`: the attributes in the order of the insert.
+    var updateRootSQL: String {
+        let sets = rootColumns.enumerated().map { "\(quoted($0.element.name)) = ?\($0.offset + 2)" }
+        return "UPDATE \(quoted(rootTable)) SET \(sets.joined(separator: ", ")) WHERE \(quoted(SQLiteLayout.idColumn)) = ?1"
     }
 
     /// `INSERT INTO "bucket_list_items" ("trip_id", "position", "title", …) VALUES (…), (…), …` with

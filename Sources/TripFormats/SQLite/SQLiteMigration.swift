@@ -5,8 +5,23 @@ import Darwin
 #endif
 import TripKit
 
-/// Migrating a store in place, and recording its version: run inside the caller's transaction, so a
-/// failure anywhere leaves the store as it was.
+/// Migrating a store in place, stage by stage, inside the caller's transaction, so a failure (or a
+/// crash) anywhere leaves the store as it was. `tripconv migrate` (through `SQLiteStore.migrate`)
+/// and `convert --migrate` (through `SQLiteRecordWriter`) both run this.
+///
+/// For each stage of the plan from the store's version to the target:
+/// 1. a custom stage's `willMigrate` runs on every trip of the store, loaded as objects of the
+///    source version, exactly as `convert` runs it on an input; what it changed is written back row
+///    by row: trips it removed (merged or dropped duplicates) are deleted with their related rows, a
+///    trip whose values it changed is updated under its own row id and its related rows replaced,
+///    and every other row is left untouched, ids and all;
+/// 2. the structural step derived from the two versions' layouts (`SQLiteStructuralStep`): an
+///    index added, or tables rebuilt by SQLite's 12-step procedure, keeping every row and its id;
+/// 3. a custom stage's `didMigrate`, likewise, on objects of the target version;
+/// 4. the stage is recorded in the history table, with when, the tool's version and the trip counts.
+///
+/// Foreign keys must be off on the connection (the rebuild drops and renames tables other tables
+/// refer to); once every stage is applied, the foreign keys of the trip tables are checked.
 enum SQLiteMigration {
     /// Whether a store at its version must be migrated to take trips at `target`: false when it is
     /// there already; a usage error when it is newer, or older without `migrate`.
@@ -19,56 +34,267 @@ enum SQLiteMigration {
                                   notes: ["convert the store into a new file to get a \(wanted) copy"])
         }
         guard migrate else {
-            throw TripError.usage("\(path): store is at \(version), target is \(wanted); pass --migrate to migrate it in place")
+            throw TripError.usage("\(path): store is at \(version), target is \(wanted); pass --migrate to migrate it in place",
+                                  notes: ["or run `tripconv migrate \(path)` first"])
         }
         return true
     }
 
-    /// Reads every trip, runs the plan's stages on them (1.0.0 → 2.0.0 deduplicates by name under the
-    /// policy), rebuilds the tables at the target version keeping each trip's row id (a merged trip
-    /// keeps the id of its first row), and records the migration in the history table.
+    /// Applies the plan's stages from the store's version to the target, in the open transaction.
     static func run(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
-                    policy: DeduplicationPolicy, toolVersion: String) throws -> SQLiteMigrationRecord {
+                    policy: DeduplicationPolicy, toolVersion: String) throws -> SQLiteMigrationReport {
         let path = connection.path
-        let context = MigrationContext(schema: store.schema, policy: policy)
+        let steps = try Migrator(TripMigrationPlan.self).path(from: store.version, to: target.versionIdentifier)
+        guard steps.allSatisfy({ !$0.isReversed }) else {
+            throw TripError.usage("\(path): store is at \(store.version), target is \(target.versionIdentifier); a store is never migrated down")
+        }
+        for sql in SQLiteLayout.metadataStatements { try connection.execute(sql) }
+        let tripsBefore = try tripCount(connection, store.schema)
+        var current = store
+        var ledger: [Rejection] = []
+        var records: [SQLiteMigrationRecord] = []
+        for step in steps {
+            let before = try tripCount(connection, step.from)
+            if case .custom(_, _, let willMigrate?, _) = step.stage {
+                ledger += try runCustomCode(willMigrate, connection, store: current, policy: policy)
+            }
+            try SQLiteStructuralStep(from: step.from, to: step.to).apply(connection)
+            try writeVersion(connection, step.to.versionIdentifier, toolVersion: toolVersion, isNew: false)
+            current = try SQLiteStoreStructure(connection).detect()
+            if case .custom(_, _, _, let didMigrate?) = step.stage {
+                ledger += try runCustomCode(didMigrate, connection, store: current, policy: policy)
+            }
+            let record = SQLiteMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier, appliedAt: now(),
+                                               toolVersion: toolVersion, stages: step.description,
+                                               tripsBefore: before, tripsAfter: try tripCount(connection, step.to))
+            try insertHistory(connection, record)
+            records.append(record)
+        }
+        let problems = try SQLiteStructuralStep.foreignKeyProblems(connection, layout: SQLiteLayout(target))
+        guard problems.isEmpty else {
+            throw TripError.data("\(path): cannot migrate the store: \(problems.joined(separator: ", ")) refer to trips that are not there",
+                                 notes: ["`sqlite3 \(path) 'PRAGMA foreign_key_check'` lists them; the store was left as it was"])
+        }
+        return SQLiteMigrationReport(from: store.version, to: target.versionIdentifier, stages: records, ledger: ledger,
+                                     tripsBefore: tripsBefore, tripsAfter: try tripCount(connection, target))
+    }
+
+    // MARK: - Custom code on the store's trips
+
+    /// The trips of a store, in row-id order: the objects, their origins (the store and the trip's
+    /// place, as reading the store numbers it) and their row ids.
+    struct LoadedTrips {
+        var objects: [ModelObject] = []
+        var origins: [RecordOrigin] = []
         var ids: [Int64] = []
-        do {
-            let cursor = try SQLiteTripCursor(connection, store: store, byID: false)
-            var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue,
-                                        options: ReadOptions(sourceVersion: store.version))
-            while let id = try cursor.next(into: &builder, record: ids.count + 1) {
-                ids.append(id)
-                switch builder.endRecord() {
-                case .trip(let record):
-                    context.insert(record.object, origin: record.origin)
-                case .rejected(let rejection):
-                    throw TripError.data("\(rejection.origin) (row id \(id)): \(rejection.reason)",
-                                         notes: ["the store cannot be migrated until this trip is fixed"])
-                }
+    }
+
+    /// Reads every trip of the store; a trip that cannot be read stops the migration.
+    static func load(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected) throws -> LoadedTrips {
+        let path = connection.path
+        var loaded = LoadedTrips()
+        let cursor = try SQLiteTripCursor(connection, store: store, byID: false)
+        var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: ReadOptions(sourceVersion: store.version))
+        while let id = try cursor.next(into: &builder, record: loaded.ids.count + 1) {
+            switch builder.endRecord() {
+            case .trip(let record):
+                loaded.objects.append(record.object)
+                loaded.origins.append(record.origin)
+                loaded.ids.append(id)
+            case .rejected(let rejection):
+                throw TripError.data("\(rejection.origin) (row id \(id)): \(rejection.reason)",
+                                     notes: ["the store cannot be migrated until this trip is fixed"])
             }
         }
-        let steps: [Migrator<TripMigrationPlan>.Step]
-        do {
-            steps = try Migrator(TripMigrationPlan.self).migrate(context, to: target.versionIdentifier)
-        } catch let error as TripError {
-            throw TripError(error.kind, "\(path): cannot migrate the store: \(error.message)", notes: error.notes)
-        }
+        return loaded
+    }
 
-        for sql in SQLiteLayout(store.schema).dropStatements { try connection.execute(sql) }
-        let layout = SQLiteLayout(target)
-        for sql in layout.createStatements { try connection.execute(sql) }
-        let rows = try SQLiteRowWriter(connection, layout: layout)
+    /// Runs a stage's code on the store's trips and writes back what it changed; returns its ledger.
+    private static func runCustomCode(_ code: @Sendable (MigrationContext) throws -> Void, _ connection: SQLiteConnection,
+                                      store: SQLiteStoreStructure.Detected, policy: DeduplicationPolicy) throws -> [Rejection] {
+        let loaded = try load(connection, store: store)
+        let context = MigrationContext(schema: store.schema, policy: policy, objects: loaded.objects, origins: loaded.origins)
+        do {
+            try code(context)
+        } catch let error as TripError {
+            throw TripError(error.kind, "\(connection.path): cannot migrate the store: \(error.message)", notes: error.notes)
+        }
+        try writeBack(context, loaded: loaded, connection, layout: SQLiteLayout(store.schema))
+        return context.ledger
+    }
+
+    /// Makes the store hold the context's trips: deletes the rows of trips the code removed, updates
+    /// those it changed (keeping their row ids), inserts those it added; leaves the rest untouched.
+    private static func writeBack(_ context: MigrationContext, loaded: LoadedTrips, _ connection: SQLiteConnection,
+                                  layout: SQLiteLayout) throws {
+        let path = connection.path
+        var kept = [Bool](repeating: false, count: loaded.ids.count)
+        var changed: [(id: Int64, object: ModelObject)] = []
+        var added: [ModelObject] = []
         for (object, origin) in zip(context.objects, context.origins) {
-            guard try rows.insert(object, id: ids[origin.record - 1]) != nil else {
-                throw TripError.data("\(path): cannot migrate the store: the unique index refused trip \(origin.record) after deduplication")
+            let r = origin.record - 1
+            if origin.source == path, loaded.ids.indices.contains(r), !kept[r] {
+                kept[r] = true
+                if object != loaded.objects[r] { changed.append((loaded.ids[r], object)) }
+            } else {
+                added.append(object)
+            }
+        }
+        guard kept.contains(false) || !changed.isEmpty || !added.isEmpty else { return }
+        // Foreign keys are off, so nothing cascades: related rows are deleted by name.
+        let deleteChildren = try layout.children.map {
+            try connection.prepare("DELETE FROM \(quoted($0.name)) WHERE \(quoted(layout.foreignKey)) = ?1", doing: "cannot migrate the store")
+        }
+        let deleteRoot = try connection.prepare("DELETE FROM \(quoted(layout.rootTable)) WHERE \(quoted(SQLiteLayout.idColumn)) = ?1",
+                                                doing: "cannot migrate the store")
+        func deleteRelated(_ id: Int64) throws {
+            for s in deleteChildren {
+                try s.bind(1, id)
+                try s.run()
+            }
+        }
+        for r in loaded.ids.indices where !kept[r] {
+            try deleteRelated(loaded.ids[r])
+            try deleteRoot.bind(1, loaded.ids[r])
+            try deleteRoot.run()
+        }
+        let rows = try SQLiteRowWriter(connection, layout: layout)
+        for (id, object) in changed {
+            try deleteRelated(id)
+            try rows.update(object, id: id)
+            try rows.insertRelated(object, tripID: id)
+        }
+        for object in added {
+            guard try rows.insert(object, id: nil) != nil else {
+                throw TripError.data("\(path): cannot migrate the store: the unique index refused a trip the migration added")
             }
         }
         try rows.flush()
-        try writeVersion(connection, target.versionIdentifier, toolVersion: toolVersion, isNew: false)
+    }
 
-        let record = SQLiteMigrationRecord(from: store.version, to: target.versionIdentifier, appliedAt: now(),
-                                           toolVersion: toolVersion, stages: steps.map(\.description).joined(separator: ", "),
-                                           tripsBefore: ids.count, tripsAfter: context.objects.count)
+    // MARK: - A dry run
+
+    /// What `run` would do, found on objects in memory; the store is only read.
+    static func preview(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
+                        policy: DeduplicationPolicy) throws -> SQLiteMigrationPreview {
+        let path = connection.path
+        let steps = try Migrator(TripMigrationPlan.self).path(from: store.version, to: target.versionIdentifier)
+        guard steps.allSatisfy({ !$0.isReversed }) else {
+            throw TripError.usage("\(path): store is at \(store.version), target is \(target.versionIdentifier); a store is never migrated down")
+        }
+        let loaded = try load(connection, store: store)
+        let context = MigrationContext(schema: store.schema, policy: policy, objects: loaded.objects, origins: loaded.origins)
+        var preview = SQLiteMigrationPreview(from: store.version, to: target.versionIdentifier, policy: policy, stages: [],
+                                             duplicates: [], ledger: [], failure: nil,
+                                             tripsBefore: loaded.objects.count, tripsAfter: loaded.objects.count)
+        let migrator = Migrator(TripMigrationPlan.self)
+        for step in steps {
+            var changes: [String] = []
+            if preview.failure == nil {
+                var hooks: [String] = []
+                if case .custom(_, _, let willMigrate, let didMigrate) = step.stage {
+                    if willMigrate != nil {
+                        hooks.append("willMigrate")
+                        let mapping = try LightweightMapping(from: step.from, to: step.to)
+                        preview.duplicates += duplicates(context, becomingUnique: mapping, from: step.from, ids: loaded.ids, path: path)
+                    }
+                    if didMigrate != nil { hooks.append("didMigrate") }
+                }
+                let before = context.count
+                do {
+                    // The stage as `convert` runs it on an input: the custom code and the mapping, in memory.
+                    try migrator.migrate(context, to: step.to.versionIdentifier)
+                    if !hooks.isEmpty {
+                        changes.append("run \(hooks.joined(separator: " and ")): \(before) trip\(before == 1 ? "" : "s") -> \(context.count)")
+                    }
+                } catch let error as TripError {
+                    preview.failure = TripError(error.kind, "\(path): cannot migrate the store: \(error.message)", notes: error.notes)
+                    changes.append("run \(hooks.joined(separator: " and ")): would fail")
+                }
+            }
+            changes += try SQLiteStructuralStep(from: step.from, to: step.to).descriptions
+            preview.stages.append(.init(description: step.description, changes: changes))
+        }
+        preview.ledger = context.ledger
+        if preview.failure == nil { preview.tripsAfter = context.count }
+        return preview
+    }
+
+    /// The values of the root's attributes that the step makes unique and that several trips hold,
+    /// with the fields on which those trips disagree.
+    private static func duplicates(_ context: MigrationContext, becomingUnique mapping: LightweightMapping,
+                                   from schema: any VersionedSchema.Type, ids: [Int64], path: String) -> [SQLiteMigrationPreview.DuplicateName] {
+        let root = schema.rootEntity
+        let rootMapping = mapping.entities.first { $0.entity == root.name }
+        var out: [SQLiteMigrationPreview.DuplicateName] = []
+        for change in mapping.changes {
+            guard case .uniquenessChanged(let entity, let attribute, true) = change, entity == root.name,
+                  let targetSlot = TripMigrationPlan.schema(for: mapping.to)?.rootEntity.attributeIndex(attribute),
+                  case .copy(let slot)? = rootMapping?.attributes[targetSlot] else { continue }
+            var groups: [Value: [Int]] = [:]
+            var order: [Value] = []
+            for (i, object) in context.objects.enumerated() {
+                let key = object.attributes[slot]
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(i)
+            }
+            for key in order {
+                guard let members = groups[key], members.count > 1 else { continue }
+                let objects = members.map { context.objects[$0] }
+                let rowIDs = members.map { i -> Int64 in
+                    let r = context.origins[i].record - 1
+                    return context.origins[i].source == path && ids.indices.contains(r) ? ids[r] : 0
+                }
+                out.append(.init(attribute: root.attributes[slot].name, value: key.stringValue ?? key.literal,
+                                 rowIDs: rowIDs, conflicts: conflicts(objects, entity: root, except: slot, schema: schema)))
+            }
+        }
+        return out
+    }
+
+    private static func conflicts(_ objects: [ModelObject], entity: Entity, except key: Int,
+                                  schema: any VersionedSchema.Type) -> [SQLiteMigrationPreview.Conflict] {
+        var out: [SQLiteMigrationPreview.Conflict] = []
+        func add(_ field: String, _ texts: [String]) {
+            var distinct: [String] = []
+            for t in texts where !distinct.contains(t) { distinct.append(t) }
+            if distinct.count > 1 { out.append(.init(field: field, values: distinct)) }
+        }
+        for (slot, attribute) in entity.attributes.enumerated() where slot != key && !attribute.isTransient {
+            add(attribute.name, objects.map { text($0.attributes[slot]) })
+        }
+        for (slot, relationship) in entity.relationships.enumerated() {
+            add(relationship.name, objects.map { object -> String in
+                guard slot < object.relationships.count else { return "none" }
+                switch object.relationships[slot] {
+                case .toMany(let items):
+                    let titles = items.map { $0.attributes.first.map(text) ?? "" }
+                    return "\(items.count) item\(items.count == 1 ? "" : "s")" + (items.isEmpty ? "" : ": " + titles.joined(separator: ", "))
+                case .toOne(let object?):
+                    return object.attributes.map(text).filter { !$0.isEmpty }.joined(separator: ", ")
+                case .toOne(nil):
+                    return "none"
+                }
+            })
+        }
+        return out
+    }
+
+    private static func text(_ value: Value) -> String {
+        switch value {
+        case .string(let s): return s
+        case .date(let t): return t.iso8601
+        default: return value.literal
+        }
+    }
+
+    // MARK: - Bookkeeping
+
+    static func tripCount(_ connection: SQLiteConnection, _ schema: any VersionedSchema.Type) throws -> Int {
+        Int(try connection.integer("SELECT count(*) FROM \(quoted(SQLiteLayout(schema).rootTable))") ?? 0)
+    }
+
+    private static func insertHistory(_ connection: SQLiteConnection, _ record: SQLiteMigrationRecord) throws {
         let insert = try connection.prepare("""
             INSERT INTO \(quoted(SQLiteLayout.migrationsTable))
             ("from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after")
@@ -82,7 +308,6 @@ enum SQLiteMigration {
         try insert.bind(6, Int64(record.tripsBefore))
         try insert.bind(7, Int64(record.tripsAfter))
         try insert.run()
-        return record
     }
 
     /// Creates the metadata tables where missing and records the version: `schemaVersion` in the

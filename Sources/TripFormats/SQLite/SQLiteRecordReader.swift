@@ -225,7 +225,7 @@ final class SQLiteTripCursor {
 
     /// A column's value as the scalar the builder expects for the field's type: text for strings,
     /// ISO 8601 text (or a number of the date epoch) for dates, 0/1 for Booleans.
-    private static func token(_ s: SQLiteStatement, _ column: Int32, _ storage: SQLiteStatement.Storage,
+    static func token(_ s: SQLiteStatement, _ column: Int32, _ storage: SQLiteStatement.Storage,
                               _ kind: SchemaVocabulary.FieldKind) -> ScalarToken {
         if storage == .null { return .null }
         switch kind {

@@ -27,7 +27,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     /// or dropped in its favour (`.dropped`), with why.
     public private(set) var ledger: [Rejection] = []
     /// The in-place migration run before writing, if one was.
-    public private(set) var migration: SQLiteMigrationRecord?
+    public private(set) var migration: SQLiteMigrationReport?
 
     private let options: WriteOptions
     private let layout: SQLiteLayout
@@ -42,6 +42,10 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private var isDone = false
     /// A write failed part-way: the transaction may hold half a trip, so it must never be committed.
     private var hasFailed = false
+    /// Whether SQLite enforces the foreign keys (and runs their ON DELETE actions). Not after a
+    /// migration in the same transaction: then replaced trips' related rows are deleted by name, and
+    /// the foreign keys are checked before the commit.
+    private var foreignKeysEnforced = true
 
     /// The statements needed only when a name is already in the store.
     private struct DuplicateStatements {
@@ -64,11 +68,20 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             temporaryPath = nil
             let c = try SQLiteConnection(path: path, access: .writing, busyTimeout: timeout)
             connection = c
-            try c.execute("PRAGMA foreign_keys = ON")
-            try c.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
             do {
+                // A migration rebuilds tables with foreign keys off, as SQLite's procedure says, and the
+                // pragma is a no-op inside a transaction: decide before BEGIN, from a first look.
+                let first = try SQLiteStoreStructure(c).detect()
+                let migrating = try SQLiteMigration.isNeeded(store: first, target: options.schema, path: path, migrate: options.migrate)
+                try c.execute("PRAGMA foreign_keys = \(migrating ? "OFF" : "ON")")
+                foreignKeysEnforced = !migrating
+                try c.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
                 let store = try SQLiteStoreStructure(c).detect()
                 if try SQLiteMigration.isNeeded(store: store, target: options.schema, path: path, migrate: options.migrate) {
+                    guard migrating else {
+                        throw TripError(.busy, "\(path): store is busy: another process changed it while it was being opened",
+                                        notes: ["try again"])
+                    }
                     migration = try SQLiteMigration.run(c, store: store, to: options.schema, policy: options.policy,
                                                         toolVersion: options.toolVersion)
                 } else {
@@ -172,8 +185,9 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             lookup: try c.prepare("SELECT \(id) FROM \(table) WHERE \(quoted(unique.name)) = ?1"),
             deleteRoot: try c.prepare("DELETE FROM \(table) WHERE \(id) = ?1", doing: "cannot replace a trip"),
             deleteChildren: try layout.children.map { child in
-                // A cascading foreign key removes these rows with the trip; other rules need telling.
-                child.relationship.deleteRule == .cascade ? nil
+                // A cascading foreign key removes these rows with the trip; other rules need telling,
+                // and so does every rule when foreign keys are off.
+                child.relationship.deleteRule == .cascade && foreignKeysEnforced ? nil
                     : try c.prepare("DELETE FROM \(quoted(child.name)) WHERE \(quoted(layout.foreignKey)) = ?1",
                                     doing: "cannot replace a trip")
             },
@@ -231,6 +245,12 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         }
         do {
             try rows?.flush()
+            if !foreignKeysEnforced {
+                let problems = try SQLiteStructuralStep.foreignKeyProblems(connection, layout: layout)
+                guard problems.isEmpty else {
+                    throw TripError.data("\(path): \(problems.joined(separator: ", ")) would refer to trips that are not there; nothing was written")
+                }
+            }
             try connection.execute("COMMIT", doing: "cannot commit")
             if let temporaryPath {
                 try connection.execute("PRAGMA journal_mode = DELETE", doing: "cannot finish the store")

@@ -15,6 +15,7 @@ final class SQLiteRowWriter {
     /// loop copies nothing that needs reference counting).
     private let rootSlots: [Int]
     private let children: [ChildBatch]
+    private var updateRoot: SQLiteStatement?
 
     /// Rows per batched INSERT of related rows.
     static let batchRows = 32
@@ -84,6 +85,21 @@ final class SQLiteRowWriter {
         try SQLiteRowWriter.bind(object, rootSlots, to: insertRoot, from: 2)
         guard try insertRoot.insert() == .inserted else { return nil }
         let tripID = id ?? connection.lastInsertedRowID
+        try insertRelated(object, tripID: tripID)
+        return tripID
+    }
+
+    /// Sets the attributes of a stored trip to an object's (its related rows are the caller's to replace).
+    func update(_ object: ModelObject, id: Int64) throws {
+        let statement = try updateRoot ?? connection.prepare(layout.updateRootSQL, doing: "cannot update a trip")
+        updateRoot = statement
+        try statement.bind(1, id)
+        try SQLiteRowWriter.bind(object, rootSlots, to: statement, from: 2)
+        try statement.run()
+    }
+
+    /// Queues the related rows of a trip whose row is already in the store.
+    func insertRelated(_ object: ModelObject, tripID: Int64) throws {
         for child in children where child.relationshipSlot < object.relationships.count {
             switch object.relationships[child.relationshipSlot] {
             case .toMany(let items):
@@ -98,7 +114,6 @@ final class SQLiteRowWriter {
                 break
             }
         }
-        return tripID
     }
 
     /// Inserts the related rows still waiting.

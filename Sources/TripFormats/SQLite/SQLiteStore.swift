@@ -26,6 +26,8 @@ public final class SQLiteStore {
     public private(set) var hasMetadata: Bool
 
     let connection: SQLiteConnection
+    /// How long to wait for another process's lock, in milliseconds.
+    let busyTimeout: Int32
 
     /// Opens a store: read-only by default; read-write (never creating) to migrate it.
     /// A missing file is `.noInput`; a file that is not a SQLite trip store is `.data`.
@@ -34,12 +36,20 @@ public final class SQLiteStore {
         let connection = try SQLiteConnection(path: path, access: readOnly ? .reading : .writing,
                                               busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
         let found = try SQLiteStoreStructure(connection).detect()
-        return SQLiteStore(path: path, isReadOnly: readOnly, connection: connection, found: found)
+        return SQLiteStore(path: path, isReadOnly: readOnly, connection: connection, found: found,
+                           busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
     }
 
-    private init(path: String, isReadOnly: Bool, connection: SQLiteConnection, found: SQLiteStoreStructure.Detected) {
-        self.path = path; self.isReadOnly = isReadOnly; self.connection = connection
+    private init(path: String, isReadOnly: Bool, connection: SQLiteConnection, found: SQLiteStoreStructure.Detected,
+                 busyTimeout: Int32) {
+        self.path = path; self.isReadOnly = isReadOnly; self.connection = connection; self.busyTimeout = busyTimeout
         version = found.version; evidence = found.evidence; hasMetadata = found.hasMetadata
+    }
+
+    /// Tells the version again (after a migration).
+    func refresh() throws {
+        let now = try SQLiteStoreStructure(connection).detect()
+        version = now.version; evidence = now.evidence; hasMetadata = now.hasMetadata
     }
 
     /// Fails `.noInput` for a store that is missing or not a file (SQLite would create one, or fail vaguely).
@@ -49,6 +59,20 @@ public final class SQLiteStore {
             throw TripError(.noInput, "\(path): cannot open: \(String(cString: strerror(errno)))")
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw TripError(.noInput, "\(path): not a regular file") }
+    }
+
+    /// Whether a rollback journal with content lies beside the store: a transaction in progress in
+    /// another process, or one a crash cut short, which only a read-write open can roll back.
+    public static func hasJournal(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path + "-journal", &st) == 0 && st.st_size > 0
+    }
+
+    /// Whether two paths name the same file (a path that does not exist names none).
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
     // MARK: - What the store holds
@@ -137,51 +161,6 @@ public final class SQLiteStore {
     public static func createStatements(for schema: any VersionedSchema.Type) -> [String] {
         SQLiteLayout(schema).createStatements
     }
-
-    // MARK: - Migration
-
-    /// Migrates the store in place to a newer version, in one transaction; nil when it is already there.
-    /// The store must be opened with `readOnly: false`. A store newer than the target is a usage error.
-    @discardableResult
-    public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
-                        toolVersion: String = WriteOptions().toolVersion) throws -> SQLiteMigrationRecord? {
-        guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
-        try connection.execute("PRAGMA foreign_keys = ON")
-        try connection.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
-        do {
-            let found = try SQLiteStoreStructure(connection).detect()
-            var record: SQLiteMigrationRecord?
-            if try SQLiteMigration.isNeeded(store: found, target: target, path: path, migrate: true) {
-                record = try SQLiteMigration.run(connection, store: found, to: target, policy: policy, toolVersion: toolVersion)
-            }
-            try connection.execute("COMMIT", doing: "cannot commit")
-            let now = try SQLiteStoreStructure(connection).detect()
-            version = now.version; evidence = now.evidence; hasMetadata = now.hasMetadata
-            return record
-        } catch {
-            connection.rollbackQuietly()
-            throw error
-        }
-    }
-}
-
-/// One migration applied to a store in place, as its history table records it.
-public struct SQLiteMigrationRecord: Sendable, Equatable {
-    public var from: SchemaVersion
-    public var to: SchemaVersion
-    /// When, as ISO 8601 text.
-    public var appliedAt: String
-    public var toolVersion: String
-    /// The plan's steps, as `1.0.0 -> 2.0.0 (custom), 2.0.0 -> 3.0.0 (lightweight)`.
-    public var stages: String
-    public var tripsBefore: Int
-    public var tripsAfter: Int
-
-    public init(from: SchemaVersion, to: SchemaVersion, appliedAt: String, toolVersion: String, stages: String,
-                tripsBefore: Int, tripsAfter: Int) {
-        self.from = from; self.to = to; self.appliedAt = appliedAt; self.toolVersion = toolVersion
-        self.stages = stages; self.tripsBefore = tripsBefore; self.tripsAfter = tripsAfter
-    }
 }
 
 /// A foreign key of a store's table.
@@ -256,6 +235,10 @@ struct SQLiteStoreStructure {
         let tables = try tableNames()
         let plan = TripMigrationPlan.schemas
         let rootTable = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
+        if CoreDataStoreLayout.isCoreData(tables: tables) {
+            throw TripError.data("\(path): a Core Data (SwiftData) store, which tripconv reads but never writes or migrates",
+                                 notes: ["convert it into a new store: `tripconv \(path) -o trips.sqlite`"])
+        }
         guard tables.contains(rootTable) else {
             throw TripError.data("\(path): not a trip store: it has no \(rootTable) table",
                                  notes: tables.isEmpty ? ["the database has no tables"] : ["its tables: " + tables.prefix(8).joined(separator: ", ")])

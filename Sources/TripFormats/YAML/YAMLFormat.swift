@@ -1,11 +1,21 @@
 import TripKit
 
-// PLACEHOLDER: replaced by the YAML reader and writer.
+/// YAML: read with libyaml's event parser, streaming; written by our own emitter for exact quoting.
+///
+/// ```swift
+/// var reader = try YAMLFormat.makeReader(.file("trips.yaml"), format: .yaml, options: ReadOptions())
+/// var writer = try YAMLFormat.makeWriter(.file("out.yaml"), format: .yaml, options: WriteOptions())
+/// ```
+///
+/// YAML brings its own encoding (UTF-8 or UTF-16, told by a byte order mark), so `inputEncoding`
+/// does not apply.
 enum YAMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        let bytes = try ByteInput(input)
+        return YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options)
     }
+
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        throw TripError.usage("format \(format.rawValue) is not implemented yet")
+        try YAMLRecordWriter(output: ByteOutput(output), schema: options.schema)
     }
 }

@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// The temporary files and directories that outputs are written to before they are renamed into
+/// place, so that nothing half-written is ever left behind:
+///
+/// - each is named `.TARGET.tripconv-PID-XXXXXX` beside its target;
+/// - while it exists it is registered here, and a SIGINT, SIGTERM or SIGHUP removes every registered
+///   path before the process dies of the signal (`installSignalCleanup()`);
+/// - a run that was killed outright (SIGKILL) leaves its file behind, and the next run that writes
+///   beside the same target removes it, since its PID no longer runs.
+public enum TemporaryPaths {
+    private static let capacity = 64
+    /// Registered paths as C strings, and whether each is a directory; read by the signal handler.
+    nonisolated(unsafe) private static let paths = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+    nonisolated(unsafe) private static let isDirectory = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+    nonisolated(unsafe) private static var initialized = false
+
+    private static func setUp() {
+        if initialized { return }
+        paths.initialize(repeating: nil, count: capacity)
+        isDirectory.initialize(repeating: false, count: capacity)
+        initialized = true
+    }
+
+    /// The prefix of a target's temporary names, and the directory they live in.
+    static func prefix(for target: String) -> (directory: String, prefix: String) {
+        var trimmed = target
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let (dir, base) = ByteOutput.split(trimmed)
+        return (dir, ".\(base).tripconv-")
+    }
+
+    /// Makes a temporary file beside `target`, registered for cleanup; returns its descriptor and path.
+    public static func makeFile(beside target: String) throws -> (fd: Int32, path: String) {
+        let (dir, prefix) = self.prefix(for: target)
+        removeStale(in: dir, prefix: prefix)
+        var template = Array("\(dir)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw TripError(.cantCreate, "\(target): cannot create: \(String(cString: strerror(errno)))")
+        }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        register(path, directory: false)
+        return (fd, path)
+    }
+
+    /// Makes a temporary directory beside `target`, registered for cleanup (with what it holds).
+    public static func makeDirectory(beside target: String) throws -> String {
+        let (dir, prefix) = self.prefix(for: target)
+        removeStale(in: dir, prefix: prefix)
+        var template = Array("\(dir)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw TripError(.cantCreate, "\(target): cannot create: \(String(cString: strerror(errno)))")
+        }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        register(path, directory: true)
+        return path
+    }
+
+    /// Registers a path for removal on a signal.
+    public static func register(_ path: String, directory: Bool) {
+        setUp()
+        for i in 0..<capacity where paths[i] == nil {
+            isDirectory[i] = directory
+            paths[i] = strdup(path)
+            return
+        }
+    }
+
+    /// Forgets a path: it was renamed into place, or removed.
+    public static func unregister(_ path: String) {
+        guard initialized else { return }
+        for i in 0..<capacity {
+            if let p = paths[i], strcmp(p, path) == 0 {
+                paths[i] = nil
+                free(p)
+                return
+            }
+        }
+    }
+
+    /// Removes every registered path now (files first, then directories with what they hold).
+    static func removeAll() {
+        guard initialized else { return }
+        for i in 0..<capacity { if let p = paths[i], !isDirectory[i] { unlink(p) } }
+        for i in 0..<capacity {
+            guard let p = paths[i], isDirectory[i] else { continue }
+            if let d = opendir(p) {
+                while let e = readdir(d) {
+                    withUnsafeBytes(of: e.pointee.d_name) { raw in
+                        let name = raw.bindMemory(to: CChar.self).baseAddress!
+                        if strcmp(name, ".") != 0 && strcmp(name, "..") != 0 {
+                            var full = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                            if strlen(p) + strlen(name) + 2 < full.count {
+                                strcpy(&full, p)
+                                strcat(&full, "/")
+                                strcat(&full, name)
+                                unlink(full)
+                            }
+                        }
+                    }
+                }
+                closedir(d)
+            }
+            rmdir(p)
+        }
+    }
+
+    /// Removes temporary paths of processes that no longer run (killed with SIGKILL, say).
+    static func removeStale(in directory: String, prefix: String) {
+        guard let d = opendir(directory) else { return }
+        var stale: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix) else { continue }
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(name) }
+        }
+        closedir(d)
+        for name in stale {
+            let path = directory + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                if let sub = opendir(path) {
+                    var names: [String] = []
+                    while let e = readdir(sub) {
+                        let n = withUnsafeBytes(of: e.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+                        if n != "." && n != ".." { names.append(n) }
+                    }
+                    closedir(sub)
+                    for n in names { unlink(path + "/" + n) }
+                }
+                rmdir(path)
+            } else {
+                unlink(path)
+            }
+        }
+    }
+
+    /// On SIGINT, SIGTERM and SIGHUP: remove the registered paths, then die of the signal as usual.
+    /// A signal ignored when the process started (`nohup`, a shell's background job) stays ignored;
+    /// the others are unblocked, since a parent may have left them blocked.
+    public static func installSignalCleanup() {
+        setUp()
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            var current = sigaction()
+            sigaction(sig, nil, &current)
+            if unsafeBitCast(current.__sigaction_handler, to: Int.self) == 1 { continue }  // SIG_IGN
+            signal(sig) { sig in
+                TemporaryPaths.removeAll()
+                signal(sig, SIG_DFL)
+                raise(sig)
+            }
+            sigaddset(&unblock, sig)
+        }
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
+    }
+}

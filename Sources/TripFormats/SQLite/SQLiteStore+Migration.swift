@@ -1,0 +1,75 @@
+import TripKit
+
+extension SQLiteStore {
+    /// Migrates the store in place to a newer version, in one transaction; nil when it is already
+    /// there (then nothing is written, and no backup taken).
+    ///
+    /// The store must be opened with `readOnly: false`. A target older than the store is a usage
+    /// error. The store is locked for writing first (waiting up to the busy timeout for another
+    /// writer, then failing `.busy`); then, when `backup` names a file, the store as it is is copied
+    /// there through SQLite's online backup API, before anything changes; then the plan's stages run
+    /// (see `SQLiteMigration`) and the transaction commits. Whatever fails, or however the process
+    /// ends, the store is either as it was or entirely at the target.
+    ///
+    /// ```swift
+    /// let store = try SQLiteStore.open(path: "trips.sqlite", readOnly: false)
+    /// if let report = try store.migrate(to: TripSchemaV3.self, policy: .merge, backup: "trips.sqlite.bak") {
+    ///     print(report.stages.map(\.stages), report.merged, report.tripsAfter)
+    /// }
+    /// ```
+    @discardableResult
+    public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
+                        toolVersion: String = WriteOptions().toolVersion, backup: String? = nil) throws -> SQLiteMigrationReport? {
+        guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
+        if let backup, SQLiteStore.isSameFile(backup, path) {
+            throw TripError.usage("\(backup): the backup cannot be the store itself")
+        }
+        // SQLite's procedure for rebuilding tables wants foreign keys off, and the pragma is a no-op
+        // inside a transaction: set it before BEGIN. They are checked before the commit.
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        // A larger page cache keeps a large migration's pages in memory until the commit instead of
+        // spilling them to the file midway; it changes nothing of what is durable when.
+        try connection.execute("PRAGMA cache_size = -65536")
+        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
+        try connection.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
+        do {
+            let found = try SQLiteStoreStructure(connection).detect()
+            guard try SQLiteMigration.isNeeded(store: found, target: target, path: path, migrate: true) else {
+                try connection.execute("COMMIT", doing: "cannot commit")
+                try refresh()
+                return nil
+            }
+            // The lock keeps other writers out from here to the commit, so the backup holds exactly
+            // the store the migration starts from.
+            if let backup { try SQLiteBackup.copy(path, to: backup, busyTimeout: busyTimeout) }
+            var report = try SQLiteMigration.run(connection, store: found, to: target, policy: policy, toolVersion: toolVersion)
+            report.backup = backup
+            try connection.execute("COMMIT", doing: "cannot commit")
+            try refresh()
+            return report
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// What `migrate` would do, found without changing anything: the stages and what each does to
+    /// the tables, the names that several trips share with the fields on which they differ, and the
+    /// trips that would be merged or dropped. A target older than the store is a usage error.
+    public func previewMigration(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge) throws -> SQLiteMigrationPreview {
+        try connection.execute("BEGIN", doing: "cannot read the store")
+        defer { connection.rollbackQuietly() }
+        let found = try SQLiteStoreStructure(connection).detect()
+        if found.version > target.versionIdentifier {
+            _ = try SQLiteMigration.isNeeded(store: found, target: target, path: path, migrate: true)
+        }
+        return try SQLiteMigration.preview(connection, store: found, to: target, policy: policy)
+    }
+
+    /// Copies the store to a file through SQLite's online backup API: complete or absent, and with
+    /// what the store's WAL holds.
+    public func backUp(to target: String) throws {
+        if SQLiteStore.isSameFile(target, path) { throw TripError.usage("\(target): the backup cannot be the store itself") }
+        try SQLiteBackup.copy(path, to: target, busyTimeout: busyTimeout)
+    }
+}

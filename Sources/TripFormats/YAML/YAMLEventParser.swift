@@ -1,0 +1,387 @@
+internal import CYAML
+import TripKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One parse event, in Swift terms: what libyaml's `yaml_event_t` says, copied out of C memory.
+struct YAMLEvent {
+    enum Kind: UInt8 {
+        case streamStart, streamEnd, documentStart, documentEnd
+        case sequenceStart, sequenceEnd, mappingStart, mappingEnd
+        case scalar, alias
+    }
+
+    /// How a scalar was written; the schema reads plain scalars as text and quoted ones as strings.
+    enum Style: UInt8 { case plain, singleQuoted, doubleQuoted, literal, folded, none }
+
+    var kind: Kind
+    var style: Style = .none
+    /// A scalar whose text is a name in the parser's key table: its code there, else -1.
+    var keyCode: Int16 = -1
+    /// 0-based, as libyaml counts; messages add one.
+    var line: Int32 = 0
+    var column: Int32 = 0
+    /// For an alias that was recorded inside an anchored node: the recording it replays.
+    var aliasTarget: Int32 = -1
+    /// A scalar's text; an alias's anchor name.
+    var value: String = ""
+    /// The anchor and tag, which few nodes have: one reference, nil for most events.
+    var properties: YAMLNodeProperties? = nil
+
+    var anchor: String? { properties?.anchor }
+    /// The resolved tag (`tag:yaml.org,2002:str`, `!`, `!local`), if the node has one.
+    var tag: String? { properties?.tag }
+
+    init(kind: Kind) { self.kind = kind }
+
+    var isCollectionStart: Bool { kind == .sequenceStart || kind == .mappingStart }
+    var isCollectionEnd: Bool { kind == .sequenceEnd || kind == .mappingEnd }
+}
+
+/// An event as the parse thread hands it over: its text is still bytes, in its batch.
+struct YAMLRawEvent {
+    var kind: YAMLEvent.Kind
+    var style: YAMLEvent.Style = .none
+    var line: Int32 = 0
+    var column: Int32 = 0
+    var textCount: Int32 = 0
+    var textStart = 0
+    var properties: YAMLNodeProperties? = nil
+
+    init(kind: YAMLEvent.Kind) { self.kind = kind }
+}
+
+/// Events parsed together, their texts one after another in `bytes`.
+struct YAMLEventBatch {
+    var events: [YAMLRawEvent] = []
+    var bytes: [UInt8] = []
+
+    /// A batch with room for a pipe's batch of events and their texts.
+    static func empty() -> YAMLEventBatch {
+        var batch = YAMLEventBatch()
+        batch.events.reserveCapacity(YAMLEventPipe.batchSize)
+        batch.bytes.reserveCapacity(YAMLEventPipe.batchSize * 16)
+        return batch
+    }
+
+    /// The event at `index`, its text made a string; a name of the key table gets its code and
+    /// reuses the table's string (no decoding, no allocation).
+    @inline(__always)
+    func event(at index: Int, keyTable: YAMLKeyTable?) -> YAMLEvent {
+        var out = YAMLEvent(kind: events[index].kind)
+        out.style = events[index].style
+        out.line = events[index].line
+        out.column = events[index].column
+        if events[index].properties != nil { out.properties = events[index].properties }
+        let count = Int(events[index].textCount)
+        if count > 0 {
+            let start = events[index].textStart
+            bytes.withUnsafeBufferPointer { buffer in
+                let p = buffer.baseAddress! + start
+                if out.kind == .scalar, let keyTable {
+                    let code = keyTable.code(p, count)
+                    if code >= 0 {
+                        out.keyCode = code
+                        out.value = keyTable.names[Int(code)]
+                        return
+                    }
+                }
+                out.value = String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+            }
+        }
+        return out
+    }
+}
+
+/// A node's anchor and tag.
+final class YAMLNodeProperties {
+    let anchor: String?
+    let tag: String?
+    init(anchor: String?, tag: String?) { self.anchor = anchor; self.tag = tag }
+
+    static func make(anchor: String?, tag: String?) -> YAMLNodeProperties? {
+        anchor == nil && tag == nil ? nil : YAMLNodeProperties(anchor: anchor, tag: tag)
+    }
+}
+
+/// Names a reader looks for as mapping keys, matched on the scalar's bytes before any `String`
+/// is made, so a key costs no hashing.
+final class YAMLKeyTable {
+    let names: [String]
+    /// All names' bytes, one after another.
+    private let bytes: UnsafeMutablePointer<UInt8>
+    /// Entries grouped by byte length: `first[n]..<first[n + 1]` are the names of n bytes.
+    private let first: UnsafeMutablePointer<Int32>
+    private let offsets: UnsafeMutablePointer<Int32>
+    private let codes: UnsafeMutablePointer<Int16>
+    private let maxLength: Int
+
+    init(_ names: [String]) {
+        self.names = names
+        maxLength = names.map(\.utf8.count).max() ?? 0
+        let sorted = names.enumerated().sorted { $0.element.utf8.count < $1.element.utf8.count }
+        bytes = .allocate(capacity: max(1, names.reduce(0) { $0 + $1.utf8.count }))
+        first = .allocate(capacity: maxLength + 2)
+        offsets = .allocate(capacity: max(1, names.count))
+        codes = .allocate(capacity: max(1, names.count))
+        var offset = 0, entry = 0
+        for length in 0...(maxLength + 1) {
+            first[length] = Int32(entry)
+            while entry < sorted.count, sorted[entry].element.utf8.count == length {
+                offsets[entry] = Int32(offset)
+                codes[entry] = Int16(sorted[entry].offset)
+                for b in sorted[entry].element.utf8 { bytes[offset] = b; offset += 1 }
+                entry += 1
+            }
+        }
+    }
+
+    deinit {
+        bytes.deallocate(); first.deallocate(); offsets.deallocate(); codes.deallocate()
+    }
+
+    /// The code of the name spelled by `count` bytes at `p`, or -1.
+    @inline(__always)
+    func code(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int16 {
+        guard count <= maxLength else { return -1 }
+        var entry = Int(first[count])
+        let end = Int(first[count + 1])
+        while entry < end {
+            if memcmp(bytes + Int(offsets[entry]), p, count) == 0 { return codes[entry] }
+            entry += 1
+        }
+        return -1
+    }
+}
+
+/// The bounds every YAML input is read under.
+struct YAMLLimits {
+    /// Nesting of sequences and mappings, counted through aliases.
+    var maxDepth = 256
+    /// Bytes of one scalar.
+    var maxScalarBytes = 1 << 20
+    /// Bytes libyaml may read without producing an event (a scalar, comment or key that never ends).
+    var maxBytesWithoutEvent = 4 << 20
+    /// Events that aliases may replay: this many, plus `aliasReplayPerEvent` for every event parsed.
+    var aliasReplayBase = 100_000
+    var aliasReplayPerEvent = 10
+    /// Events kept for anchored nodes in one document.
+    var maxAnchoredEvents = 1_000_000
+}
+
+/// libyaml's event parser, fed chunk by chunk from a `ByteInput` through a read handler.
+///
+/// C error codes become `TripError.data("FILE:LINE:COLUMN: problem")` here, and nowhere else.
+final class YAMLEventParser {
+    let name: String
+    private let input: ByteInput?
+    // The parser's state is touched for every event and every chunk: no dynamic exclusivity
+    // checks (the class is used from one place at a time, and libyaml calls back synchronously).
+    @exclusivity(unchecked) private var pending: [UInt8]?
+    @exclusivity(unchecked) private var pendingOffset = 0
+    private let parser: UnsafeMutablePointer<yaml_parser_t>
+    private let event: UnsafeMutablePointer<yaml_event_t>
+    @exclusivity(unchecked) private var inputError: Error?
+    @exclusivity(unchecked) private var failure: Error?
+    @exclusivity(unchecked) private var finished = false
+    let limits: YAMLLimits
+    /// Names to give key codes to, set before the first event.
+    var keyTable: YAMLKeyTable?
+    /// The one-event batch of `next()`.
+    @exclusivity(unchecked) private var scratch = YAMLEventBatch()
+    private let maxScalarBytes: Int
+    private let maxBytesWithoutEvent: Int
+    /// Bytes handed to libyaml since the last event it produced.
+    @exclusivity(unchecked) fileprivate var bytesSinceEvent = 0
+    @exclusivity(unchecked) fileprivate var tooMuchWithoutEvent = false
+
+    /// Reads from an input.
+    convenience init(input: ByteInput, limits: YAMLLimits = YAMLLimits()) {
+        self.init(name: input.name, input: input, bytes: nil, limits: limits)
+    }
+
+    /// Reads from bytes in memory (for tests and small documents).
+    convenience init(bytes: [UInt8], name: String, limits: YAMLLimits = YAMLLimits()) {
+        self.init(name: name, input: nil, bytes: bytes, limits: limits)
+    }
+
+    private init(name: String, input: ByteInput?, bytes: [UInt8]?, limits: YAMLLimits) {
+        self.name = name
+        self.input = input
+        self.pending = bytes
+        self.limits = limits
+        maxScalarBytes = limits.maxScalarBytes
+        maxBytesWithoutEvent = limits.maxBytesWithoutEvent
+        event = .allocate(capacity: 1)
+        event.initialize(to: yaml_event_t())
+        parser = .allocate(capacity: 1)
+        yaml_parser_initialize(parser)
+        yaml_parser_set_input(parser, yamlReadHandler, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        yaml_parser_delete(parser)
+        parser.deallocate()
+        event.deallocate()
+    }
+
+    /// `FILE:LINE:COLUMN` for a 0-based line and column.
+    func place(_ line: Int32, _ column: Int32) -> String { "\(name):\(line + 1):\(column + 1)" }
+    func place(of event: YAMLEvent) -> String { place(event.line, event.column) }
+
+    /// The next event; after the stream's end, the stream's end again. An error is thrown again on
+    /// every later call.
+    func next() throws -> YAMLEvent {
+        scratch.events.removeAll(keepingCapacity: true)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        _ = try parse(into: &scratch)
+        return scratch.event(at: 0, keyTable: keyTable)
+    }
+
+    /// Parses the next event into a batch, as raw bytes (no string is made here, so that a parse
+    /// thread does as little as it can); its kind. After the stream's end, the stream's end again;
+    /// an error is thrown again on every later call.
+    func parse(into batch: inout YAMLEventBatch) throws -> YAMLEvent.Kind {
+        if let failure { throw failure }
+        if finished {
+            batch.events.append(YAMLRawEvent(kind: .streamEnd))
+            return .streamEnd
+        }
+        guard yaml_parser_parse(parser, event) != 0 else {
+            let error = makeError()
+            failure = error
+            throw error
+        }
+        defer { yaml_event_delete(event) }
+        bytesSinceEvent = 0
+        let event = self.event.pointee
+        var out: YAMLRawEvent
+        switch event.type.rawValue {
+        case YAML_STREAM_START_EVENT.rawValue: out = YAMLRawEvent(kind: .streamStart)
+        case YAML_STREAM_END_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .streamEnd)
+            finished = true
+        case YAML_DOCUMENT_START_EVENT.rawValue: out = YAMLRawEvent(kind: .documentStart)
+        case YAML_DOCUMENT_END_EVENT.rawValue: out = YAMLRawEvent(kind: .documentEnd)
+        case YAML_SEQUENCE_START_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .sequenceStart)
+            out.properties = properties(event.data.sequence_start.anchor, event.data.sequence_start.tag)
+        case YAML_SEQUENCE_END_EVENT.rawValue: out = YAMLRawEvent(kind: .sequenceEnd)
+        case YAML_MAPPING_START_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .mappingStart)
+            out.properties = properties(event.data.mapping_start.anchor, event.data.mapping_start.tag)
+        case YAML_MAPPING_END_EVENT.rawValue: out = YAMLRawEvent(kind: .mappingEnd)
+        case YAML_SCALAR_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .scalar)
+            let scalar = event.data.scalar
+            if scalar.length > maxScalarBytes {
+                let error = TripError.data("\(place(Int32(clamping: event.start_mark.line), Int32(clamping: event.start_mark.column))): scalar of \(scalar.length) bytes is longer than the limit of \(maxScalarBytes)")
+                failure = error
+                throw error
+            }
+            if scalar.length > 0, let p = scalar.value {
+                out.textStart = batch.bytes.count
+                out.textCount = Int32(scalar.length)
+                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: scalar.length))
+            }
+            if scalar.anchor != nil || scalar.tag != nil { out.properties = properties(scalar.anchor, scalar.tag) }
+            switch scalar.style.rawValue {
+            case YAML_SINGLE_QUOTED_SCALAR_STYLE.rawValue: out.style = .singleQuoted
+            case YAML_DOUBLE_QUOTED_SCALAR_STYLE.rawValue: out.style = .doubleQuoted
+            case YAML_LITERAL_SCALAR_STYLE.rawValue: out.style = .literal
+            case YAML_FOLDED_SCALAR_STYLE.rawValue: out.style = .folded
+            default: out.style = .plain
+            }
+        case YAML_ALIAS_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .alias)
+            if let p = event.data.alias.anchor {
+                let n = strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
+                out.textStart = batch.bytes.count
+                out.textCount = Int32(clamping: n)
+                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+            }
+        default:
+            out = YAMLRawEvent(kind: .streamEnd)
+            finished = true
+        }
+        out.line = Int32(clamping: event.start_mark.line)
+        out.column = Int32(clamping: event.start_mark.column)
+        batch.events.append(out)
+        return out.kind
+    }
+
+    private func properties(_ anchor: UnsafeMutablePointer<yaml_char_t>?, _ tag: UnsafeMutablePointer<yaml_char_t>?) -> YAMLNodeProperties? {
+        if anchor == nil && tag == nil { return nil }
+        return YAMLNodeProperties(anchor: string(anchor), tag: string(tag))
+    }
+
+    private func string(_ p: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        guard let p else { return nil }
+        return String(cString: p)
+    }
+
+    private func makeError() -> Error {
+        if let inputError { return inputError }
+        let p = parser.pointee
+        if tooMuchWithoutEvent {
+            return TripError.data("\(place(Int32(clamping: p.mark.line), Int32(clamping: p.mark.column))): more than \(limits.maxBytesWithoutEvent) bytes without a complete YAML node (a scalar, key or comment too long)")
+        }
+        let problem = p.problem.map { String(cString: $0) } ?? "unknown problem"
+        switch p.error {
+        case YAML_MEMORY_ERROR:
+            return TripError.data("\(name): out of memory while parsing YAML")
+        case YAML_READER_ERROR:
+            var message = "\(name): at byte \(p.problem_offset): \(problem)"
+            if p.problem_value != -1 { message += " (0x\(String(UInt32(bitPattern: p.problem_value), radix: 16)))" }
+            return TripError.data(message, notes: ["YAML input must be UTF-8 or UTF-16"])
+        default:
+            let mark = p.problem_mark
+            var message = "\(place(Int32(clamping: mark.line), Int32(clamping: mark.column))): \(problem)"
+            if let context = p.context {
+                let c = p.context_mark
+                message += " (\(String(cString: context)) at \(c.line + 1):\(c.column + 1))"
+            }
+            return TripError.data(message)
+        }
+    }
+
+    /// Fills libyaml's buffer; 0 bytes is the end of input.
+    fileprivate func read(into buffer: UnsafeMutablePointer<UInt8>, size: Int) -> Int? {
+        if bytesSinceEvent > maxBytesWithoutEvent {
+            tooMuchWithoutEvent = true
+            return nil
+        }
+        if let input {
+            do {
+                let n = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
+                bytesSinceEvent += n
+                return n
+            } catch {
+                inputError = error
+                return nil
+            }
+        }
+        guard let bytes = pending else { return 0 }
+        let n = min(size, bytes.count - pendingOffset)
+        if n > 0 {
+            bytes.withUnsafeBufferPointer { src in
+                buffer.update(from: src.baseAddress! + pendingOffset, count: n)
+            }
+            pendingOffset += n
+        }
+        bytesSinceEvent += n
+        return n
+    }
+}
+
+private let yamlReadHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int,
+                                             UnsafeMutablePointer<Int>?) -> Int32 = { data, buffer, size, sizeRead in
+    guard let data, let buffer, let sizeRead else { return 0 }
+    let parser = Unmanaged<YAMLEventParser>.fromOpaque(data).takeUnretainedValue()
+    guard let n = parser.read(into: buffer, size: size) else { return 0 }
+    sizeRead.pointee = n
+    return 1
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs libyaml on a thread of its own and hands its events to the trip reader in batches, so
+/// that parsing and building trips overlap: libyaml alone takes about half of a read's time.
+/// The parse thread only copies each event's bytes; strings are made on the reader's side.
+///
+/// The queue holds at most `capacity` batches, so memory stays bounded whatever the input's size;
+/// events, then the end of the stream or an error, arrive in order. Dropping the pipe stops the
+/// thread at its next batch. If no thread can be made, the pipe parses on the caller's thread.
+final class YAMLEventPipe {
+    static let batchSize = 4096
+    /// A batch is also handed over once its texts reach this many bytes.
+    static let batchBytes = 1 << 20
+    static let capacity = 4
+
+    /// What both threads touch: the queue and the flags, always under `mutex`; the parser, only
+    /// by the producer (or by the caller when there is no thread).
+    private final class Shared: @unchecked Sendable {
+        let parser: YAMLEventParser
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        var queue: [YAMLEventBatch] = []
+        var finished = false
+        var error: Error?
+        var cancelled = false
+
+        init(parser: YAMLEventParser) {
+            self.parser = parser
+            pthread_mutex_init(mutex, nil)
+            pthread_cond_init(changed, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(changed); pthread_mutex_destroy(mutex)
+            changed.deallocate(); mutex.deallocate()
+        }
+
+        /// The producer: parse and queue batches until the end, an error, or cancellation.
+        func produce() {
+            let parser = self.parser
+            var batch = YAMLEventBatch.empty()
+            while true {
+                var failure: Error? = nil
+                var end = false
+                do {
+                    end = try parser.parse(into: &batch) == .streamEnd
+                } catch {
+                    failure = error
+                }
+                if failure == nil && !end && batch.events.count < YAMLEventPipe.batchSize
+                    && batch.bytes.count < YAMLEventPipe.batchBytes { continue }
+                pthread_mutex_lock(mutex)
+                while queue.count >= YAMLEventPipe.capacity && !cancelled { pthread_cond_wait(changed, mutex) }
+                if cancelled { pthread_mutex_unlock(mutex); return }
+                queue.append(batch)
+                if failure != nil || end { finished = true; error = failure }
+                pthread_cond_broadcast(changed)
+                pthread_mutex_unlock(mutex)
+                if failure != nil || end { return }
+                batch = YAMLEventBatch.empty()
+            }
+        }
+    }
+
+    private let shared: Shared
+    private var thread: pthread_t? = nil
+    // The consumer's batch and position, read for every event from one thread.
+    @exclusivity(unchecked) private var batch = YAMLEventBatch()
+    @exclusivity(unchecked) private var position = 0
+    private let keyTable: YAMLKeyTable?
+
+    let name: String
+    let limits: YAMLLimits
+
+    /// `threaded: false` parses on the caller's thread (for measurements).
+    init(parser: YAMLEventParser, threaded: Bool = true) {
+        name = parser.name
+        limits = parser.limits
+        keyTable = parser.keyTable
+        shared = Shared(parser: parser)
+        guard threaded else { return }
+        let context = Unmanaged.passRetained(shared).toOpaque()
+        var t = pthread_t()
+        let status = pthread_create(&t, nil, { context in
+            #if canImport(Darwin)
+            let shared = Unmanaged<Shared>.fromOpaque(context).takeRetainedValue()
+            #else
+            let shared = Unmanaged<Shared>.fromOpaque(context!).takeRetainedValue()
+            #endif
+            shared.produce()
+            return nil
+        }, context)
+        if status == 0 {
+            thread = t
+        } else {
+            Unmanaged<Shared>.fromOpaque(context).release()
+        }
+    }
+
+    /// Tells the thread to stop at its next batch and lets it go: it holds its own reference to
+    /// the shared state, and waiting for it could block on an input that never ends (stdin).
+    deinit {
+        guard let thread else { return }
+        pthread_mutex_lock(shared.mutex)
+        shared.cancelled = true
+        pthread_cond_broadcast(shared.changed)
+        pthread_mutex_unlock(shared.mutex)
+        pthread_detach(thread)
+    }
+
+    /// The next event; after the stream's end, its end again; an error in its place.
+    @inline(__always)
+    func next() throws -> YAMLEvent {
+        if position < batch.events.count {
+            position += 1
+            return batch.event(at: position - 1, keyTable: keyTable)
+        }
+        return try refill()
+    }
+
+    private func refill() throws -> YAMLEvent {
+        guard thread != nil else { return try shared.parser.next() }
+        pthread_mutex_lock(shared.mutex)
+        while shared.queue.isEmpty && !shared.finished { pthread_cond_wait(shared.changed, shared.mutex) }
+        if shared.queue.isEmpty {
+            let error = shared.error
+            pthread_mutex_unlock(shared.mutex)
+            if let error { throw error }
+            return YAMLEvent(kind: .streamEnd)
+        }
+        batch = shared.queue.removeFirst()
+        pthread_cond_broadcast(shared.changed)
+        pthread_mutex_unlock(shared.mutex)
+        position = 0
+        return try next()
+    }
+}

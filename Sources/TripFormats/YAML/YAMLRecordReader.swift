@@ -1,0 +1,526 @@
+import TripKit
+
+/// Reads trips from YAML, event by event: a `schemaVersion`/`trips` mapping, a bare sequence of
+/// trips, or a stream of documents each holding one trip or a sequence of trips.
+///
+/// The schema decides every scalar's type: plain scalars go to the builder as `.plain` (so `name: no`
+/// is the string "no" and `~` is null), quoted and block scalars as `.string`. Tags `!!str`,
+/// `!!bool`, `!!int`, `!!timestamp`, `!!null` (and `!!map`, `!!seq`, `!!merge` where they fit) are
+/// honoured; any other tag is a data error. Merge keys (`<<`) are honoured in every mapping of a
+/// trip, explicit keys winning. The reader keeps an explicit stack of frames, never recursion.
+///
+/// ```swift
+/// var reader = try YAMLFormat.makeReader(.file("trips.yaml"), format: .yaml, options: ReadOptions())
+/// while let item = try reader.next() { ... }
+/// ```
+struct YAMLRecordReader: RecordReader {
+    private var events: YAMLNodeStream<YAMLEventPipe>
+    var builder: RecordBuilder
+    let source: String
+    /// Per entity of the vocabulary: a key code (of the parser's key table) to a field index, or -1.
+    private let fieldByCode: [[Int]]
+    let fieldKinds: [[SchemaVocabulary.FieldKind]]
+    let fieldNames: [[String]]
+
+    private var frames: [Frame] = [Frame(.stream)]
+    /// Events to be read before the parser's: the merged keys of a mapping, stacked.
+    private var injections: [(events: [YAMLEvent], position: Int)] = []
+    private var records = 0
+    private var done = false
+    private var failure: Error?
+
+    var detection: Detection { builder.detection }
+
+    /// `threaded: false` keeps libyaml on the caller's thread (for measurements).
+    init(parser: YAMLEventParser, options: ReadOptions, threaded: Bool = true) {
+        source = parser.name
+        builder = RecordBuilder(source: parser.name, format: "yaml", options: options)
+        let vocabulary = builder.vocabulary
+        // Codes 0, 1 and 2 are the merge key and the wrapper's keys (`mergeKeyCode` ...).
+        var names: [String] = ["<<", "schemaVersion", "trips"]
+        for e in vocabulary.entities { for f in e.fields where !names.contains(f.name) { names.append(f.name) } }
+        parser.keyTable = YAMLKeyTable(names)
+        fieldByCode = vocabulary.entities.map { e in
+            names.map { n in e.fields.firstIndex { $0.name == n } ?? -1 }
+        }
+        events = YAMLNodeStream(parser: YAMLEventPipe(parser: parser, threaded: threaded))
+        fieldKinds = vocabulary.entities.map { $0.fields.map(\.kind) }
+        fieldNames = vocabulary.entities.map { $0.fields.map(\.name) }
+    }
+
+    private static let mergeKeyCode: Int16 = 0
+    private static let versionKeyCode: Int16 = 1
+    private static let tripsKeyCode: Int16 = 2
+
+    // MARK: - Frames
+
+    /// A frame is plain data (no references), so the stack is cheap to read and write; the rare
+    /// extras of an object (unknown names, merge sources) live in `extras`, which is a stack too.
+    private struct Frame {
+        enum Kind: UInt8 {
+            /// Between documents.
+            case stream
+            /// A document: its root node, then its end.
+            case document
+            /// A document's root mapping, before its first key says whether it is a wrapper or a trip.
+            case rootMapping
+            /// The `schemaVersion`/`trips` mapping.
+            case wrapper
+            /// A sequence of trips.
+            case tripList
+            /// A trip, a bucket-list item or an accommodation.
+            case object
+            /// A sequence of related objects.
+            case itemList
+            /// The rest of a node nobody reads.
+            case skip
+            /// The value of a merge key, being collected into the object below.
+            case mergeCollect
+        }
+
+        var kind: Kind
+        var isRoot = false
+        var entity = 0
+        /// object, wrapper: the field (or key code) whose value comes next; itemList: its field.
+        var field = Frame.expectingKey
+        /// object: the fields given, as bits; wrapper: the keys given.
+        var given: UInt64 = 0
+        /// skip, mergeCollect: the nesting still open.
+        var depth = 0
+        /// object: its index in `extras`, or -1.
+        var extra = -1
+        var line: Int32 = 0, column: Int32 = 0
+
+        init(_ kind: Kind) { self.kind = kind }
+
+        static let expectingKey = -1
+        static let mergeValue = -2
+        static let skipValue = -3
+        static let versionValue = 1
+        static let tripsValue = 2
+    }
+
+    private struct FrameExtra {
+        /// Unknown names given.
+        var unknownGiven: [String] = []
+        /// The merge sources, as events of complete nodes.
+        var merges: [YAMLEvent]? = nil
+    }
+
+    private var extras: [FrameExtra] = []
+
+    /// The extras of the object frame at `index`, made on first use.
+    private mutating func extraIndex(_ index: Int) -> Int {
+        if frames[index].extra < 0 {
+            frames[index].extra = extras.count
+            extras.append(FrameExtra())
+        }
+        return frames[index].extra
+    }
+
+    /// Pops the top frame, and its extras.
+    @discardableResult
+    private mutating func popFrame() -> Frame {
+        let frame = frames.removeLast()
+        if frame.extra >= 0 { extras.removeLast() }
+        return frame
+    }
+
+    // MARK: - Reading
+
+    mutating func next() throws -> ReadItem? {
+        if let failure { throw failure }
+        if done { return nil }
+        do {
+            while true {
+                let event = try nextEvent()
+                if let item = try handle(event) { return item }
+                if done { return nil }
+            }
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func nextEvent() throws -> YAMLEvent {
+        while !injections.isEmpty {
+            let top = injections.count - 1
+            let position = injections[top].position
+            if position < injections[top].events.count {
+                injections[top].position = position + 1
+                return injections[top].events[position]
+            }
+            injections.removeLast()
+        }
+        return try events.next()
+    }
+
+    private mutating func handle(_ event: YAMLEvent) throws -> ReadItem? {
+        let top = frames.count - 1
+        switch frames[top].kind {
+        case .object: return try handleObject(event, top)
+        case .itemList: try handleItemList(event, top)
+        case .skip:
+            _ = try tagKind(event)
+            if event.isCollectionStart { frames[top].depth += 1 }
+            else if event.isCollectionEnd {
+                frames[top].depth -= 1
+                if frames[top].depth == 0 { popFrame() }
+            }
+        case .mergeCollect:
+            _ = try tagKind(event)
+            extras[frames[top - 1].extra].merges!.append(event)
+            if event.isCollectionStart { frames[top].depth += 1 }
+            else if event.isCollectionEnd {
+                frames[top].depth -= 1
+                if frames[top].depth == 0 { popFrame() }
+            }
+        case .tripList: try handleTripList(event)
+        case .stream:
+            switch event.kind {
+            case .documentStart: frames.append(Frame(.document))
+            case .streamEnd: done = true
+            default: break
+            }
+        case .document: try handleDocumentRoot(event)
+        case .rootMapping: return try handleRootMapping(event, top)
+        case .wrapper: try handleWrapper(event, top)
+        }
+        return nil
+    }
+
+    // MARK: - Documents and wrappers
+
+    private mutating func handleDocumentRoot(_ event: YAMLEvent) throws {
+        switch event.kind {
+        case .documentEnd:
+            popFrame()
+        case .scalar:
+            let tag = try tagKind(event)
+            if tag == .null || (tag == .none && event.style == .plain && isYAMLNull(event.value)) { return }
+            throw shapeError(event, expected: "a trip mapping or a sequence of trips")
+        case .sequenceStart:
+            try expectTag(event, .seq)
+            frames.append(Frame(.tripList))
+        case .mappingStart:
+            try expectTag(event, .map)
+            var frame = Frame(.rootMapping)
+            frame.line = event.line; frame.column = event.column
+            frames.append(frame)
+        default:
+            break
+        }
+    }
+
+    private mutating func handleRootMapping(_ event: YAMLEvent, _ top: Int) throws -> ReadItem? {
+        guard event.kind == .scalar else {
+            if event.kind == .mappingEnd {
+                throw TripError.data("\(place(frames[top].line, frames[top].column)): expected a trip mapping or a sequence of trips, found an empty mapping")
+            }
+            throw TripError.data("\(place(event.line, event.column)): expected a trip mapping or a sequence of trips, found a mapping whose key is \(describe(event))")
+        }
+        _ = try tagKind(event)
+        if event.keyCode == Self.versionKeyCode || event.keyCode == Self.tripsKeyCode {
+            frames[top].kind = .wrapper
+            try handleWrapper(event, top)
+            return nil
+        }
+        guard event.keyCode == Self.mergeKeyCode || fieldIndex(event, entity: builder.vocabulary.rootEntity) != nil else {
+            throw TripError.data("\(place(event.line, event.column)): expected a trip mapping or a sequence of trips, found a mapping whose first key is \(event.value.quotedForMessage)",
+                                 notes: ["a YAML trips file is a mapping of schemaVersion and trips, a sequence of trips, or a stream of documents of trips"])
+        }
+        beginTrip(line: frames[top].line, column: frames[top].column, replacing: top)
+        return try handleObject(event, top)
+    }
+
+    private mutating func handleWrapper(_ event: YAMLEvent, _ top: Int) throws {
+        switch frames[top].field {
+        case Frame.versionValue:
+            frames[top].field = Frame.expectingKey
+            guard event.kind == .scalar else {
+                throw shapeError(event, expected: "a schema version such as \"3.0.0\"")
+            }
+            _ = try tagKind(event)
+            try builder.setMarker(event.value, place: place(event.line, event.column))
+        case Frame.tripsValue:
+            frames[top].field = Frame.expectingKey
+            switch event.kind {
+            case .sequenceStart:
+                try expectTag(event, .seq)
+                frames.append(Frame(.tripList))
+            case .scalar:
+                let tag = try tagKind(event)
+                if tag == .null || (tag == .none && event.style == .plain && isYAMLNull(event.value)) { return }
+                throw shapeError(event, expected: "a sequence of trips")
+            default:
+                throw shapeError(event, expected: "a sequence of trips")
+            }
+        default:
+            switch event.kind {
+            case .mappingEnd:
+                popFrame()
+            case .scalar:
+                _ = try tagKind(event)
+                let code: Int
+                switch event.value {
+                case "schemaVersion": code = Frame.versionValue
+                case "trips": code = Frame.tripsValue
+                default:
+                    throw TripError.data("\(place(event.line, event.column)): unknown top-level key \(event.value.quotedForMessage)",
+                                         notes: ["the top-level mapping of a YAML trips file has the keys schemaVersion and trips"])
+                }
+                let bit = UInt64(1) << UInt64(code)
+                if frames[top].given & bit != 0 {
+                    throw TripError.data("\(place(event.line, event.column)): top-level key \(event.value.quotedForMessage) is given twice")
+                }
+                frames[top].given |= bit
+                frames[top].field = code
+            default:
+                throw TripError.data("\(place(event.line, event.column)): expected a top-level key, found \(describe(event))")
+            }
+        }
+    }
+
+    private mutating func handleTripList(_ event: YAMLEvent) throws {
+        switch event.kind {
+        case .sequenceEnd:
+            popFrame()
+        case .mappingStart:
+            try expectTag(event, .map)
+            frames.append(Frame(.object))
+            beginTrip(line: event.line, column: event.column, replacing: frames.count - 1)
+        default:
+            throw shapeError(event, expected: "a trip mapping")
+        }
+    }
+
+    private mutating func beginTrip(line: Int32, column: Int32, replacing index: Int) {
+        records += 1
+        builder.beginRecord(origin: RecordOrigin(source: source, record: records, line: Int(line) + 1, column: Int(column) + 1))
+        var frame = Frame(.object)
+        frame.entity = builder.vocabulary.rootEntity
+        frame.isRoot = true
+        frame.line = line; frame.column = column
+        frames[index] = frame
+    }
+
+    // MARK: - Objects
+
+    private mutating func handleObject(_ event: YAMLEvent, _ top: Int) throws -> ReadItem? {
+        let field = frames[top].field
+        if field >= 0 {
+            frames[top].field = Frame.expectingKey
+            try handleFieldValue(event, field: field, entity: frames[top].entity)
+            return nil
+        }
+        if field == Frame.skipValue {
+            frames[top].field = Frame.expectingKey
+            _ = try tagKind(event)
+            if event.isCollectionStart { pushSkip() }
+            return nil
+        }
+        if field == Frame.mergeValue {
+            frames[top].field = Frame.expectingKey
+            let tag = try tagKind(event)
+            if event.kind == .scalar {
+                if !(tag == .null || (tag == .none && event.style == .plain && isYAMLNull(event.value))) {
+                    builder.fail("merge key '<<' expects a mapping or a sequence of mappings, found \(describe(event))")
+                }
+                return nil
+            }
+            let x = extraIndex(top)
+            if extras[x].merges == nil { extras[x].merges = [] }
+            extras[x].merges!.append(event)
+            var collect = Frame(.mergeCollect)
+            collect.depth = 1
+            frames.append(collect)
+            return nil
+        }
+        // A key, or the mapping's end.
+        switch event.kind {
+        case .scalar:
+            let tag = try tagKind(event)
+            if event.keyCode == Self.mergeKeyCode, event.style == .plain, tag == .none || tag == .merge {
+                frames[top].field = Frame.mergeValue
+                return nil
+            }
+            let entity = frames[top].entity
+            guard let f = fieldIndex(event, entity: entity) else {
+                let key = event.value
+                let x = extraIndex(top)
+                if !extras[x].unknownGiven.contains(key) {
+                    extras[x].unknownGiven.append(key)
+                    builder.unknownField(key)
+                } else {
+                    builder.fail("field \(key.quotedForMessage) is given twice")
+                }
+                frames[top].field = Frame.skipValue
+                return nil
+            }
+            let bit: UInt64 = f < 64 ? UInt64(1) << UInt64(f) : 0
+            if frames[top].given & bit != 0 {
+                builder.fail("field '\(event.value)' is given twice")
+                frames[top].field = Frame.skipValue
+                return nil
+            }
+            frames[top].given |= bit
+            frames[top].field = f
+            return nil
+        case .mappingEnd:
+            if frames[top].extra >= 0, let merges = extras[frames[top].extra].merges {
+                extras[frames[top].extra].merges = nil
+                inject(merges, into: top, end: event)
+                return nil
+            }
+            let frame = popFrame()
+            if frame.isRoot { return builder.endRecord() }
+            builder.endObject()
+            return nil
+        case .sequenceStart, .mappingStart:
+            _ = try tagKind(event)
+            builder.fail("expected a field name, found \(describe(event))")
+            frames[top].field = Frame.skipValue
+            pushSkip()
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private mutating func handleFieldValue(_ event: YAMLEvent, field: Int, entity: Int) throws {
+        let kind = fieldKinds[entity][field]
+        switch event.kind {
+        case .scalar:
+            if let token = try token(event, field: field, entity: entity) { builder.set(field, token) }
+        case .sequenceStart:
+            try expectTag(event, .seq)
+            if case .toMany(let destination) = kind {
+                builder.markPresent(field)
+                var frame = Frame(.itemList)
+                frame.entity = destination
+                frame.field = field
+                frames.append(frame)
+                return
+            }
+            if kind != .transient {
+                builder.fail("field '\(fieldNames[entity][field])': expected \(kind.yamlExpectation), found a sequence")
+            }
+            pushSkip()
+        case .mappingStart:
+            try expectTag(event, .map)
+            if case .toOne(let destination) = kind {
+                builder.beginObject(field)
+                var frame = Frame(.object)
+                frame.entity = destination
+                frame.line = event.line; frame.column = event.column
+                frames.append(frame)
+                return
+            }
+            if kind != .transient {
+                builder.fail("field '\(fieldNames[entity][field])': expected \(kind.yamlExpectation), found a mapping")
+            }
+            pushSkip()
+        default:
+            break
+        }
+    }
+
+    private mutating func handleItemList(_ event: YAMLEvent, _ top: Int) throws {
+        let field = frames[top].field
+        switch event.kind {
+        case .sequenceEnd:
+            popFrame()
+        case .mappingStart:
+            try expectTag(event, .map)
+            builder.beginObject(field)
+            var frame = Frame(.object)
+            frame.entity = frames[top].entity
+            frame.line = event.line; frame.column = event.column
+            frames.append(frame)
+        case .scalar:
+            _ = try tagKind(event)
+            builder.fail("field '\(fieldNames[frames[top - 1].entity][field])': expected an object in the list, found \(describe(event))")
+        case .sequenceStart:
+            _ = try tagKind(event)
+            builder.fail("field '\(fieldNames[frames[top - 1].entity][field])': expected an object in the list, found a sequence")
+            pushSkip()
+        default:
+            break
+        }
+    }
+
+    /// The field a key names in an entity.
+    @inline(__always)
+    private func fieldIndex(_ key: YAMLEvent, entity: Int) -> Int? {
+        guard key.keyCode >= 0 else { return nil }
+        let f = fieldByCode[entity][Int(key.keyCode)]
+        return f >= 0 ? f : nil
+    }
+
+    private mutating func pushSkip() {
+        var frame = Frame(.skip)
+        frame.depth = 1
+        frames.append(frame)
+    }
+
+    // MARK: - Merge keys
+
+    /// Queues the merged keys the mapping does not give itself, then the mapping's end again.
+    /// Earlier sources win over later ones; a source's own `<<` is merged on the next pass, so its
+    /// keys only fill what is still missing.
+    private mutating func inject(_ merges: [YAMLEvent], into top: Int, end: YAMLEvent) {
+        var out: [YAMLEvent] = []
+        var taken: [String] = []
+        let entity = frames[top].entity
+        var i = 0
+        func nodeEnd(_ start: Int) -> Int {
+            guard merges[start].isCollectionStart else { return start + 1 }
+            var depth = 0, j = start
+            repeat {
+                if merges[j].isCollectionStart { depth += 1 } else if merges[j].isCollectionEnd { depth -= 1 }
+                j += 1
+            } while depth > 0
+            return j
+        }
+        var sources: [Int] = []
+        while i < merges.count {
+            let end = nodeEnd(i)
+            if merges[i].kind == .mappingStart {
+                sources.append(i)
+            } else {
+                // A sequence of mappings.
+                var j = i + 1
+                while j < end - 1 {
+                    let childEnd = nodeEnd(j)
+                    if merges[j].kind == .mappingStart { sources.append(j) }
+                    else { builder.fail("merge key '<<' expects a mapping or a sequence of mappings, found a sequence holding \(describe(merges[j]))") }
+                    j = childEnd
+                }
+            }
+            i = end
+        }
+        for source in sources {
+            var j = source + 1
+            while merges[j].kind != .mappingEnd {
+                let keyEnd = nodeEnd(j)
+                let valueEnd = nodeEnd(keyEnd)
+                let key = merges[j]
+                defer { j = valueEnd }
+                guard key.kind == .scalar else { continue }
+                if !(key.keyCode == Self.mergeKeyCode && key.style == .plain) {
+                    if taken.contains(key.value) { continue }
+                    if let f = fieldIndex(key, entity: entity) {
+                        if f < 64, frames[top].given & (UInt64(1) << UInt64(f)) != 0 { continue }
+                    } else if frames[top].extra >= 0, extras[frames[top].extra].unknownGiven.contains(key.value) {
+                        continue
+                    }
+                    taken.append(key.value)
+                }
+                out.append(contentsOf: merges[j..<valueEnd])
+            }
+        }
+        out.append(end)
+        injections.append((out, 0))
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import TripKit
+import TripFormats
+
+/// `tripconv migrate`: a store through the plan's stages, in place, in one transaction.
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Migrate a SQLite store in place, in one transaction.",
+        discussion: """
+            Runs the plan's stages from the store's version to the target: 1.0.0 -> 2.0.0 deduplicates the \
+            trips by name under --dedupe and adds the unique index; 2.0.0 -> 3.0.0 rebuilds the tables with \
+            the renamed date columns and cascading foreign keys, keeping every row and its id. The store is \
+            backed up first (to STORE.bak unless --backup or --no-backup says otherwise), and each stage is \
+            recorded in its history table. A store already at the target is left untouched.
+            """)
+
+    @Argument(help: ArgumentHelp("The store to migrate.", valueName: "store"))
+    var store: String
+
+    @Option(name: .long, help: ArgumentHelp("Migrate to this schema version.", valueName: "version"))
+    var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
+
+    @Option(name: .long, help: ArgumentHelp("What to do with trips that share a name: merge, last, first, fail.", valueName: "policy"))
+    var dedupe: DeduplicationPolicy = .merge
+
+    @Flag(name: .long, help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped.")
+    var dryRun = false
+
+    @Option(name: .long, help: ArgumentHelp("Back the store up to FILE before changing it (default STORE.bak).", valueName: "file"))
+    var backup: String?
+
+    @Flag(name: .long, help: "Take no backup.")
+    var noBackup = false
+
+    @Option(name: .long, help: ArgumentHelp("Write the trips merged or dropped to FILE as JSON Lines, as convert's rejects file.", valueName: "file"))
+    var rejects: String?
+
+    @Option(name: .long, help: ArgumentHelp("How long to wait for another process's lock on the store before giving up (exit 75).", valueName: "seconds"))
+    var busyTimeout: Double = 5
+
+    @Flag(name: .short, help: "Print no summary.")
+    var quiet = false
+
+    @Flag(name: .short, help: "Print a line per stage and per trip merged or dropped.")
+    var verbose = false
+
+    func validate() throws {
+        if backup != nil && noBackup { throw ValidationError("--backup and --no-backup exclude each other") }
+        if !(busyTimeout >= 0 && busyTimeout <= 86_400) { throw ValidationError("--busy-timeout takes seconds from 0 to 86400") }
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            let started = monotonicSeconds()
+            guard let target = TripMigrationPlan.schema(for: targetVersion) else {
+                throw TripError.usage("unknown target version \(targetVersion)")
+            }
+            let timeout = Int((busyTimeout * 1000).rounded())
+            // A first look through a read-only open, so a store at the target is never opened for writing;
+            // but a journal a crash left behind is rolled back only by a read-write open.
+            let looked = try SQLiteStore.open(path: store, readOnly: !SQLiteStore.hasJournal(store), busyTimeoutMilliseconds: timeout)
+            if looked.version == targetVersion {
+                if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
+                return
+            }
+            if looked.version > targetVersion {
+                throw TripError.usage("\(store): store is at \(looked.version), target is \(targetVersion); a store is never migrated down",
+                                      notes: ["convert the store into a new file to get a \(targetVersion) copy: `tripconv \(store) --target-version \(targetVersion) -o FILE`"])
+            }
+            if dryRun {
+                try preview(looked, target: target)
+                if !quiet { Diagnostics.print("tripconv: \(store): dry run; nothing was changed (\(elapsed(started)) s)") }
+                return
+            }
+
+            let opened = try SQLiteStore.open(path: store, readOnly: false, busyTimeoutMilliseconds: timeout)
+            let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
+            let backupPath = noBackup ? nil : (backup ?? store + ".bak")
+            let report: SQLiteMigrationReport
+            do {
+                guard let done = try opened.migrate(to: target, policy: dedupe, toolVersion: TripConv.version, backup: backupPath) else {
+                    // Another process migrated it between the first look and the lock.
+                    rejectsOutput?.discard()
+                    if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
+                    return
+                }
+                report = done
+            } catch {
+                rejectsOutput?.discard()
+                throw error
+            }
+            for entry in report.ledger {
+                if verbose { Diagnostics.print("tripconv: \(entry.origin): \(entry.kind.rawValue): \(entry.reason)") }
+                try rejectsOutput?.write(RejectsFile.line(entry))
+            }
+            try rejectsOutput?.commit()
+            if verbose {
+                for s in report.stages {
+                    Diagnostics.print("tripconv: \(store): stage \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)")
+                }
+            }
+            if !quiet {
+                let stages = report.stages.map(\.stages).joined(separator: ", ")
+                Diagnostics.print("tripconv: \(store): migrated \(report.from) -> \(report.to) in place; stages \(stages); "
+                                  + "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s"); merged \(report.merged); dropped \(report.dropped); "
+                                  + "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to); "
+                                  + (report.backup.map { "backup \($0)" } ?? "no backup") + "; \(elapsed(started)) s")
+            }
+        }
+    }
+
+    /// Prints what a migration would do, on standard output; a migration that would fail fails as it would.
+    private func preview(_ opened: SQLiteStore, target: any VersionedSchema.Type) throws {
+        let p = try opened.previewMigration(to: target, policy: dedupe)
+        var text = "\(store): sqlite \(p.from) (\(opened.evidence)), \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s")\n"
+        text += "would migrate \(p.from) -> \(p.to) in place under --dedupe \(dedupe.rawValue):\n"
+        for stage in p.stages {
+            text += "  \(stage.description): \(stage.changes.joined(separator: "; "))\n"
+        }
+        if p.duplicates.isEmpty {
+            text += "no name is shared by several trips\n"
+        } else {
+            let n = p.duplicates.count
+            text += "\(n) \(p.duplicates[0].attribute)\(n == 1 ? " is" : "s are") shared by several trips:\n"
+            for d in p.duplicates {
+                var line = "  \(d.value.quotedForMessage): \(d.rowIDs.count) trips (row ids \(d.rowIDs.map(String.init).joined(separator: ", ")))"
+                if d.conflicts.isEmpty {
+                    line += "; no values differ"
+                } else {
+                    for c in d.conflicts {
+                        line += "; \(c.field) differs: " + c.values.map(\.quotedForMessage).joined(separator: " / ")
+                    }
+                }
+                text += line + "\n"
+            }
+        }
+        if verbose {
+            for entry in p.ledger { text += "  would be \(entry.kind.rawValue): \(entry.origin): \(entry.reason)\n" }
+        }
+        if p.failure == nil {
+            let merged = p.ledger.filter { $0.kind == .merged }.count, dropped = p.ledger.filter { $0.kind == .dropped }.count
+            text += "would merge \(merged) and drop \(dropped): \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s") -> \(p.tripsAfter) at \(p.to)\n"
+        } else {
+            text += "would fail; the store would be left as it is\n"
+        }
+        if rejects != nil { text += "(a dry run writes no rejects file and takes no backup)\n" }
+        writeAll(1, text)
+        if let failure = p.failure { throw failure }
+    }
+
+    private func elapsed(_ started: Double) -> String {
+        let ms = Int(((monotonicSeconds() - started) * 1000).rounded())
+        let fraction = String(ms % 1000)
+        return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}

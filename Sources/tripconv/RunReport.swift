@@ -1,0 +1,68 @@
+import ArgumentParser
+import TripKit
+import TripFormats
+
+/// `--report FILE`: the run's accounting as JSON, written whether the run succeeded or not.
+///
+/// read = written + merged + dropped + rejected holds for every successful run.
+enum RunReport {
+    static func write(_ path: String, summary: ConversionSummary?, elapsed: Double, error: (any Error)?) throws {
+        var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil ? "ok" : "failed"))]
+        if let error {
+            let e = error as? TripError
+            pairs.append(("error", .string(e?.message ?? "\(error)")))
+            pairs.append(("exitStatus", .int(Int(e?.kind.rawValue ?? 70))))
+        }
+        if let s = summary {
+            pairs += [
+                ("read", .int(s.read)), ("written", .int(s.written)), ("merged", .int(s.merged)),
+                ("dropped", .int(s.dropped)), ("rejected", .int(s.rejected)),
+                ("targetVersion", .string(s.targetVersion.description)), ("policy", .string(s.policy.rawValue)),
+                ("deduplicatedAcrossInputs", .int(s.deduplicatedAcrossInputs)),
+                ("inputs", .array(s.inputs.map { i in
+                    .object([
+                        ("input", .string(i.name)), ("format", .string(i.detection.format)),
+                        ("version", i.detection.version.map { .string($0.description) } ?? .null),
+                        ("evidence", .string(i.detection.evidence.description)),
+                        ("read", .int(i.read)), ("rejected", .int(i.rejected)),
+                        ("deduplicatedInStages", .int(i.deduplicatedInStages)),
+                        ("transientIgnored", .int(i.detection.transientIgnored)),
+                        ("stages", .array(i.stages.map { .string($0) })),
+                    ])
+                })),
+                ("stages", .array(stageCounts(s))),
+            ]
+        }
+        pairs.append(("elapsedSeconds", .string(String(format3: elapsed))))
+        let output = try ByteOutput(.file(path))
+        try output.write(JSONText.Node.object(pairs).render(indent: 2) + "\n")
+        try output.commit()
+    }
+
+    /// Per stage: how many inputs ran it, how many trips went through it, and how many it merged or dropped.
+    static func stageCounts(_ s: ConversionSummary) -> [JSONText.Node] {
+        var order: [String] = []
+        var inputs: [String: Int] = [:], trips: [String: Int] = [:], deduplicated: [String: Int] = [:]
+        for i in s.inputs {
+            for stage in i.stages {
+                if inputs[stage] == nil { order.append(stage) }
+                inputs[stage, default: 0] += 1
+                trips[stage, default: 0] += i.read - i.rejected
+                // Only a custom stage deduplicates; its count is the input's.
+                if stage.contains("(custom)") { deduplicated[stage, default: 0] += i.deduplicatedInStages }
+            }
+        }
+        return order.map { st in
+            .object([("stage", .string(st)), ("inputs", .int(inputs[st] ?? 0)), ("trips", .int(trips[st] ?? 0)),
+                     ("mergedOrDropped", .int(deduplicated[st] ?? 0))])
+        }
+    }
+}
+
+extension String {
+    init(format3 x: Double) {
+        let ms = Int((x * 1000).rounded())
+        let frac = ms % 1000
+        self = "\(ms / 1000)." + String(repeating: "0", count: frac < 10 ? 2 : frac < 100 ? 1 : 0) + "\(frac)"
+    }
+}
