@@ -1,7 +1,7 @@
 // A libFuzzer target over one reader, built by .ci/fuzz/run (not part of Package.swift's build).
 //
 // The format is fixed at compile time by one of -D FUZZ_CSV, FUZZ_TSV, FUZZ_JSON, FUZZ_JSONL,
-// FUZZ_XML, FUZZ_YAML, FUZZ_SQLITE, FUZZ_CSV_TABLES. Each input's bytes go to a file (the readers read files through
+// FUZZ_XML, FUZZ_YAML, FUZZ_SQLITE, FUZZ_COREDATA, FUZZ_CSV_TABLES. Each input's bytes go to a file (the readers read files through
 // ByteInput; SQLite needs a file), the reader comes from FormatFactory.makeReader exactly as the CLI
 // makes it, and next() is drained. A thrown TripError is a clean rejection; a trap, an ASan report,
 // a hang (libFuzzer's -timeout) or any other error type is a finding.
@@ -30,8 +30,10 @@ let fuzzFormat = Format.xml
 let fuzzFormat = Format.yaml
 #elseif FUZZ_SQLITE
 let fuzzFormat = Format.sqlite
+#elseif FUZZ_COREDATA
+let fuzzFormat = Format.coredata
 #else
-#error("build with one of -D FUZZ_CSV, FUZZ_TSV, FUZZ_JSON, FUZZ_JSONL, FUZZ_XML, FUZZ_YAML, FUZZ_SQLITE, FUZZ_CSV_TABLES")
+#error("build with one of -D FUZZ_CSV, FUZZ_TSV, FUZZ_JSON, FUZZ_JSONL, FUZZ_XML, FUZZ_YAML, FUZZ_SQLITE, FUZZ_COREDATA, FUZZ_CSV_TABLES")
 #endif
 #if !FUZZ_CSV_TABLES
 let fuzzTables = false
@@ -62,7 +64,7 @@ let fuzzOptions: ReadOptions = {
 let fuzzPath: String = {
     var st = stat()
     let dir = getenv("TRIPFUZZ_DIR").map { String(cString: $0) } ?? (stat("/dev/shm", &st) == 0 ? "/dev/shm" : "/tmp")
-    return "\(dir)/tripfuzz-\(getpid())" + (fuzzTables ? "-tables" : ".\(fuzzFormat.extensions[0])")
+    return "\(dir)/tripfuzz-\(getpid())" + (fuzzTables ? "-tables" : ".\(fuzzFormat.extensions.first ?? fuzzFormat.rawValue)")
 }()
 
 /// The tables-layout files, in the order the input's parts fill them.
