@@ -58,9 +58,10 @@ enum InputResolver {
             }
             defer { closedir(handle) }
             while let entry = readdir(handle) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
+                // d_name read in place: copying the 256-byte field reads past readdir's buffer when
+                // the last entry is shorter (AddressSanitizer: heap-buffer-overflow).
+                let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+                let name = String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
                 if name == "." || name == ".." || name.hasPrefix(".") { continue }
                 let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
                 var st = stat()

@@ -194,9 +194,7 @@ final class CSVTablesWriter: RecordWriter {
         defer { closedir(d) }
         var names: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = direntName(e)
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -92,16 +92,14 @@ public enum TemporaryPaths {
             guard let p = paths[i], isDirectory[i] else { continue }
             if let d = opendir(p) {
                 while let e = readdir(d) {
-                    withUnsafeBytes(of: e.pointee.d_name) { raw in
-                        let name = raw.bindMemory(to: CChar.self).baseAddress!
-                        if strcmp(name, ".") != 0 && strcmp(name, "..") != 0 {
-                            var full = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-                            if strlen(p) + strlen(name) + 2 < full.count {
-                                strcpy(&full, p)
-                                strcat(&full, "/")
-                                strcat(&full, name)
-                                unlink(full)
-                            }
+                    let name = direntNamePointer(e)
+                    if strcmp(name, ".") != 0 && strcmp(name, "..") != 0 {
+                        var full = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                        if strlen(p) + strlen(name) + 2 < full.count {
+                            strcpy(&full, p)
+                            strcat(&full, "/")
+                            strcat(&full, name)
+                            unlink(full)
                         }
                     }
                 }
@@ -116,9 +114,7 @@ public enum TemporaryPaths {
         guard let d = opendir(directory) else { return }
         var stale: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = direntName(e)
             guard name.hasPrefix(prefix) else { continue }
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else { continue }
@@ -133,7 +129,7 @@ public enum TemporaryPaths {
                 if let sub = opendir(path) {
                     var names: [String] = []
                     while let e = readdir(sub) {
-                        let n = withUnsafeBytes(of: e.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+                        let n = direntName(e)
                         if n != "." && n != ".." { names.append(n) }
                     }
                     closedir(sub)
@@ -166,4 +162,18 @@ public enum TemporaryPaths {
         }
         sigprocmask(SIG_UNBLOCK, &unblock, nil)
     }
+}
+
+/// Where a directory entry's name is, read in place. `d_name` is declared as a fixed array of 256
+/// bytes, but readdir's buffer packs entries at their real length (`d_reclen`), so the last entry can
+/// end less than 256 bytes before the buffer does: copying the whole field, as `e.pointee.d_name` or
+/// `withUnsafeBytes(of: e.pointee.d_name)` does, reads past the allocation (AddressSanitizer's
+/// heap-buffer-overflow in `swift test --sanitize=address`).
+func direntNamePointer(_ entry: UnsafeMutablePointer<dirent>) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
+}
+
+/// A directory entry's name (invalid UTF-8 repaired), read in place; see `direntNamePointer`.
+func direntName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+    String(cString: direntNamePointer(entry))
 }
