@@ -10,11 +10,15 @@ import TripKit
 
 /// Regressions for what fuzzing and the sanitizer runs found (docs/RELIABILITY.md lists each).
 ///
-/// `swift test --sanitize=address` (`.ci/sanitizers`) found that reading a directory entry's name by
-/// copying the declared 256-byte `d_name` field reads past readdir's buffer when the last entry of a
-/// batch is shorter than that. These tests list directories big enough that readdir's 32 KiB buffer
-/// fills, so its last entry sits at the buffer's end: under AddressSanitizer the old code fails them
-/// with a heap-buffer-overflow; without it they check that every name is read exactly.
+/// `swift test --sanitize=address` (`.ci/sanitizers`) found two bugs in the output plumbing:
+/// - reading a directory entry's name by copying the declared 256-byte `d_name` field reads past
+///   readdir's buffer when the last entry of a batch is shorter than that. The directory tests list
+///   directories big enough that readdir's 32 KiB buffer fills, so its last entry sits at the
+///   buffer's end: under AddressSanitizer the old code fails them with a heap-buffer-overflow;
+///   without it they check that every name is read exactly.
+/// - the table of temporary paths was changed from several threads without a lock, so one thread
+///   could compare a path another had just freed (heap-use-after-free) or two could claim one slot.
+///   The concurrent-outputs test commits many outputs from several threads at once.
 @Suite("Fuzzing and sanitizer findings")
 struct FuzzRegressionTests {
     /// A fresh directory holding `count` empty files with short names (`f00000` ...), and one whose
@@ -65,4 +69,42 @@ struct FuzzRegressionTests {
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
         #expect(left == names.union([live]), "only the dead run's file is gone")
     }
+
+    @Test("400 outputs opened and committed from 8 threads at once are all complete, with no temporary file left")
+    func concurrentOutputs() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripconv-fuzz-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let threads = 8, perThread = 50
+        let failures = FuzzFailureLog()
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            for i in 0..<perThread {
+                do {
+                    let output = try ByteOutput(.file("\(dir)/out-\(t)-\(i).txt"))
+                    try output.write("thread \(t) output \(i)\n")
+                    try output.commit()
+                } catch {
+                    failures.add("thread \(t) output \(i): \(error)")
+                }
+            }
+        }
+        #expect(failures.messages.isEmpty, "\(failures.messages.prefix(3))")
+        var expected = Set<String>()
+        for t in 0..<threads { for i in 0..<perThread { expected.insert("out-\(t)-\(i).txt") } }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == expected)
+        for t in 0..<threads {
+            for i in 0..<perThread {
+                let text = try String(contentsOfFile: "\(dir)/out-\(t)-\(i).txt", encoding: .utf8)
+                #expect(text == "thread \(t) output \(i)\n")
+            }
+        }
+    }
+}
+
+/// Messages collected from several threads.
+final class FuzzFailureLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ message: String) { lock.lock(); list.append(message); lock.unlock() }
+    var messages: [String] { lock.lock(); defer { lock.unlock() }; return list }
 }

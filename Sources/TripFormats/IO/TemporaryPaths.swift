@@ -81,24 +81,45 @@ public enum TemporaryPaths {
         pthread_sigmask(SIG_SETMASK, &mask, nil)
     }
 
+    /// Serializes `register`, `unregister` and `setUp`: outputs are opened and committed on several
+    /// threads at once (`--jobs`, parallel tests), and without it two threads could claim one slot,
+    /// or one could compare a path another has just freed (AddressSanitizer: heap-use-after-free in
+    /// `unregister`). The signal handler's `removeAll` reads the table without it.
+    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        m.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(m, nil)
+        return m
+    }()
+
+    private static func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body()
+    }
+
     /// Registers a path for removal on a signal.
     public static func register(_ path: String, directory: Bool) {
-        setUp()
-        for i in 0..<capacity where paths[i] == nil {
-            isDirectory[i] = directory
-            paths[i] = strdup(path)
-            return
+        locked {
+            setUp()
+            for i in 0..<capacity where paths[i] == nil {
+                isDirectory[i] = directory
+                paths[i] = strdup(path)
+                return
+            }
         }
     }
 
     /// Forgets a path: it was renamed into place, or removed.
     public static func unregister(_ path: String) {
-        guard initialized else { return }
-        for i in 0..<capacity {
-            if let p = paths[i], strcmp(p, path) == 0 {
-                paths[i] = nil
-                free(p)
-                return
+        locked {
+            guard initialized else { return }
+            for i in 0..<capacity {
+                if let p = paths[i], strcmp(p, path) == 0 {
+                    paths[i] = nil
+                    free(p)
+                    return
+                }
             }
         }
     }
@@ -165,7 +186,7 @@ public enum TemporaryPaths {
     /// A signal ignored when the process started (`nohup`, a shell's background job) stays ignored;
     /// the others are unblocked, since a parent may have left them blocked.
     public static func installSignalCleanup() {
-        setUp()
+        locked { setUp() }
         var unblock = sigset_t()
         sigemptyset(&unblock)
         for sig in [SIGINT, SIGTERM, SIGHUP] {
