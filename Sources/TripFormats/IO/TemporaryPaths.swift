@@ -40,6 +40,9 @@ public enum TemporaryPaths {
         let (dir, prefix) = self.prefix(for: target)
         removeStale(in: dir, prefix: prefix)
         var template = Array("\(dir)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+        // No signal between creating the file and registering it, or it would outlive the run.
+        let saved = blockCleanupSignals()
+        defer { restoreSignals(saved) }
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw TripError(.cantCreate, "\(target): cannot create: \(String(cString: strerror(errno)))")
@@ -54,12 +57,28 @@ public enum TemporaryPaths {
         let (dir, prefix) = self.prefix(for: target)
         removeStale(in: dir, prefix: prefix)
         var template = Array("\(dir)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+        let saved = blockCleanupSignals()
+        defer { restoreSignals(saved) }
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw TripError(.cantCreate, "\(target): cannot create: \(String(cString: strerror(errno)))")
         }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         register(path, directory: true)
         return path
+    }
+
+    /// Blocks SIGINT, SIGTERM and SIGHUP; returns the mask to restore.
+    static func blockCleanupSignals() -> sigset_t {
+        var block = sigset_t(), saved = sigset_t()
+        sigemptyset(&block)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&block, sig) }
+        pthread_sigmask(SIG_BLOCK, &block, &saved)
+        return saved
+    }
+
+    static func restoreSignals(_ saved: sigset_t) {
+        var mask = saved
+        pthread_sigmask(SIG_SETMASK, &mask, nil)
     }
 
     /// Serializes `register`, `unregister` and `setUp`: outputs are opened and committed on several
