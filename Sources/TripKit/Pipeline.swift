@@ -40,14 +40,13 @@ public struct Pipeline {
             for input in inputs {
                 // Read: one input, detected on its own.
                 var reader = try input.open()
-                var objects: [ModelObject] = []
-                var origins: [RecordOrigin] = []
+                // The layout is known once the reader has seen the records; the context takes it then.
+                let context = MigrationContext(schema: targetSchema, policy: policy)
                 var inputSummary = InputSummary(name: input.name)
                 while let item = try reader.next() {
                     switch item {
                     case .trip(let record):
-                        objects.append(record.object)
-                        origins.append(record.origin)
+                        context.insert(record.object, origin: record.origin)
                     case .rejected(let rejection):
                         guard keepsGoing else {
                             throw TripError.data("\(rejection.origin): \(rejection.reason)",
@@ -59,17 +58,14 @@ public struct Pipeline {
                 }
                 let detection = reader.detection
                 inputSummary.detection = detection
-                inputSummary.read = objects.count + inputSummary.rejected
+                inputSummary.read = context.count + inputSummary.rejected
                 // Migrate: from the input's version through the plan's stages to the target.
                 let version = detection.version ?? targetVersion
                 let layout = detection.recordsVersion ?? version
-                let context = MigrationContext(schema: TripMigrationPlan.schema(for: layout)!, policy: policy,
-                                               objects: objects, origins: origins)
-                objects = []
-                origins = []
+                context.schema = TripMigrationPlan.schema(for: layout)!
                 if layout != version {
                     let mapping = try LightweightMapping(from: context.schema, to: TripMigrationPlan.schema(for: version)!)
-                    context.objects = context.objects.map(mapping.apply)
+                    context.transform(mapping.apply)
                     context.schema = TripMigrationPlan.schema(for: version)!
                 }
                 let before = context.ledger.count
@@ -86,9 +82,10 @@ public struct Pipeline {
                 summary.deduplicatedAcrossInputs = all.ledger.count - before
             }
             // Write.
-            for object in all.objects { try writer.write(object) }
+            writer.expect(OutputShape(trips: all.count, longestRelationships: all.longestRelationships()))
+            try all.forEach { object, _ in try writer.write(object) }
             try writer.finish()
-            summary.written = all.objects.count
+            summary.written = all.count
             if let store = writer as? any LedgerKeeping { all.ledgerAppend(store.ledger) ; summary.written -= store.ledger.filter { $0.kind != .rejected }.count }
             for entry in all.ledger {
                 switch entry.kind {

@@ -84,14 +84,23 @@ struct CSVRowLayout {
     var toMany: [(slot: Int, name: String, attributes: Attributes, count: Int)] = []
 
     init(schema: any VersionedSchema.Type, objects: [ModelObject]) {
+        var longest = [Int](repeating: 0, count: schema.rootEntity.relationships.count)
+        for o in objects {
+            for (i, r) in o.relationships.enumerated() where i < longest.count {
+                longest[i] = max(longest[i], r.objects.count)
+            }
+        }
+        self.init(schema: schema, longest: longest)
+    }
+
+    /// `longest`: per root relationship, the most objects any trip has there.
+    init(schema: any VersionedSchema.Type, longest: [Int]) {
         root = CSVRowLayout.attributes(of: schema.rootEntity)
         for (i, r) in schema.rootEntity.relationships.enumerated() {
             guard let destination = schema.entity(r.destination) else { continue }
             let attributes = CSVRowLayout.attributes(of: destination)
             if r.isToMany {
-                var longest = 0
-                for o in objects where i < o.relationships.count { longest = max(longest, o.relationships[i].objects.count) }
-                toMany.append((i, r.name, attributes, longest))
+                toMany.append((i, r.name, attributes, i < longest.count ? longest[i] : 0))
             } else {
                 toOne.append((i, r.name, attributes))
             }
@@ -121,14 +130,19 @@ struct CSVRowLayout {
 
 /// Writes trips as CSV or TSV, one row per trip.
 ///
-/// The header's width depends on the longest bucket list, so the writer keeps the trips it is given
-/// (the pipeline holds them all in memory anyway) and writes the file at `finish()`, into a temporary
-/// file that is renamed over the target: the output is complete or absent.
+/// The header's width depends on the longest bucket list. Told it up front (`expect`, as the
+/// pipeline does), the writer streams each row as it comes; otherwise it keeps the trips it is given
+/// and writes them at `finish()`. Either way into a temporary file that is renamed over the target:
+/// the output is complete or absent.
 final class CSVRecordWriter: RecordWriter {
     private let output: ByteOutput
     private let options: WriteOptions
     private let encoder: CSVCellEncoder
     private var objects: [ModelObject] = []
+    /// Set once the header is written: rows then stream.
+    private var layout: CSVRowLayout?
+    private var line: [UInt8] = []
+    private var headerWritten = false
 
     init(_ location: OutputLocation, dialect: CSVDialect, options: WriteOptions) throws {
         output = try ByteOutput(location)
@@ -136,13 +150,22 @@ final class CSVRecordWriter: RecordWriter {
         encoder = CSVCellEncoder(dialect: dialect, safeFormulas: options.csvSafeFormulas)
     }
 
-    func write(_ object: ModelObject) throws {
-        objects.append(object)
+    func expect(_ shape: OutputShape) {
+        guard layout == nil, objects.isEmpty else { return }
+        layout = CSVRowLayout(schema: options.schema, longest: shape.longestRelationships)
     }
 
-    func finish() throws {
-        let layout = CSVRowLayout(schema: options.schema, objects: objects)
-        var line: [UInt8] = []
+    func write(_ object: ModelObject) throws {
+        guard let layout else { objects.append(object); return }
+        if !headerWritten { try writeHeader(layout) }
+        line.removeAll(keepingCapacity: true)
+        CSVRowWriting.appendRow(object, layout: layout, encoder: encoder, to: &line)
+        line.append(10)
+        try output.write(line)
+    }
+
+    private func writeHeader(_ layout: CSVRowLayout) throws {
+        line.removeAll(keepingCapacity: true)
         line.reserveCapacity(1 << 12)
         let separator = encoder.dialect.separator
         for (i, name) in layout.header.enumerated() {
@@ -152,13 +175,21 @@ final class CSVRecordWriter: RecordWriter {
         }
         line.append(10)
         try output.write(line)
-        for object in objects {
-            line.removeAll(keepingCapacity: true)
-            CSVRowWriting.appendRow(object, layout: layout, encoder: encoder, to: &line)
-            line.append(10)
-            try output.write(line)
+        headerWritten = true
+    }
+
+    func finish() throws {
+        if let layout {
+            if !headerWritten { try writeHeader(layout) }
+        } else {
+            let layout = CSVRowLayout(schema: options.schema, objects: objects)
+            self.layout = layout
+            try writeHeader(layout)
+            for object in objects {
+                try write(object)
+            }
+            objects = []
         }
-        objects = []
         try output.commit()
     }
 

@@ -15,74 +15,127 @@ public enum DeduplicationPolicy: String, Sendable, CaseIterable {
 public final class MigrationContext {
     /// The schema the objects are in now.
     public internal(set) var schema: any VersionedSchema.Type
-    /// The root objects (trips), in input order.
-    public internal(set) var objects: [ModelObject]
-    /// Where each root object came from (the first occurrence, after deduplication).
-    public internal(set) var origins: [RecordOrigin]
+    /// The root objects (trips) and where each came from, held compactly (see `ObjectArena`).
+    var arena = ObjectArena()
     public let policy: DeduplicationPolicy
     /// Records merged into others or dropped by the policy, with where they came from.
     public internal(set) var ledger: [Rejection] = []
 
     public init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                 objects: [ModelObject] = [], origins: [RecordOrigin] = []) {
-        self.schema = schema; self.policy = policy; self.objects = objects; self.origins = origins
+        self.schema = schema; self.policy = policy
+        for (i, o) in objects.enumerated() {
+            arena.append(o, origin: i < origins.count ? origins[i] : RecordOrigin(source: "", record: i + 1))
+        }
     }
+
+    /// The root objects (trips), in input order. Each access decodes them all: for small contexts
+    /// and tests; the pipeline goes through `forEach`.
+    public var objects: [ModelObject] {
+        var all: [ModelObject] = []
+        all.reserveCapacity(arena.count)
+        arena.forEach { o, _ in all.append(o) }
+        return all
+    }
+
+    /// Where each root object came from (the first occurrence, after deduplication).
+    public var origins: [RecordOrigin] { arena.entries.indices.map(arena.origin(at:)) }
 
     public func insert(_ object: ModelObject, origin: RecordOrigin) {
-        objects.append(object); origins.append(origin)
+        arena.append(object, origin: origin)
     }
 
-    /// Appends another context's objects (already in the same schema).
+    /// Moves another context's objects (already in the same schema) and ledger after this one's.
     public func absorb(_ other: MigrationContext) {
-        objects.append(contentsOf: other.objects)
-        origins.append(contentsOf: other.origins)
+        arena.absorb(&other.arena)
         ledger.append(contentsOf: other.ledger)
+        other.ledger = []
     }
 
-    public var count: Int { objects.count }
+    public var count: Int { arena.count }
+
+    /// Calls `body` with each root object and its origin, in order.
+    public func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows {
+        try arena.forEach(body)
+    }
+
+    /// Replaces each root object by `transform(object)`.
+    public func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows {
+        try arena.transform(transform)
+    }
+
+    /// The longest list of each root relationship over all objects (0 or 1 for a to-one), for
+    /// writers whose layout depends on it.
+    public func longestRelationships() -> [Int] {
+        var longest: [Int] = []
+        for e in arena.entries {
+            let counts = arena.relationshipCounts(e)
+            if longest.count < counts.count { longest += [Int](repeating: 0, count: counts.count - longest.count) }
+            for (i, n) in counts.enumerated() where n > longest[i] { longest[i] = n }
+        }
+        return longest
+    }
 
     /// Leaves one object per value of the attribute, under the context's policy.
     ///
-    /// Output order is the order in which values first appear. Every object merged away or dropped
-    /// goes to the ledger with its origin. Under `.fail`, any duplicate throws a data error naming
-    /// the first few duplicate values and their count.
+    /// Values are equal when their bytes are (a string's UTF-8, as SQLite's `UNIQUE` compares, not
+    /// Swift's canonical equivalence). Output order is the order in which values first appear. Every
+    /// object merged away or dropped goes to the ledger with its origin. Under `.fail`, any duplicate
+    /// throws a data error naming the first few duplicate values and their count.
     public func deduplicate(_ entityName: String, by attributeName: String) throws {
         guard let entity = schema.entity(entityName), entity.name == schema.rootEntity.name,
               let key = entity.attributeIndex(attributeName) else {
             throw TripError.data("cannot deduplicate \(entityName) by \(attributeName) in \(schema.versionIdentifier)")
         }
-        var firstIndex: [Value: Int] = [:]
-        firstIndex.reserveCapacity(objects.count)
-        var kept: [ModelObject] = []
-        var keptOrigins: [RecordOrigin] = []
-        var keptLatestOrigin: [RecordOrigin] = []
-        kept.reserveCapacity(objects.count)
+        var index = KeyIndex(capacity: arena.count)
+        // Per kept object: its current entry (origin: the first occurrence), the entry whose bytes
+        // hold its key, and (for `.last`) the origin of the occurrence that now stands for it.
+        var kept: [ObjectArena.Entry] = []
+        var keyEntries: [ObjectArena.Entry] = []
+        var latest: [ObjectArena.PackedOrigin] = []
+        kept.reserveCapacity(arena.count)
         var duplicateNames: [String] = []
+        var seenDuplicate = Set<String>()
         var duplicateCount = 0
-        for (object, origin) in zip(objects, origins) {
-            let value = object.attributes[key]
-            guard let at = firstIndex[value] else {
-                firstIndex[value] = kept.count
-                kept.append(object); keptOrigins.append(origin); keptLatestOrigin.append(origin)
+        for e in arena.entries {
+            let found: Int? = arena.withValueBytes(e, attribute: key) { bytes in
+                let hash = KeyIndex.hash(bytes)
+                var slot = index.start(hash)
+                while let k = index.occupant(slot) {
+                    if index.hashes[k] == UInt32(truncatingIfNeeded: hash),
+                       arena.withValueBytes(keyEntries[k], attribute: key, { $0.elementsEqual(bytes) }) {
+                        return k
+                    }
+                    slot = index.next(slot)
+                }
+                index.insert(kept.count, at: slot, hash: hash)
+                return nil
+            }
+            guard let at = found else {
+                kept.append(e); keyEntries.append(e)
+                if policy == .last { latest.append(e.origin) }
                 continue
             }
+            let value = arena.value(e, attribute: key)
             let name = value.stringValue ?? value.literal
+            let origin = arena.unpack(e.origin)
             switch policy {
             case .fail:
                 duplicateCount += 1
-                if !duplicateNames.contains(name) { duplicateNames.append(name) }
+                if seenDuplicate.insert(name).inserted { duplicateNames.append(name) }
             case .first:
                 ledger.append(Rejection(kind: .dropped, origin: origin,
-                    reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, the first occurrence (\(keptOrigins[at])) wins"))
+                    reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, the first occurrence (\(arena.unpack(kept[at].origin))) wins"))
             case .last:
-                ledger.append(Rejection(kind: .dropped, origin: keptLatestOrigin[at],
+                ledger.append(Rejection(kind: .dropped, origin: arena.unpack(latest[at]),
                     reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, a later occurrence (\(origin)) wins"))
-                kept[at] = object
-                keptLatestOrigin[at] = origin
+                kept[at] = ObjectArena.Entry(chunk: e.chunk, offset: e.offset, origin: kept[at].origin)
+                latest[at] = e.origin
             case .merge:
                 ledger.append(Rejection(kind: .merged, origin: origin,
-                    reason: "duplicate \(attributeName) \(name.quotedForMessage): merged into the trip first seen at \(keptOrigins[at])"))
-                kept[at] = merge(kept[at], with: object, entity: entity)
+                    reason: "duplicate \(attributeName) \(name.quotedForMessage): merged into the trip first seen at \(arena.unpack(kept[at].origin))"))
+                let merged = merge(arena.object(kept[at]), with: arena.object(e), entity: entity)
+                kept[at] = arena.store(merged, origin: kept[at].origin)
             }
         }
         if policy == .fail, !duplicateNames.isEmpty {
@@ -91,8 +144,7 @@ public final class MigrationContext {
             throw TripError.data("\(duplicateNames.count) \(attributeName)\(duplicateNames.count == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
                                  notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
         }
-        objects = kept
-        origins = keptOrigins
+        arena.entries = kept
     }
 
     /// The merge rule: scalars from the later object; to-many lists united in first-seen order, items
@@ -117,9 +169,9 @@ public final class MigrationContext {
         if a.isEmpty { return b }
         if b.isEmpty { return a }
         var out: [ModelObject] = []
-        var at: [Value: Int] = [:]
+        var at: [[UInt8]: Int] = [:]
         for item in a + b {
-            let key = item.attributes.first ?? .null
+            let key = ObjectArena.key(item.attributes.first ?? .null)
             if let i = at[key] { out[i] = item } else { at[key] = out.count; out.append(item) }
         }
         return out
@@ -128,8 +180,39 @@ public final class MigrationContext {
     /// How many values of the attribute occur more than once (for `detect`).
     public func repeatedValues(of attributeName: String) -> Int {
         guard let key = schema.rootEntity.attributeIndex(attributeName) else { return 0 }
-        var counts: [Value: Int] = [:]
-        for o in objects { counts[o.attributes[key], default: 0] += 1 }
+        var counts: [[UInt8]: Int] = [:]
+        for e in arena.entries { counts[arena.withValueBytes(e, attribute: key) { Array($0) }, default: 0] += 1 }
         return counts.values.filter { $0 > 1 }.count
+    }
+}
+
+/// An open-addressing index from a key's hash to the position of the object kept for it; the
+/// caller compares keys (their bytes live in the arena), so the index holds no strings.
+struct KeyIndex {
+    private var slots: [Int32]
+    private(set) var hashes: [UInt32] = []
+    private let mask: Int
+
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = [Int32](repeating: -1, count: size)
+        mask = size - 1
+        hashes.reserveCapacity(capacity)
+    }
+
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h = Hasher()
+        h.combine(bytes: UnsafeRawBufferPointer(bytes))
+        return UInt64(bitPattern: Int64(h.finalize()))
+    }
+
+    func start(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> 7) & mask }
+    func next(_ slot: Int) -> Int { (slot + 1) & mask }
+    func occupant(_ slot: Int) -> Int? { slots[slot] < 0 ? nil : Int(slots[slot]) }
+
+    mutating func insert(_ position: Int, at slot: Int, hash: UInt64) {
+        slots[slot] = Int32(position)
+        hashes.append(UInt32(truncatingIfNeeded: hash))
     }
 }

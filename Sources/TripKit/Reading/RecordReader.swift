@@ -91,14 +91,29 @@ public protocol RecordReader {
     var detection: Detection { get }
 }
 
+/// What a writer will be given, told before the first trip: writers whose layout depends on the
+/// whole set (a CSV header as wide as the longest bucket list) can then stream instead of holding it.
+public struct OutputShape: Sendable, Equatable {
+    /// How many trips will be written.
+    public var trips: Int
+    /// Per relationship of the root entity, the most objects any trip has there.
+    public var longestRelationships: [Int]
+    public init(trips: Int, longestRelationships: [Int]) {
+        self.trips = trips; self.longestRelationships = longestRelationships
+    }
+}
+
 /// A destination of trips in one schema version. `finish()` writes any trailer, flushes, and makes the
 /// output visible; `abort()` removes whatever was written, leaving the target as it was.
 public protocol RecordWriter {
+    /// Called at most once, before the first `write`, with what is coming; writers may ignore it.
+    mutating func expect(_ shape: OutputShape)
     mutating func write(_ object: ModelObject) throws
     mutating func finish() throws
     mutating func abort()
 }
 
 extension RecordWriter {
+    public mutating func expect(_ shape: OutputShape) {}
     public mutating func abort() {}
 }
