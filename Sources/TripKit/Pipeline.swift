@@ -86,7 +86,18 @@ public struct Pipeline {
             try all.forEach { object, _ in try writer.write(object) }
             try writer.finish()
             summary.written = all.count
-            if let store = writer as? any LedgerKeeping { all.ledgerAppend(store.ledger) ; summary.written -= store.ledger.filter { $0.kind != .rejected }.count }
+            if let store = writer as? any LedgerKeeping {
+                // The writer knows a trip only as the Nth it was given; the trip's own origin is ours.
+                let entries = store.ledger.map { entry -> Rejection in
+                    var entry = entry
+                    if entry.origin.record >= 1, entry.origin.record <= all.count {
+                        entry.origin = all.origin(at: entry.origin.record - 1)
+                    }
+                    return entry
+                }
+                all.ledgerAppend(entries)
+                summary.written -= entries.filter { $0.kind != .rejected }.count
+            }
             for entry in all.ledger {
                 switch entry.kind {
                 case .merged: summary.merged += 1
@@ -104,6 +115,8 @@ public struct Pipeline {
 }
 
 /// A writer that merges or drops records on its own (an upsert into an existing store) and says which.
+/// An entry's origin has `record` N for the Nth trip the writer was given; the pipeline puts the
+/// trip's own origin (input file, line, record) in its place.
 public protocol LedgerKeeping {
     var ledger: [Rejection] { get }
 }

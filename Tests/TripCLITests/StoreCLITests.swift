@@ -60,6 +60,27 @@ struct StoreCLITests {
         #expect(try Self.sqlite(db, "SELECT count(*) FROM bucket_list_items WHERE trip_id IS NULL;") == "0\n")
     }
 
+    @Test("a trip merged into a stored one is listed in --rejects with its input's file and line, not the store's")
+    func upsertRejectsOrigin() throws {
+        let tmp = try CLI.temporaryDirectory()
+        let db = tmp.appendingPathComponent("trips.sqlite").path
+        let rejects = tmp.appendingPathComponent("rejects.jsonl").path
+        #expect(try CLI.tripconv("samples/trips-v2.jsonl", "-o", db, "-q").status == 0)
+        let r = try CLI.tripconv("samples/trips-v3.json", "-o", db, "--rejects", rejects, "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        // The line of the `{` that opens the duplicate trip in the input.
+        let lines = try String(contentsOfFile: CLI.root.appendingPathComponent("samples/trips-v3.json").path, encoding: .utf8)
+            .components(separatedBy: "\n")
+        let nameLine = try #require(lines.firstIndex { $0.contains("\"name\": \"Weekend in Portland\"") })
+        let entries = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+            .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(entries.count == 1)
+        #expect(entries.first?["kind"] as? String == "merged")
+        #expect(entries.first?["source"] as? String == "samples/trips-v3.json")
+        #expect(entries.first?["record"] as? Int == 2)
+        #expect(entries.first?["line"] as? Int == nameLine)  // 1-based line of the `{` just above
+    }
+
     @Test("an older store is refused without --migrate and migrated in place with it")
     func migrate() throws {
         let tmp = try CLI.temporaryDirectory()

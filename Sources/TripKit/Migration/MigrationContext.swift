@@ -41,6 +41,9 @@ public final class MigrationContext {
     /// Where each root object came from (the first occurrence, after deduplication).
     public var origins: [RecordOrigin] { arena.entries.indices.map(arena.origin(at:)) }
 
+    /// Where the root object at a position came from.
+    public func origin(at index: Int) -> RecordOrigin { arena.origin(at: index) }
+
     public func insert(_ object: ModelObject, origin: RecordOrigin) {
         arena.append(object, origin: origin)
     }
