@@ -71,6 +71,7 @@ public final class MigrationContext {
     /// writers whose layout depends on it.
     public func longestRelationships() -> [Int] {
         var longest: [Int] = []
+        let arena = self.arena
         for e in arena.entries {
             let counts = arena.relationshipCounts(e)
             if longest.count < counts.count { longest += [Int](repeating: 0, count: counts.count - longest.count) }
@@ -90,6 +91,11 @@ public final class MigrationContext {
               let key = entity.attributeIndex(attributeName) else {
             throw TripError.data("cannot deduplicate \(entityName) by \(attributeName) in \(schema.versionIdentifier)")
         }
+        // Work on the arena as a local value (moved out, so appending merged trips copies no chunk):
+        // a class's stored struct is otherwise re-read, retained and released at every access.
+        var arena = self.arena
+        self.arena = ObjectArena()
+        defer { self.arena = arena }
         var index = KeyIndex(capacity: arena.count)
         // Per kept object: its current entry (origin: the first occurrence), the entry whose bytes
         // hold its key, and (for `.last`) the origin of the occurrence that now stands for it.
