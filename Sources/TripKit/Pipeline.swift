@@ -22,6 +22,9 @@ public struct Pipeline {
     public var policy: DeduplicationPolicy = .merge
     /// Bad records go to the rejects sink and the run goes on; without it, the first one fails the run.
     public var keepsGoing = false
+    /// Threads that format trips for writers that can take formatted bytes (JSON, JSON Lines, CSV
+    /// rows); 1 formats on the calling thread. Only the calling thread writes.
+    public var encodingThreads = 1
 
     public init() {}
 
@@ -83,7 +86,17 @@ public struct Pipeline {
             }
             // Write.
             writer.expect(OutputShape(trips: all.count, longestRelationships: all.longestRelationships()))
-            try all.forEach { object, _ in try writer.write(object) }
+            if var encoding = writer as? any RecordEncoding, encodingThreads > 1, encoding.encodesApart {
+                // Trips formatted on worker threads, written here in order.
+                let encode = encoding.makeEncoder()
+                let arena = all.arena
+                try OrderedEncoding.run(count: all.count, threads: encodingThreads, encode: { range, bytes in
+                    for i in range { encode(arena.object(at: i), &bytes) }
+                }, write: { bytes, trips in try encoding.writeEncoded(bytes, trips: trips) })
+                writer = encoding
+            } else {
+                try all.forEach { object, _ in try writer.write(object) }
+            }
             try writer.finish()
             summary.written = all.count
             if let store = writer as? any LedgerKeeping {

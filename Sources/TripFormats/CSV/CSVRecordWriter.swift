@@ -71,7 +71,7 @@ struct CSVCellEncoder {
 /// declaration order (transient ones skipped), then each to-one relationship's attributes
 /// (`livingAccommodation.address`), then each list's attributes for positions 1 to the longest list
 /// (`bucketList.1.title`, ...).
-struct CSVRowLayout {
+struct CSVRowLayout: @unchecked Sendable {  // immutable once built
     struct Attributes {
         /// Slots of persisted attributes, and whether an empty string there must be marked.
         var slots: [(slot: Int, marksEmpty: Bool)]
@@ -134,7 +134,7 @@ struct CSVRowLayout {
 /// pipeline does), the writer streams each row as it comes; otherwise it keeps the trips it is given
 /// and writes them at `finish()`. Either way into a temporary file that is renamed over the target:
 /// the output is complete or absent.
-final class CSVRecordWriter: RecordWriter {
+final class CSVRecordWriter: RecordWriter, RecordEncoding {
     private let output: ByteOutput
     private let options: WriteOptions
     private let encoder: CSVCellEncoder
@@ -162,6 +162,25 @@ final class CSVRecordWriter: RecordWriter {
         CSVRowWriting.appendRow(object, layout: layout, encoder: encoder, to: &line)
         line.append(10)
         try output.write(line)
+    }
+
+    /// Rows can be formatted apart once the shape is known (`expect`).
+    var encodesApart: Bool { layout != nil }
+
+    /// Each trip's row and line break.
+    func makeEncoder() -> @Sendable (ModelObject, inout [UInt8]) -> Void {
+        let encoder = self.encoder
+        let layout = self.layout ?? CSVRowLayout(schema: options.schema, longest: [])
+        return { object, line in
+            CSVRowWriting.appendRow(object, layout: layout, encoder: encoder, to: &line)
+            line.append(10)
+        }
+    }
+
+    func writeEncoded(_ bytes: [UInt8], trips: Int) throws {
+        guard let layout else { throw TripError.usage("the CSV writer takes formatted rows only once told the shape (expect)") }
+        if !headerWritten { try writeHeader(layout) }
+        try output.write(bytes)
     }
 
     private func writeHeader(_ layout: CSVRowLayout) throws {

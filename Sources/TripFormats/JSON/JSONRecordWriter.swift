@@ -21,7 +21,7 @@ import TripKit
 /// try writer.write(trip)
 /// try writer.finish()
 /// ```
-public struct JSONRecordWriter: RecordWriter {
+public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     private let output: ByteOutput
     private let isLines: Bool
     private let layout: JSONObjectLayout
@@ -53,6 +53,30 @@ public struct JSONRecordWriter: RecordWriter {
         if isLines { bytes.append(0x0A) }
         try output.write(bytes)
         count += 1
+    }
+
+    /// Each trip as `write` adds it after the first: `,\n{…}` (JSON) or `{…}\n` (JSON Lines).
+    public func makeEncoder() -> @Sendable (ModelObject, inout [UInt8]) -> Void {
+        let layout = self.layout, isLines = self.isLines
+        return { object, out in
+            if !isLines { out.append(0x2C); out.append(0x0A) }
+            JSONRecordWriter.encode(object, layout, into: &out)
+            if isLines { out.append(0x0A) }
+        }
+    }
+
+    /// Writes trips the encoder made; the first trip of the output gets the header, not a comma.
+    public mutating func writeEncoded(_ encoded: [UInt8], trips: Int) throws {
+        guard trips > 0 else { return }
+        if !isLines && count == 0 {
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: header)
+            try output.write(bytes)
+            try encoded.withUnsafeBufferPointer { try output.write(UnsafeBufferPointer(rebasing: $0.dropFirst())) }
+        } else {
+            try output.write(encoded)
+        }
+        count += trips
     }
 
     /// Closes the wrapper (JSON) and makes the output visible under its name.
@@ -169,7 +193,7 @@ public struct JSONRecordWriter: RecordWriter {
 }
 
 /// The members of one entity's objects, with their keys encoded once: `"name": `.
-final class JSONObjectLayout {
+final class JSONObjectLayout: @unchecked Sendable {  // immutable once built
     struct Member {
         let slot: Int
         let key: [UInt8]

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TripKit
 
 /// Runs libyaml on a thread of its own and hands its events to the trip reader in batches, so
 /// that parsing and building trips overlap: libyaml alone takes about half of a read's time.
@@ -17,12 +18,11 @@ final class YAMLEventPipe {
     static let batchBytes = 1 << 20
     static let capacity = 4
 
-    /// What both threads touch: the queue and the flags, always under `mutex`; the parser, only
+    /// What both threads touch: the queue and the flags, always under `monitor`; the parser, only
     /// by the producer (or by the caller when there is no thread).
     private final class Shared: @unchecked Sendable {
         let parser: YAMLEventParser
-        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        let monitor = Monitor()
         var queue: [YAMLEventBatch] = []
         var finished = false
         var error: Error?
@@ -30,13 +30,6 @@ final class YAMLEventPipe {
 
         init(parser: YAMLEventParser) {
             self.parser = parser
-            pthread_mutex_init(mutex, nil)
-            pthread_cond_init(changed, nil)
-        }
-
-        deinit {
-            pthread_cond_destroy(changed); pthread_mutex_destroy(mutex)
-            changed.deallocate(); mutex.deallocate()
         }
 
         /// The producer: parse and queue batches until the end, an error, or cancellation.
@@ -53,13 +46,13 @@ final class YAMLEventPipe {
                 }
                 if failure == nil && !end && batch.events.count < YAMLEventPipe.batchSize
                     && batch.bytes.count < YAMLEventPipe.batchBytes { continue }
-                pthread_mutex_lock(mutex)
-                while queue.count >= YAMLEventPipe.capacity && !cancelled { pthread_cond_wait(changed, mutex) }
-                if cancelled { pthread_mutex_unlock(mutex); return }
+                monitor.lock()
+                while queue.count >= YAMLEventPipe.capacity && !cancelled { monitor.wait() }
+                if cancelled { monitor.unlock(); return }
                 queue.append(batch)
                 if failure != nil || end { finished = true; error = failure }
-                pthread_cond_broadcast(changed)
-                pthread_mutex_unlock(mutex)
+                monitor.broadcast()
+                monitor.unlock()
                 if failure != nil || end { return }
                 batch = YAMLEventBatch.empty()
             }
@@ -105,10 +98,10 @@ final class YAMLEventPipe {
     /// the shared state, and waiting for it could block on an input that never ends (stdin).
     deinit {
         guard let thread else { return }
-        pthread_mutex_lock(shared.mutex)
+        shared.monitor.lock()
         shared.cancelled = true
-        pthread_cond_broadcast(shared.changed)
-        pthread_mutex_unlock(shared.mutex)
+        shared.monitor.broadcast()
+        shared.monitor.unlock()
         pthread_detach(thread)
     }
 
@@ -124,17 +117,17 @@ final class YAMLEventPipe {
 
     private func refill() throws -> YAMLEvent {
         guard thread != nil else { return try shared.parser.next() }
-        pthread_mutex_lock(shared.mutex)
-        while shared.queue.isEmpty && !shared.finished { pthread_cond_wait(shared.changed, shared.mutex) }
+        shared.monitor.lock()
+        while shared.queue.isEmpty && !shared.finished { shared.monitor.wait() }
         if shared.queue.isEmpty {
             let error = shared.error
-            pthread_mutex_unlock(shared.mutex)
+            shared.monitor.unlock()
             if let error { throw error }
             return YAMLEvent(kind: .streamEnd)
         }
         batch = shared.queue.removeFirst()
-        pthread_cond_broadcast(shared.changed)
-        pthread_mutex_unlock(shared.mutex)
+        shared.monitor.broadcast()
+        shared.monitor.unlock()
         position = 0
         return try next()
     }

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A writer whose trips are independent runs of bytes (JSON Lines, a JSON array's elements, CSV
+/// rows): the pipeline can then format trips on several threads and hand the bytes over in order.
+public protocol RecordEncoding: RecordWriter {
+    /// Whether trips can be formatted apart now (a writer may need `expect` first).
+    var encodesApart: Bool { get }
+    /// A pure, thread-safe function appending one trip's bytes, as `writeEncoded` expects them.
+    /// Asked after `expect`, so it may depend on the shape.
+    func makeEncoder() -> @Sendable (ModelObject, inout [UInt8]) -> Void
+    /// Writes the bytes the encoder made for the next `trips` trips, in order; the same as calling
+    /// `write` for each of them.
+    mutating func writeEncoded(_ bytes: [UInt8], trips: Int) throws
+}
+
+extension RecordEncoding {
+    public var encodesApart: Bool { true }
+}
+
+/// Formats batches of trips on worker threads and writes each batch, in order, on the calling
+/// thread, with at most a few batches waiting, so memory stays bounded.
+///
+/// Only the calling thread writes, so a write error (a full disk, a closed pipe) is thrown where it
+/// would be without threads; the workers are stopped and joined before it is.
+enum OrderedEncoding {
+    static let batchSize = 256
+
+    static func run(count: Int, threads: Int, encode: @escaping @Sendable (Range<Int>, inout [UInt8]) -> Void,
+                    write: ([UInt8], Int) throws -> Void) throws {
+        let batches = (count + batchSize - 1) / batchSize
+        func range(_ b: Int) -> Range<Int> { (b * batchSize)..<min(count, (b + 1) * batchSize) }
+        func formatHere() throws {
+            var bytes: [UInt8] = []
+            for b in 0..<batches {
+                bytes.removeAll(keepingCapacity: true)
+                encode(range(b), &bytes)
+                try write(bytes, range(b).count)
+            }
+        }
+        guard threads > 1, batches > 1 else { return try formatHere() }
+        let shared = Shared(window: 4 * threads)
+        var workers: [pthread_t] = []
+        for _ in 0..<threads {
+            let job = Job(shared: shared, batches: batches, count: count, encode: encode)
+            var thread = pthread_t()
+            let box = Unmanaged.passRetained(job).toOpaque()
+            let rc = pthread_create(&thread, nil, { raw in
+                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
+                job.run()
+                return nil
+            }, box)
+            if rc != 0 {
+                Unmanaged<Job>.fromOpaque(box).release()
+                break
+            }
+            workers.append(thread)
+        }
+        defer {
+            shared.stop()
+            for t in workers { pthread_join(t, nil) }
+        }
+        // No thread could be started: format here.
+        guard !workers.isEmpty else { return try formatHere() }
+        for b in 0..<batches {
+            let bytes = shared.take(b)
+            try write(bytes, range(b).count)
+        }
+    }
+
+    /// The state the writer and the workers share, under one mutex.
+    final class Shared: @unchecked Sendable {
+        private let monitor = Monitor()
+        private var next = 0
+        private var taken = 0
+        private var done: [Int: [UInt8]] = [:]
+        private var stopped = false
+        let window: Int
+
+        init(window: Int) { self.window = window }
+
+        /// The next batch to format, or nil to stop; waits while too many are ahead of the writer.
+        func claim(below batches: Int) -> Int? {
+            monitor.withLock {
+                while !stopped, next < batches, next - taken >= window { monitor.wait() }
+                guard !stopped, next < batches else { return nil }
+                defer { next += 1 }
+                return next
+            }
+        }
+
+        func finished(_ batch: Int, _ bytes: [UInt8]) {
+            monitor.withLock {
+                done[batch] = bytes
+                monitor.broadcast()
+            }
+        }
+
+        /// Waits for a batch's bytes and takes them.
+        func take(_ batch: Int) -> [UInt8] {
+            monitor.withLock {
+                while done[batch] == nil { monitor.wait() }
+                taken = batch + 1
+                monitor.broadcast()
+                return done.removeValue(forKey: batch)!
+            }
+        }
+
+        func stop() {
+            monitor.withLock {
+                stopped = true
+                monitor.broadcast()
+            }
+        }
+    }
+
+    final class Job: @unchecked Sendable {
+        let shared: Shared
+        let batches: Int
+        let count: Int
+        let encode: @Sendable (Range<Int>, inout [UInt8]) -> Void
+
+        init(shared: Shared, batches: Int, count: Int, encode: @escaping @Sendable (Range<Int>, inout [UInt8]) -> Void) {
+            self.shared = shared; self.batches = batches; self.count = count; self.encode = encode
+        }
+
+        func run() {
+            while let b = shared.claim(below: batches) {
+                var bytes: [UInt8] = []
+                let r = (b * OrderedEncoding.batchSize)..<min(count, (b + 1) * OrderedEncoding.batchSize)
+                bytes.reserveCapacity(r.count * 512)
+                encode(r, &bytes)
+                shared.finished(b, bytes)
+            }
+        }
+    }
+}
