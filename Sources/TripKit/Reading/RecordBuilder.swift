@@ -230,6 +230,55 @@ public struct RecordBuilder {
         }
     }
 
+    /// Sets a resolved field from a typed string's UTF-8 bytes (a JSON string): the same as
+    /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but a date in the writers'
+    /// form is read from the bytes, with no `String` made. The bytes are not kept.
+    public mutating func set(_ field: Int, string bytes: UnsafeRawBufferPointer) {
+        if !setFromBytes(field, bytes, isText: false) {
+            set(field, .string(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    /// Sets a resolved field from untyped text's UTF-8 bytes (an XML element's text, a CSV cell):
+    /// the same as `set(field, .text(String(decoding: bytes, as: UTF8.self)))`, but a date in the
+    /// writers' form and a Boolean spelled `true` or `false` are read from the bytes, with no
+    /// `String` made. The bytes are not kept.
+    public mutating func set(_ field: Int, text bytes: UnsafeRawBufferPointer) {
+        if !setFromBytes(field, bytes, isText: true) {
+            set(field, .text(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    /// The common cases of `set(_:string:)` and `set(_:text:)`, which give what the `ScalarToken`
+    /// path gives; false, having done nothing, for every other case.
+    @inline(__always)
+    private mutating func setFromBytes(_ field: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) -> Bool {
+        let top = depth - 1
+        guard case .attribute(let type) = facts[factsStart[frames[top].entity] + field].kind else { return false }
+        let value: Value
+        switch type {
+        case .string:
+            value = .string(String(decoding: bytes, as: UTF8.self))
+        case .date:
+            let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            guard let ms = Timestamp.parseWriterForm(utf8) else { return false }
+            value = .date(Timestamp(milliseconds: ms))
+        case .bool where isText:
+            // `parseBool` takes any case and more spellings; these two are what writers write.
+            if bytes.count == 4, bytes[0] == 0x74, bytes[1] == 0x72, bytes[2] == 0x75, bytes[3] == 0x65 {
+                value = .bool(true)
+            } else if bytes.count == 5, bytes[0] == 0x66, bytes[1] == 0x61, bytes[2] == 0x6C, bytes[3] == 0x73, bytes[4] == 0x65 {
+                value = .bool(false)
+            } else {
+                return false
+            }
+        default:
+            return false
+        }
+        if note(field) { frames[top].values[field] = value }
+        return true
+    }
+
     /// Marks a field present (an empty list, a null to-one) without giving it objects.
     public mutating func markPresent(_ field: Int) {
         _ = note(field, allowRepeat: true)
