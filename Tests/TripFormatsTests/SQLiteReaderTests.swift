@@ -173,21 +173,4 @@ struct SQLiteErrorMappingTests {
         #expect(error.kind == kind)
         #expect(error.message.hasPrefix("t.sqlite: "))
     }
-
-    @Test("stored dates are Timestamp.iso8601 text, formatted without allocating")
-    func isoText() {
-        var random = SQLiteSplitMix64(seed: 0x5EED)
-        let lowest: Int64 = -62_135_596_800_000, highest: Int64 = 253_402_300_799_999
-        var samples: [Int64] = [0, -1, 1, 999, 1000, lowest, highest, 951_782_400_000, 1_714_555_800_250]
-        for _ in 0..<20_000 { samples.append(lowest + Int64(random.next() % UInt64(highest - lowest + 1))) }
-        var mismatches: [Int64] = []
-        for ms in samples {
-            let t = Timestamp(milliseconds: ms)
-            let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
-                String(decoding: UnsafeBufferPointer(rebasing: buffer[..<ISO8601Text.format(t, into: buffer)]), as: UTF8.self)
-            }
-            if text != t.iso8601 { mismatches.append(ms) }
-        }
-        #expect(mismatches == [])
-    }
 }

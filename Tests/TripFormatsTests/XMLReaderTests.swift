@@ -191,6 +191,18 @@ struct XMLReaderTests {
         #expect(result.objects.count == 1)
     }
 
+    @Test("names past the resolver's cache still resolve: 300 unknown names, then known fields and items")
+    func manyNames() throws {
+        let unknown = (0..<300).map { "<u\($0)>x</u\($0)>" }.joined()
+        let trip = "<trip>\(unknown)\(tripElements("A"))<bucketList><item><title>T</title><isInPlan>true</isInPlan></item></bucketList></trip>"
+        let result = try xmlRead(text: "<trips>\(trip)\(trip.replacingOccurrences(of: "<name>A", with: "<name>B"))</trips>",
+                                 options: ReadOptions(ignoreUnknown: true))
+        #expect(result.rejections.isEmpty)
+        #expect(result.detection.unknownIgnored == 600)
+        #expect(result.objects.map { $0.attributes[0] } == [.string("A"), .string("B")])
+        #expect(result.objects.allSatisfy { $0.relationships[0] == .toMany([xmlItem("T", planned: true)]) })
+    }
+
     @Test("an element inside a scalar field rejects the record")
     func elementInScalar() throws {
         let result = try xmlRead(text: "<trips><trip><name>a<b>c</b></name><destination>D</destination><startDate>2024-05-01</startDate><endDate>2024-05-08</endDate></trip></trips>")

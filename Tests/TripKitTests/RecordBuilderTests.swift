@@ -183,4 +183,45 @@ struct RecordBuilderTests {
         #expect(t.object.attributes[2] == .date(ts("2024-05-01T09:30:00Z")))
         #expect(t.object.attributes[3] == .date(ts("2024-05-01T09:30:00.500Z")))
     }
+
+    @Test("setting a field from bytes gives what the same string or text as a token gives",
+          arguments: ["name", "startDate", "endDate", "tripViews", "bucketList", "livingAccommodation", "hasReservation", "title"])
+    func bytesMatchTokens(field: String) {
+        let samples = ["", "Paris", "Zürich ✈", "2024-05-01T09:30:00Z", "2024-05-01T09:30:00.120Z", "2024-02-30T09:30:00Z",
+                       "2024-05-01T09:30:00+02:00", "2024-05-01", "1714555800", "true", "false", "TRUE", "yes", "0",
+                       "null", "~", " true", "2024-05-01T09:30:00.12Z"]
+        for sample in samples {
+            for isText in [false, true] {
+                let token: ScalarToken = isText ? .text(sample) : .string(sample)
+                var byToken = RecordBuilder(source: "t", format: "json")
+                var byBytes = RecordBuilder(source: "t", format: "json")
+                let expected = buildSetting(&byToken, field) { b, f in b.set(f, token) }
+                let got = buildSetting(&byBytes, field) { b, f in
+                    var copy = sample
+                    copy.withUTF8 { utf8 in
+                        let raw = UnsafeRawBufferPointer(utf8)
+                        if isText { b.set(f, text: raw) } else { b.set(f, string: raw) }
+                    }
+                }
+                #expect(got.trip?.object == expected.trip?.object, "\(field) = \(sample.debugDescription), text: \(isText)")
+                #expect(got.rejection?.reason == expected.rejection?.reason, "\(field) = \(sample.debugDescription), text: \(isText)")
+                #expect(byBytes.detection == byToken.detection)
+            }
+        }
+    }
+
+    /// A 3.0.0 trip with one item, where `field` (of the trip, or else of the item) is set by `setter`.
+    private func buildSetting(_ b: inout RecordBuilder, _ field: String, _ setter: (inout RecordBuilder, Int) -> Void) -> ReadItem {
+        b.beginRecord(origin: RecordOrigin(source: "test", record: 1))
+        for (k, v) in v3Fields where k != field { b.set(k, v) }
+        if let f = b.field(field) { setter(&b, f) }
+        let items = b.field("bucketList")!
+        if field != "bucketList" {
+            b.beginObject(items)
+            if field != "title" { b.set("title", .string("Louvre")) }
+            if let f = b.field(field) { setter(&b, f) }
+            b.endObject()
+        }
+        return b.endRecord()
+    }
 }

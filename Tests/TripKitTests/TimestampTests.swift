@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TripKit
 
@@ -9,6 +10,48 @@ struct TimestampTests {
         #expect(ts("2024-05-01T09:30:00.120Z").iso8601 == "2024-05-01T09:30:00.120Z")
         #expect(Timestamp(milliseconds: -1).iso8601 == "1969-12-31T23:59:59.999Z")
         #expect(Timestamp(milliseconds: 0).iso8601 == "1970-01-01T00:00:00Z")
+    }
+
+    @Test("a date appended as bytes is its iso8601 text, after what the buffer held")
+    func appendingBytes() {
+        var out = Array("x,".utf8)
+        Timestamp(milliseconds: 1_714_555_800_123).appendISO8601(to: &out)
+        Timestamp(milliseconds: 0).appendISO8601(to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "x,2024-05-01T09:30:00.123Z1970-01-01T00:00:00Z")
+    }
+
+    @Test("formatting into a buffer gives what Foundation's ISO 8601 formatter gives, and parses back")
+    func formattingIntoBuffer() {
+        let foundation = ISO8601DateFormatter()
+        foundation.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        foundation.timeZone = TimeZone(identifier: "UTC")
+        // From 1600 on: before the Gregorian reform Foundation's calendar is not proleptic.
+        let lowest: Int64 = -11_676_096_000_000, highest: Int64 = 253_402_300_799_999
+        var state: UInt64 = 0x5EED
+        var samples: [Int64] = [0, -1, 1, 999, 1000, lowest, highest, 951_782_400_000, 1_714_555_800_250]
+        for _ in 0..<5_000 {
+            // SplitMix64.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            let ms = lowest + Int64(z % UInt64(highest - lowest + 1))
+            samples.append(ms)
+            samples.append(ms - ms % 1000)
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Timestamp.iso8601MaximumLength, alignment: 1)
+        defer { buffer.deallocate() }
+        var mismatches: [Int64] = []
+        for ms in samples {
+            let t = Timestamp(milliseconds: ms)
+            let count = t.formatISO8601(into: buffer)
+            let text = String(decoding: buffer[..<count], as: UTF8.self)
+            var expected = foundation.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+            if ms % 1000 == 0 { expected = expected.replacingOccurrences(of: ".000Z", with: "Z") }
+            if text != expected || text != t.iso8601 || Timestamp(iso8601: text) != t { mismatches.append(ms) }
+        }
+        #expect(mismatches == [])
     }
 
     @Test("offsets are converted to UTC", arguments: [

@@ -129,6 +129,9 @@ extension JSONRecordReader {
             if isNested {
                 builder.fail("field '\(table.names[index])': expected \(Self.expectation(type)), found \(JSONScanner.kindOfValue(startingWith: v))")
                 try scanner.skipValue(depth: depth)
+            } else if v == 0x22 {
+                // The builder takes the string's bytes: a date is read from them, with no String made.
+                builder.set(entry.field, string: try scanner.readString())
             } else {
                 builder.set(entry.field, try readScalar(v))
             }

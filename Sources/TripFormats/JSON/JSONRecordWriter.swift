@@ -135,7 +135,11 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .string(let s): appendString(s, to: &out)
-        case .date(let t): appendString(t.iso8601, to: &out)
+        case .date(let t):
+            // ISO 8601 text needs no escaping.
+            out.append(0x22)
+            t.appendISO8601(to: &out)
+            out.append(0x22)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .int(let n): out.append(contentsOf: String(n).utf8)
         }

@@ -38,38 +38,6 @@ struct JSONSyntaxError: Error, Equatable, CustomStringConvertible {
     var description: String { "\(line):\(column): \(message)" }
 }
 
-/// Owns a growable block of bytes: the scanner's window or its scratch buffer.
-final class JSONByteStorage {
-    private(set) var pointer: UnsafeMutablePointer<UInt8>
-    private(set) var capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 16)
-        pointer = .allocate(capacity: self.capacity)
-    }
-
-    /// Grows to at least `minimum` bytes, keeping the first `count`.
-    func grow(toAtLeast minimum: Int, keeping count: Int) {
-        let newCapacity = max(minimum, capacity * 2)
-        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        fresh.update(from: pointer, count: count)
-        pointer.deallocate()
-        pointer = fresh
-        capacity = newCapacity
-    }
-
-    /// Moves `count` bytes from `offset` to the front of a new block of `capacity` bytes.
-    func replace(capacity newCapacity: Int, keeping offset: Int, count: Int) {
-        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        fresh.update(from: pointer + offset, count: count)
-        pointer.deallocate()
-        pointer = fresh
-        capacity = newCapacity
-    }
-
-    deinit { pointer.deallocate() }
-}
-
 /// A tokenizer over a buffered window of an input's bytes.
 ///
 /// The window holds the bytes from the token being read (or the record being kept for its text) to
@@ -89,9 +57,9 @@ struct JSONScanner {
     /// Bytes ≥ 0x80 in strings are ISO 8859-1 characters (`--input-encoding latin1`), not UTF-8.
     let isLatin1: Bool
     private let source: Source
-    private let window: JSONByteStorage
+    private let window: ByteStorage
     /// Decoded strings that are not the window's bytes as they are (escapes, Latin-1).
-    let scratch: JSONByteStorage
+    let scratch: ByteStorage
 
     /// The window's bytes; valid from 0 to `dataEnd`.
     private(set) var base: UnsafeMutablePointer<UInt8>
@@ -120,8 +88,8 @@ struct JSONScanner {
         self.chunkSize = max(1, chunkSize)
         self.isLatin1 = isLatin1
         self.source = source
-        window = JSONByteStorage(capacity: 2 * self.chunkSize)
-        scratch = JSONByteStorage(capacity: 256)
+        window = ByteStorage(capacity: 2 * self.chunkSize)
+        scratch = ByteStorage(capacity: 256)
         base = window.pointer
         containers.reserveCapacity(64)
     }

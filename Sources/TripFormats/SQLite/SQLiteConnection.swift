@@ -235,11 +235,10 @@ final class SQLiteStatement {
     /// `.123` only when the milliseconds are not zero), formatted on the stack: a store of many trips
     /// binds two dates per trip, and building a String for each costs more than the insert's own work.
     func bind(_ index: Int32, date: Timestamp) throws {
-        let rc = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer -> Int32 in
-            let count = ISO8601Text.format(date, into: buffer)
-            return buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: count) {
-                sqlite3_bind_text(handle, index, $0, Int32(count), SQLiteStatement.transient)
-            }
+        let rc = withUnsafeTemporaryAllocation(byteCount: Timestamp.iso8601MaximumLength, alignment: 8) { buffer -> Int32 in
+            let count = date.formatISO8601(into: buffer)
+            return sqlite3_bind_text(handle, index, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(count),
+                                     SQLiteStatement.transient)
         }
         try check(rc)
     }
@@ -317,41 +316,5 @@ final class SQLiteStatement {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
-    }
-}
-
-// MARK: - Dates
-
-/// ISO 8601 text of a timestamp, written into a buffer without allocating.
-enum ISO8601Text {
-    /// Writes `YYYY-MM-DDTHH:MM:SS[.mmm]Z` (at most 24 bytes) and returns its length.
-    static func format(_ timestamp: Timestamp, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        let ms = timestamp.milliseconds
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let inDay = Int(ms - days * 86_400_000)
-        // Howard Hinnant's civil-from-days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = Int(doy - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        let year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
-        var i = 0
-        func put(_ value: Int, _ width: Int) {
-            var v = value
-            var k = width - 1
-            while k >= 0 { out[i + k] = UInt8(48 + v % 10); v /= 10; k -= 1 }
-            i += width
-        }
-        func put(_ byte: UInt8) { out[i] = byte; i += 1 }
-        let seconds = inDay / 1000, fraction = inDay % 1000
-        put(year, 4); put(45); put(month, 2); put(45); put(day, 2); put(84)
-        put(seconds / 3600, 2); put(58); put(seconds / 60 % 60, 2); put(58); put(seconds % 60, 2)
-        if fraction != 0 { put(46); put(fraction, 3) }
-        put(90)
-        return i
     }
 }

@@ -10,8 +10,6 @@ struct XMLFrame {
         case trip
         /// An attribute's element: its text is being gathered.
         case scalar
-        /// A Boolean attribute's element: as `scalar`, but `true` and `false` skip the conversion.
-        case boolScalar
         /// A to-many relationship's element whose children have not yet said whether they are
         /// items (`<item>`…) or the fields of one item (a repeated `<bucketListItem>` in a trip).
         case listUndecided
@@ -48,10 +46,20 @@ struct XMLNameResolver {
     /// The element names of an entity's items in a list: `item`, and the entity's own name in
     /// lower camel case (`bucketListItem`).
     private let itemNames: [[[UInt8]]]
-    private var cacheKeys: [UnsafeRawPointer] = []
-    private var cacheEntities: [Int] = []
-    private var cacheValues: [XMLResolution] = []
-    private static let cacheLimit = 64
+
+    /// Names resolved before, by address and entity: an open-addressing table, never more than
+    /// half full (past `cacheLimit` names, the rest are resolved each time, as a hostile document's
+    /// endless new names would otherwise fill memory).
+    private struct CacheSlot {
+        var key: UnsafeRawPointer?
+        var entity: Int
+        var resolution: XMLResolution
+        var isItemName: Bool
+    }
+    private var cache: [CacheSlot]
+    private var cached = 0
+    private static let cacheSlots = 256
+    private static let cacheLimit = 128
 
     init(_ vocabulary: SchemaVocabulary) {
         index = vocabulary.entities.map { e in
@@ -63,32 +71,45 @@ struct XMLNameResolver {
         itemNames = vocabulary.entities.map { e in
             [Array("item".utf8), Array((e.name.prefix(1).lowercased() + e.name.dropFirst()).utf8)]
         }
+        cache = Array(repeating: CacheSlot(key: nil, entity: 0, resolution: .unknown, isItemName: false),
+                      count: XMLNameResolver.cacheSlots)
     }
 
     mutating func resolve(_ name: UnsafePointer<UInt8>, in entity: Int) -> XMLResolution {
-        let key = UnsafeRawPointer(name)
-        for i in cacheKeys.indices where cacheKeys[i] == key && cacheEntities[i] == entity {
-            return cacheValues[i]
-        }
-        let resolution: XMLResolution
-        if let f = index[entity][String(cString: name)] {
-            switch kinds[entity][f] {
-            case .attribute(let type): resolution = .attribute(f, type)
-            case .transient: resolution = .transient(f)
-            case .toMany(let d): resolution = .toMany(f, destination: d)
-            case .toOne(let d): resolution = .toOne(f, destination: d)
-            }
-        } else {
-            resolution = .unknown
-        }
-        if cacheKeys.count < XMLNameResolver.cacheLimit {
-            cacheKeys.append(key); cacheEntities.append(entity); cacheValues.append(resolution)
-        }
-        return resolution
+        entry(name, entity).resolution
     }
 
-    func isItemName(_ name: UnsafePointer<UInt8>, of entity: Int) -> Bool {
-        itemNames[entity].contains { cStringEquals(name, $0) }
+    mutating func isItemName(_ name: UnsafePointer<UInt8>, of entity: Int) -> Bool {
+        entry(name, entity).isItemName
+    }
+
+    @inline(__always)
+    private mutating func entry(_ name: UnsafePointer<UInt8>, _ entity: Int) -> CacheSlot {
+        let key = UnsafeRawPointer(name)
+        let mask = XMLNameResolver.cacheSlots - 1
+        let hash = (UInt(bitPattern: Int(bitPattern: key)) >> 3 &+ UInt(bitPattern: entity)) &* 0x9E37_79B9_7F4A_7C15
+        var i = Int(hash >> 56) & mask
+        while let k = cache[i].key {
+            if k == key, cache[i].entity == entity { return cache[i] }
+            i = (i + 1) & mask
+        }
+        let slot = CacheSlot(key: key, entity: entity, resolution: lookUp(name, entity),
+                             isItemName: itemNames[entity].contains { cStringEquals(name, $0) })
+        if cached < XMLNameResolver.cacheLimit {
+            cache[i] = slot
+            cached += 1
+        }
+        return slot
+    }
+
+    private func lookUp(_ name: UnsafePointer<UInt8>, _ entity: Int) -> XMLResolution {
+        guard let f = index[entity][String(cString: name)] else { return .unknown }
+        switch kinds[entity][f] {
+        case .attribute(let type): return .attribute(f, type)
+        case .transient: return .transient(f)
+        case .toMany(let d): return .toMany(f, destination: d)
+        case .toOne(let d): return .toOne(f, destination: d)
+        }
     }
 }
 
@@ -104,9 +125,6 @@ private let schemaVersionName = Array("schemaVersion".utf8)
 // MARK: - Events
 
 extension XMLReadState {
-    static let trueBytes = Array("true".utf8)
-    static let falseBytes = Array("false".utf8)
-
     /// An element starts. Elements are known by their local name, whatever their namespace, so a
     /// document with a default namespace (`<trips xmlns="urn:…">`) reads as one without.
     mutating func startElement(_ localname: UnsafePointer<UInt8>, attributeCount: Int,
@@ -129,7 +147,7 @@ extension XMLReadState {
             startField(localname, in: top.entity, attributeCount, attributes)
         case .listUndecided, .listOfItems:
             startListChild(localname, list: top, attributeCount, attributes)
-        case .scalar, .boolScalar:
+        case .scalar:
             if !textFailed {
                 textFailed = true
                 failRecord("field '\(XMLReadState.display(top.name))': expected text, found the element <\(XMLReadState.display(localname))>")
@@ -146,17 +164,8 @@ extension XMLReadState {
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
         case .scalar:
-            if !textFailed { builder.set(frame.field, .text(String(decoding: text, as: UTF8.self))) }
-        case .boolScalar:
-            // What the builder would make of the text `true` or `false`, without making a string.
-            if textFailed {
-            } else if text.elementsEqual(XMLReadState.trueBytes) {
-                builder.set(frame.field, .bool(true))
-            } else if text.elementsEqual(XMLReadState.falseBytes) {
-                builder.set(frame.field, .bool(false))
-            } else {
-                builder.set(frame.field, .text(String(decoding: text, as: UTF8.self)))
-            }
+            // The builder makes a date or a Boolean straight from the bytes.
+            if !textFailed { builder.set(frame.field, text: text.bytes) }
         case .object, .listAsItem:
             builder.endObject()
         case .listUndecided:
@@ -173,7 +182,7 @@ extension XMLReadState {
     /// Text, whitespace or CDATA, in pieces: a field's text may come in several.
     mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         guard failure == nil, skipDepth == 0, let top = frames.last else { return }
-        if top.kind == .scalar || top.kind == .boolScalar {
+        if top.kind == .scalar {
             guard !textFailed else { return }
             guard text.count + count <= XMLLimits.maxTextBytes else {
                 textFailed = true
@@ -181,17 +190,15 @@ extension XMLReadState {
                 failRecord("field '\(XMLReadState.display(top.name))': text longer than \(XMLLimits.maxTextBytes) bytes")
                 return
             }
-            text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+            text.append(bytes, count: count)
             return
         }
         // Between elements only whitespace is allowed, and it means nothing.
         var i = 0
         while i < count {
-            switch bytes[i] {
-            case 0x20, 0x09, 0x0A, 0x0D: i += 1; continue
-            default: break
-            }
-            break
+            let b = bytes[i]
+            guard b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D else { break }
+            i += 1
         }
         guard i < count, top.kind == .root || !recordFailed else { return }
         var end = min(count, i + 64)
@@ -251,9 +258,9 @@ extension XMLReadState {
         case .transient(let f):
             builder.set(f, .text(""))
             skipDepth = 1
-        case .attribute(let f, let type):
-            frames.append(XMLFrame(kind: type == .bool ? .boolScalar : .scalar, field: f, entity: entity, name: localname))
-            text.removeAll(keepingCapacity: true)
+        case .attribute(let f, _):
+            frames.append(XMLFrame(kind: .scalar, field: f, entity: entity, name: localname))
+            text.removeAll()
             textFailed = false
             XMLReadState.forEachAttribute(count, attributes) { name, _ in
                 guard !textFailed else { return }

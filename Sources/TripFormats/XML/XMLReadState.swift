@@ -20,7 +20,7 @@ struct XMLReadState {
     var frames: [XMLFrame] = []
     var depth = 0
     var skipDepth = 0
-    var text: [UInt8] = []
+    let text = XMLTextBuffer()
     var textFailed = false
     var recordCount = 0
     var recordFailed = false
@@ -38,7 +38,6 @@ struct XMLReadState {
         builder = RecordBuilder(source: name, format: "xml", options: options)
         names = XMLNameResolver(builder.vocabulary)
         frames.reserveCapacity(8)
-        text.reserveCapacity(256)
     }
 
     /// The next trip or rejection a chunk completed, if any.
@@ -206,4 +205,23 @@ struct XMLReadState {
         }
         return nil
     }
+}
+
+/// The text of the field element being read, gathered from libxml2's pieces: a plain block of bytes
+/// (an array's append and keep-capacity removal cost several times the copy at a field's size).
+final class XMLTextBuffer {
+    private(set) var count = 0
+    private let storage = ByteStorage(capacity: 256)
+
+    /// The bytes gathered so far, valid until the next change.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.pointer, count: count) }
+
+    @inline(__always)
+    func append(_ bytes: UnsafePointer<UInt8>, count n: Int) {
+        if count + n > storage.capacity { storage.grow(toAtLeast: count + n, keeping: count) }
+        (storage.pointer + count).update(from: bytes, count: n)
+        count += n
+    }
+
+    func removeAll() { count = 0 }
 }

@@ -98,7 +98,7 @@ public struct XMLRecordWriter: RecordWriter {
                 do { try XMLEscaping.append(s, to: &record, inAttribute: false) } catch let p as XMLWriteProblem {
                     throw XMLWriteProblem(field: field.name, what: p.what)
                 }
-            case .date(let t): record.append(contentsOf: t.iso8601.utf8)
+            case .date(let t): t.appendISO8601(to: &record)
             case .bool(let b): record.append(contentsOf: b ? XMLEntityPlan.trueText : XMLEntityPlan.falseText)
             case .int(let n): record.append(contentsOf: String(n).utf8)
             case .null: break

@@ -134,7 +134,7 @@ struct YAMLRecordWriter: RecordWriter {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let b): bytes.append(contentsOf: (b ? "true" : "false").utf8)
         case .int(let n): bytes.append(contentsOf: String(n).utf8)
-        case .date(let t): bytes.append(contentsOf: t.iso8601.utf8)
+        case .date(let t): t.appendISO8601(to: &bytes)
         case .string(let s): YAMLScalarText.append(s, to: &bytes)
         }
     }

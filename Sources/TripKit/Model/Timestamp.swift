@@ -39,26 +39,52 @@ extension Timestamp {
 
     /// ISO 8601 in UTC, `2024-05-01T09:30:00Z`, with three fractional digits only when they are not zero.
     public var iso8601: String {
-        var ms = milliseconds
-        var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        ms -= days * 86_400_000
-        let (y, m, d) = Timestamp.civil(fromDays: days)
-        days = 0
-        let secondsOfDay = Int(ms / 1000), fraction = Int(ms % 1000)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        func put(_ n: Int, _ width: Int) {
-            var digits = [UInt8](repeating: 48, count: width)
-            var v = n
-            for i in stride(from: width - 1, through: 0, by: -1) { digits[i] = UInt8(48 + v % 10); v /= 10 }
-            bytes.append(contentsOf: digits)
+        String(unsafeUninitializedCapacity: Timestamp.iso8601MaximumLength) { buffer in
+            formatISO8601(into: UnsafeMutableRawBufferPointer(buffer))
         }
-        put(y, 4); bytes.append(45); put(m, 2); bytes.append(45); put(d, 2); bytes.append(84)
-        put(secondsOfDay / 3600, 2); bytes.append(58); put(secondsOfDay / 60 % 60, 2); bytes.append(58)
-        put(secondsOfDay % 60, 2)
-        if fraction != 0 { bytes.append(46); put(fraction, 3) }
-        bytes.append(90)
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The longest `iso8601` text, in bytes: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public static let iso8601MaximumLength = 24
+
+    /// Appends the `iso8601` text to a byte buffer, without making a `String`.
+    ///
+    /// ```swift
+    /// var out: [UInt8] = []
+    /// Timestamp(milliseconds: 0).appendISO8601(to: &out)   // "1970-01-01T00:00:00Z"
+    /// ```
+    @inlinable
+    public func appendISO8601(to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(byteCount: Timestamp.iso8601MaximumLength, alignment: 8) { buffer in
+            let count = formatISO8601(into: buffer)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Writes the `iso8601` text into `buffer`, which must hold at least `iso8601MaximumLength`
+    /// bytes, and returns its length (20, or 24 with milliseconds).
+    public func formatISO8601(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(buffer.count >= Timestamp.iso8601MaximumLength)
+        let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let ms = milliseconds
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let inDay = Int(ms - days * 86_400_000)
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        @inline(__always) func put(_ value: Int, _ width: Int, at i: Int) {
+            var v = value
+            var k = width - 1
+            while k >= 0 { out[i + k] = UInt8(truncatingIfNeeded: 48 + v % 10); v /= 10; k -= 1 }
+        }
+        let seconds = inDay / 1000, fraction = inDay % 1000
+        put(y, 4, at: 0); out[4] = 45; put(m, 2, at: 5); out[7] = 45; put(d, 2, at: 8); out[10] = 84
+        put(seconds / 3600, 2, at: 11); out[13] = 58; put(seconds / 60 % 60, 2, at: 14); out[16] = 58
+        put(seconds % 60, 2, at: 17)
+        if fraction == 0 {
+            out[19] = 90
+            return 20
+        }
+        out[19] = 46; put(fraction, 3, at: 20); out[23] = 90
+        return 24
     }
 
     /// Reads ISO 8601: a date, or a date and time with `Z`, an offset or none (UTC), with or without a

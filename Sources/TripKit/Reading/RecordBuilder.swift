@@ -49,6 +49,15 @@ public struct RecordBuilder {
         var hasPending = false
     }
 
+    /// What the per-scalar path needs of a field, in one flat array of plain values (indexed
+    /// `factsStart[entity] + field`): reading the vocabulary's nested structs per scalar costs more.
+    private struct FieldFacts {
+        let kind: SchemaVocabulary.FieldKind
+        let versions: UInt32
+    }
+    private let facts: [FieldFacts]
+    private let factsStart: [Int]
+
     private var frames: [Frame] = []
     private var depth = 0
     private var origin = RecordOrigin(source: "", record: 0)
@@ -65,6 +74,14 @@ public struct RecordBuilder {
     public init(vocabulary: SchemaVocabulary = .trips, source: String, format: String, options: ReadOptions = ReadOptions()) {
         self.vocabulary = vocabulary; self.source = source; self.options = options; self.format = format
         distinguishingBits = Array(repeating: 0, count: vocabulary.entities.count)
+        var start: [Int] = []
+        var all: [FieldFacts] = []
+        for e in vocabulary.entities {
+            start.append(all.count)
+            all += e.fields.map { FieldFacts(kind: $0.kind, versions: $0.versions) }
+        }
+        facts = all
+        factsStart = start
         if let v = options.sourceVersion, let i = vocabulary.versionIndex(v) {
             versionIndex = i; evidence = .override
         }
@@ -125,9 +142,11 @@ public struct RecordBuilder {
 
     private mutating func pushFrame(entity: Int, field: Int) {
         if depth == frames.count { frames.append(Frame()) }
-        let count = vocabulary.entities[entity].fields.count
-        if frames[depth].values.count != count {
-            frames[depth].values = Array(repeating: .null, count: count)
+        // A frame serves objects of any entity: its values only ever grow (the fields past the
+        // entity's own stay null), so alternating entities at one depth costs no reallocation.
+        let count = (entity + 1 < factsStart.count ? factsStart[entity + 1] : facts.count) - factsStart[entity]
+        if frames[depth].values.count < count {
+            frames[depth].values.append(contentsOf: repeatElement(.null, count: count - frames[depth].values.count))
         }
         frames[depth].entity = entity
         frames[depth].field = field
@@ -164,7 +183,7 @@ public struct RecordBuilder {
 
     /// What a resolved field is.
     public func kind(of field: Int) -> SchemaVocabulary.FieldKind {
-        vocabulary.entities[frames[depth - 1].entity].fields[field].kind
+        facts[factsStart[frames[depth - 1].entity] + field].kind
     }
 
     /// Notes a field no version declares: the record is rejected, unless unknown fields are ignored.
@@ -188,8 +207,7 @@ public struct RecordBuilder {
     public mutating func set(_ field: Int, _ token: ScalarToken) {
         let top = depth - 1
         let entity = frames[top].entity
-        // Read the field's parts in place: copying the Field struct would retain its arrays.
-        switch vocabulary.entities[entity].fields[field].kind {
+        switch facts[factsStart[entity] + field].kind {
         case .transient:
             sawTransient = true
             return
@@ -205,11 +223,60 @@ public struct RecordBuilder {
             return
         case .attribute(let type):
             if !note(field) { return }
-            switch convert(token, to: type) {
+            switch RecordBuilder.convert(token, to: type, epoch: options.dateEpoch) {
             case .success(let value): frames[top].values[field] = value
             case .failure(let failure): fail("field '\(vocabulary.entities[entity].fields[field].name)': \(failure.message)")
             }
         }
+    }
+
+    /// Sets a resolved field from a typed string's UTF-8 bytes (a JSON string): the same as
+    /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but a date in the writers'
+    /// form is read from the bytes, with no `String` made. The bytes are not kept.
+    public mutating func set(_ field: Int, string bytes: UnsafeRawBufferPointer) {
+        if !setFromBytes(field, bytes, isText: false) {
+            set(field, .string(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    /// Sets a resolved field from untyped text's UTF-8 bytes (an XML element's text, a CSV cell):
+    /// the same as `set(field, .text(String(decoding: bytes, as: UTF8.self)))`, but a date in the
+    /// writers' form and a Boolean spelled `true` or `false` are read from the bytes, with no
+    /// `String` made. The bytes are not kept.
+    public mutating func set(_ field: Int, text bytes: UnsafeRawBufferPointer) {
+        if !setFromBytes(field, bytes, isText: true) {
+            set(field, .text(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    /// The common cases of `set(_:string:)` and `set(_:text:)`, which give what the `ScalarToken`
+    /// path gives; false, having done nothing, for every other case.
+    @inline(__always)
+    private mutating func setFromBytes(_ field: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) -> Bool {
+        let top = depth - 1
+        guard case .attribute(let type) = facts[factsStart[frames[top].entity] + field].kind else { return false }
+        let value: Value
+        switch type {
+        case .string:
+            value = .string(String(decoding: bytes, as: UTF8.self))
+        case .date:
+            let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            guard let ms = Timestamp.parseWriterForm(utf8) else { return false }
+            value = .date(Timestamp(milliseconds: ms))
+        case .bool where isText:
+            // `parseBool` takes any case and more spellings; these two are what writers write.
+            if bytes.count == 4, bytes[0] == 0x74, bytes[1] == 0x72, bytes[2] == 0x75, bytes[3] == 0x65 {
+                value = .bool(true)
+            } else if bytes.count == 5, bytes[0] == 0x66, bytes[1] == 0x61, bytes[2] == 0x6C, bytes[3] == 0x73, bytes[4] == 0x65 {
+                value = .bool(false)
+            } else {
+                return false
+            }
+        default:
+            return false
+        }
+        if note(field) { frames[top].values[field] = value }
+        return true
     }
 
     /// Marks a field present (an empty list, a null to-one) without giving it objects.
@@ -228,7 +295,7 @@ public struct RecordBuilder {
             return false
         }
         frames[top].present |= bit
-        let versions = vocabulary.entities[entity].fields[field].versions
+        let versions = facts[factsStart[entity] + field].versions
         if versions != vocabulary.allVersions {
             recordMask &= versions
             if distinguishingBits[entity] & bit == 0 {
@@ -364,57 +431,78 @@ public struct RecordBuilder {
         return .trip(TripRecord(object: object, origin: origin))
     }
 
-    /// Builds the object of a frame in a version's layout.
-    private func materialize(frame i: Int, version v: Int, problems: inout [String]) -> ModelObject {
-        let f = frames[i]
-        var object = materialize(entity: f.entity, values: f.values, present: f.present,
-                                 pending: f.hasPending ? f.pending : [], version: v, problems: &problems)
-        if f.hasRelated {
-            let layout = vocabulary.layouts[f.entity][v]
-            for (slot, objects) in f.related.enumerated() where !objects.isEmpty {
-                if layout.isToMany[slot] {
-                    if case .toMany(let existing) = object.relationships[slot], !existing.isEmpty {
-                        object.relationships[slot] = .toMany(existing + objects)
-                    } else {
-                        object.relationships[slot] = .toMany(objects)
-                    }
+    /// Builds the object of a frame in a version's layout. The frame's values, related objects and
+    /// pending objects are moved into the object, not copied: the frame is reset right after.
+    private mutating func materialize(frame i: Int, version v: Int, problems: inout [String]) -> ModelObject {
+        let entity = frames[i].entity, present = frames[i].present
+        var pending: [[Pending]] = []
+        if frames[i].hasPending { swap(&pending, &frames[i].pending) }
+        let vocabulary = self.vocabulary
+        var object = frames[i].values.withUnsafeMutableBufferPointer { values in
+            RecordBuilder.makeObject(vocabulary, entity: entity, values: values, present: present, pending: pending,
+                                     version: v, problems: &problems)
+        }
+        guard frames[i].hasRelated else { return object }
+        let layout = vocabulary.layouts[entity][v]
+        for slot in frames[i].related.indices where !frames[i].related[slot].isEmpty {
+            var objects: [ModelObject] = []
+            swap(&objects, &frames[i].related[slot])
+            if layout.isToMany[slot] {
+                if case .toMany(let existing) = object.relationships[slot], !existing.isEmpty {
+                    object.relationships[slot] = .toMany(existing + objects)
                 } else {
-                    object.relationships[slot] = .toOne(noneIfDefaults(objects[0], layout.noneWhenDefaults[slot]))
+                    object.relationships[slot] = .toMany(objects)
                 }
+            } else {
+                object.relationships[slot] = .toOne(RecordBuilder.noneIfDefaults(objects[0], layout.noneWhenDefaults[slot]))
             }
         }
         return object
     }
 
-    private func materialize(entity e: Int, values: [Value], present: UInt64, pending: [[Pending]],
-                             version v: Int, problems: inout [String]) -> ModelObject {
+    /// Builds an object of entity `e` in version `v` from the values of its present fields, which are
+    /// moved out of `values` (what is left there is for the caller to clear), and pending related objects.
+    private static func makeObject(_ vocabulary: SchemaVocabulary, entity e: Int, values: UnsafeMutableBufferPointer<Value>,
+                                   present: UInt64, pending: [[Pending]], version v: Int,
+                                   problems: inout [String]) -> ModelObject {
         let layout = vocabulary.layouts[e][v]
         guard layout.exists else {
             problems.append("\(layout.entityName) has no place in \(vocabulary.schemas[v].versionIdentifier)")
             return ModelObject(attributes: [])
         }
-        var attributes = layout.template
-        var bits = present
-        while bits != 0 {
-            let fi = bits.trailingZeroBitCount
-            bits &= bits - 1
-            let slot = layout.attributeSlot[fi]
-            if slot >= 0, !values[fi].isNull { attributes[slot] = values[fi] }
+        // Built by appending to a reserved array: the ways of the standard library that make an
+        // array of a given size at once look up its storage type in the runtime's metadata cache,
+        // which costs more than the rest of the object.
+        let template = layout.template
+        var attributes: [Value] = []
+        attributes.reserveCapacity(template.count)
+        for value in template { attributes.append(value) }
+        attributes.withUnsafeMutableBufferPointer { out in
+            var bits = present
+            while bits != 0 {
+                let fi = bits.trailingZeroBitCount
+                bits &= bits - 1
+                let slot = layout.attributeSlot[fi]
+                if slot >= 0, !values[fi].isNull { swap(&out[slot], &values[fi]) }
+            }
         }
         for slot in layout.requiredSlots where attributes[slot].isNull {
             let where_ = e == vocabulary.rootEntity ? "" : " of a \(layout.entityName)"
             problems.append("missing required field '\(layout.attributeNames[slot])'\(where_)")
         }
-        var relationships = layout.isToMany.map { $0 ? Related.toMany([]) : Related.toOne(nil) }
+        var relationships = layout.emptyRelationships
         for (fi, list) in pending.enumerated() where !list.isEmpty {
             let slot = layout.relationshipSlot[fi]
             guard slot >= 0 else {
                 problems.append("field '\(vocabulary.entities[e].fields[fi].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
                 continue
             }
-            let objects = list.map {
-                materialize(entity: $0.entity, values: $0.values, present: $0.present, pending: $0.children,
-                            version: v, problems: &problems)
+            let objects = list.map { p in
+                var values = p.values
+                return values.withUnsafeMutableBufferPointer {
+                    makeObject(vocabulary, entity: p.entity, values: $0, present: p.present, pending: p.children,
+                               version: v, problems: &problems)
+                }
             }
             if layout.isToMany[slot] {
                 relationships[slot] = .toMany(relationships[slot].objects + objects)
@@ -426,14 +514,15 @@ public struct RecordBuilder {
     }
 
     /// A to-one object that gives nothing but its defaults is the same as none.
-    private func noneIfDefaults(_ object: ModelObject, _ defaults: [Value]?) -> ModelObject? {
+    private static func noneIfDefaults(_ object: ModelObject, _ defaults: [Value]?) -> ModelObject? {
         if let defaults, object.attributes == defaults { return nil }
         return object
     }
 
     // MARK: - Types
 
-    private func convert(_ token: ScalarToken, to type: AttributeType) -> Result<Value, ConversionFailure> {
+    /// Static: a method of the builder called from its mutating ones would be handed a copy of the whole builder.
+    private static func convert(_ token: ScalarToken, to type: AttributeType, epoch: DateEpoch) -> Result<Value, ConversionFailure> {
         switch token {
         case .null: return .success(.null)
         case .plain(let s) where isYAMLNull(s): return .success(.null)
@@ -448,11 +537,11 @@ public struct RecordBuilder {
         case .date:
             switch token {
             case .number(let n):
-                if let t = Timestamp(number: n, epoch: options.dateEpoch) { return .success(.date(t)) }
+                if let t = Timestamp(number: n, epoch: epoch) { return .success(.date(t)) }
                 return .failure(ConversionFailure("expected a date, found the number \(n) out of range"))
             case .string(let s), .text(let s), .plain(let s):
                 if let t = Timestamp(iso8601: s) { return .success(.date(t)) }
-                if isNumberText(s), let t = Timestamp(number: s, epoch: options.dateEpoch) { return .success(.date(t)) }
+                if isNumberText(s), let t = Timestamp(number: s, epoch: epoch) { return .success(.date(t)) }
                 return .failure(ConversionFailure("expected an ISO 8601 date, found \(s.quotedForMessage)"))
             default: return .failure(ConversionFailure("expected a date, found \(token.description)"))
             }

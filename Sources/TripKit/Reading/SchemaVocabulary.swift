@@ -130,8 +130,9 @@ public final class SchemaVocabulary: Sendable {
 
 extension SchemaVocabulary {
     /// One entity of one version, precomputed for building objects: where each field goes, what each
-    /// slot defaults to, which slots are required.
-    struct Layout: Sendable {
+    /// slot defaults to, which slots are required. A class, so that reading one per object costs one
+    /// reference, not one per array it holds.
+    final class Layout: Sendable {
         let exists: Bool
         let entityName: String
         /// Attribute values an object starts with: the defaults, null where required.
@@ -147,6 +148,17 @@ extension SchemaVocabulary {
         /// Per relationship slot: for a to-one whose destination has no required attribute, the
         /// destination's defaults; an object equal to them is none.
         let noneWhenDefaults: [[Value]?]
+        /// The relationships an object starts with: an empty list or none, per slot.
+        let emptyRelationships: [Related]
+
+        init(exists: Bool, entityName: String, template: [Value], requiredSlots: [Int], attributeNames: [String],
+             attributeSlot: [Int], relationshipSlot: [Int], isToMany: [Bool], noneWhenDefaults: [[Value]?]) {
+            self.exists = exists; self.entityName = entityName; self.template = template
+            self.requiredSlots = requiredSlots; self.attributeNames = attributeNames
+            self.attributeSlot = attributeSlot; self.relationshipSlot = relationshipSlot
+            self.isToMany = isToMany; self.noneWhenDefaults = noneWhenDefaults
+            emptyRelationships = isToMany.map { $0 ? Related.toMany([]) : Related.toOne(nil) }
+        }
     }
 
     static func makeLayouts(entities: [EntityFields], schemas: [any VersionedSchema.Type]) -> [[Layout]] {
