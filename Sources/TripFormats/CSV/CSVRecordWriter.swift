@@ -14,7 +14,7 @@ struct CSVCellEncoder {
         switch value {
         case .null: return
         case .string(var s): s.withUTF8 { appendText($0, marksEmpty: marksEmpty, to: &out) }
-        case .date(let t): out.append(contentsOf: t.iso8601.utf8)
+        case .date(let t): t.appendISO8601(to: &out)
         case .bool(let b): out.append(contentsOf: b ? CSVCellEncoder.trueBytes : CSVCellEncoder.falseBytes)
         case .int(let n): out.append(contentsOf: String(n).utf8)
         }
