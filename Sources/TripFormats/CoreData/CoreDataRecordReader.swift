@@ -17,89 +17,31 @@ import TripKit
 public final class CoreDataRecordReader: RecordReader {
     /// The store's file, as messages and origins name it.
     public let path: String
-    private let connection: SQLiteConnection
-    private let layout: CoreDataStoreLayout
-    private var builder: RecordBuilder
-    private var cursor: CoreDataTripCursor?
-    private let isOverridden: Bool
-    private var count = 0
+    private var reading: StoreReading
 
     /// Opens a store to read. A missing file is `.noInput`; a file that is not a Core Data store with
     /// trips is `.data`; a store another process holds locked past the timeout is `.busy`.
     public init(path: String, options: ReadOptions = ReadOptions(), busyTimeoutMilliseconds: Int = 5000) throws {
         self.path = path
-        try SQLiteStore.requireFile(path)
-        connection = try SQLiteConnection(path: path, access: .reading, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
-        try connection.execute("BEGIN", doing: "cannot read the store")
-        do {
-            layout = try CoreDataStoreLayout(connection)
-            var builderOptions = options
-            builderOptions.dateEpoch = .reference
-            isOverridden = options.sourceVersion != nil
-            if !isOverridden { builderOptions.sourceVersion = layout.version }
-            builder = RecordBuilder(source: path, format: Format.coredata.rawValue, options: builderOptions)
-            cursor = try CoreDataTripCursor(connection, layout: layout)
-        } catch {
-            connection.rollbackQuietly()
-            throw error
+        var options = options
+        options.dateEpoch = .reference
+        reading = try StoreReading(path: path, format: .coredata, options: options, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { c in
+            let layout = try CoreDataStoreLayout(c)
+            return (layout.version, layout.evidence, try CoreDataTripCursor(c, layout: layout))
         }
     }
 
     /// The next trip with its items and accommodation, or a rejection; nil at the end.
-    public func next() throws -> ReadItem? {
-        guard let cursor else { return nil }
-        let found: Bool
-        do {
-            found = try cursor.next(into: &builder, record: count + 1) != nil
-        } catch {
-            end()
-            throw error
-        }
-        guard found else { end(); return nil }
-        count += 1
-        return builder.endRecord()
-    }
-
-    private func end() {
-        cursor = nil
-        connection.rollbackQuietly()
-    }
+    public func next() throws -> ReadItem? { try reading.next() }
 
     /// The store's version and how it was told (or `--source-version`, when given).
-    public var detection: Detection {
-        var d = builder.detection
-        if !isOverridden {
-            d.version = layout.version
-            d.evidence = layout.evidence
-            d.recordsVersion = nil
-        }
-        return d
-    }
+    public var detection: Detection { reading.detection }
 }
 
 /// Feeds a Core Data store's trips to a `RecordBuilder`: the trip rows in `Z_PK` order, each followed
 /// by its related rows. Rows that name their trip (`ZTRIP`) are read by a merge join, one query per
 /// table; a to-one the trip names only from its side (`ZLIVINGACCOMMODATION`) is looked up by key.
-final class CoreDataTripCursor {
-    /// An attribute column, handed to the builder under the attribute's name.
-    private struct Source {
-        let column: Int32
-        let name: String
-    }
-
-    private struct Sources {
-        var list: [Source] = []
-        var fields: [Int?] = []
-        var kinds: [SchemaVocabulary.FieldKind?] = []
-        var isResolved = false
-
-        mutating func resolve(_ builder: RecordBuilder) {
-            fields = list.map { builder.field($0.name) }
-            kinds = fields.map { $0.map(builder.kind(of:)) }
-            isResolved = true
-        }
-    }
-
+final class CoreDataTripCursor: StoreTripCursor {
     /// One relationship's rows.
     private final class Related {
         let rows: CoreDataStoreLayout.RelatedRows
@@ -108,12 +50,12 @@ final class CoreDataTripCursor {
         let isJoined: Bool
         /// The trip statement's column holding the key to look up.
         let forwardColumn: Int32
-        var sources: Sources
+        var sources: StoreColumns
         var field: Int?
         var hasRow = false
         var rowTrip: Int64 = 0
 
-        init(rows: CoreDataStoreLayout.RelatedRows, statement: SQLiteStatement, isJoined: Bool, forwardColumn: Int32, sources: Sources) {
+        init(rows: CoreDataStoreLayout.RelatedRows, statement: SQLiteStatement, isJoined: Bool, forwardColumn: Int32, sources: StoreColumns) {
             self.rows = rows; self.statement = statement; self.isJoined = isJoined
             self.forwardColumn = forwardColumn; self.sources = sources
         }
@@ -126,7 +68,7 @@ final class CoreDataTripCursor {
 
     let path: String
     private let trips: SQLiteStatement
-    private var tripSources: Sources
+    private var tripSources: StoreColumns
     private let related: [Related]
     private var isStarted = false
 
@@ -161,9 +103,7 @@ final class CoreDataTripCursor {
             forwardIndex[r.slot] = Int32(selected.count)
             selected.append(quoted(r.forwardColumn!))
         }
-        tripSources = Sources(list: tripColumns.enumerated().map {
-            Source(column: Int32($0.offset + 1), name: rootNames[$0.element] ?? $0.element)
-        })
+        tripSources = StoreColumns(names: tripColumns.map { rootNames[$0] ?? $0 })
         trips = try connection.prepare("SELECT \(selected.joined(separator: ", ")) FROM \(quoted(layout.trips.table)) "
                                        + "WHERE \(layout.trips.filter) ORDER BY \(pk)")
 
@@ -175,18 +115,14 @@ final class CoreDataTripCursor {
                 let sql = "SELECT \(([inverse] + columns).map(quoted).joined(separator: ", ")) FROM \(quoted(r.rows.table)) "
                     + "WHERE \(r.rows.filter) AND \(quoted(inverse)) IS NOT NULL ORDER BY \(quoted(inverse)), \(pk)"
                 related.append(Related(rows: r, statement: try connection.prepare(sql), isJoined: true, forwardColumn: -1,
-                                       sources: Sources(list: columns.enumerated().map {
-                                           Source(column: Int32($0.offset + 1), name: names[$0.element] ?? $0.element)
-                                       })))
+                                       sources: StoreColumns(names: columns.map { names[$0] ?? $0 })))
             } else if let column = forwardIndex[r.slot] {
                 let columns = CoreDataTripCursor.attributeColumns(r.rows, skipping: [])
                 // The key first, as the joined statements have it, so the columns are numbered alike.
                 let sql = "SELECT \(([CoreDataStoreLayout.primaryKey] + columns).map(quoted).joined(separator: ", ")) FROM \(quoted(r.rows.table)) "
                     + "WHERE \(pk) = ?1 AND \(r.rows.filter)"
                 related.append(Related(rows: r, statement: try connection.prepare(sql), isJoined: false, forwardColumn: column,
-                                       sources: Sources(list: columns.enumerated().map {
-                                           Source(column: Int32($0.offset + 1), name: names[$0.element] ?? $0.element)
-                                       })))
+                                       sources: StoreColumns(names: columns.map { names[$0] ?? $0 })))
             }
         }
         self.related = related
@@ -203,10 +139,9 @@ final class CoreDataTripCursor {
         let key = trips.int64(0)
         builder.beginRecord(origin: RecordOrigin(source: path, record: record))
         if !tripSources.isResolved {
-            tripSources.resolve(builder)
             for r in related { r.field = builder.field(r.rows.relationship.name) }
         }
-        feed(trips, tripSources, into: &builder)
+        tripSources.feed(trips, into: &builder)
         for r in related {
             guard let field = r.field else { continue }
             if r.isJoined {
@@ -227,26 +162,7 @@ final class CoreDataTripCursor {
 
     private func take(_ r: Related, _ field: Int, into builder: inout RecordBuilder) {
         builder.beginObject(field)
-        if !r.sources.isResolved { r.sources.resolve(builder) }
-        feed(r.statement, r.sources, into: &builder)
+        r.sources.feed(r.statement, into: &builder)
         builder.endObject()
-    }
-
-    private func feed(_ statement: SQLiteStatement, _ sources: Sources, into builder: inout RecordBuilder) {
-        for (i, source) in sources.list.enumerated() {
-            guard let field = sources.fields[i], let kind = sources.kinds[i] else {
-                builder.unknownField(source.name)
-                continue
-            }
-            let storage = statement.storage(source.column)
-            if storage == .text || storage == .blob {
-                let size = statement.byteCount(source.column)
-                guard size <= SQLiteTripCursor.maximumValueBytes else {
-                    builder.fail("field '\(source.name)': a value of \(size) bytes is longer than the limit of \(SQLiteTripCursor.maximumValueBytes >> 20) MiB")
-                    continue
-                }
-            }
-            builder.set(field, SQLiteTripCursor.token(statement, source.column, storage, kind))
-        }
     }
 }

@@ -16,98 +16,38 @@ import TripKit
 public final class SQLiteRecordReader: RecordReader {
     /// The store's file, as messages and origins name it.
     public let path: String
-    private let connection: SQLiteConnection
-    private let store: SQLiteStoreStructure.Detected
-    private var builder: RecordBuilder
-    private var cursor: SQLiteTripCursor?
-    private let isOverridden: Bool
-    private var count = 0
+    private var reading: StoreReading
 
     /// Opens a store to read. A missing file is `.noInput`; a file that is not a trip store is `.data`;
     /// a store another process holds locked past `busyTimeoutMilliseconds` is `.busy`.
     public init(path: String, options: ReadOptions = ReadOptions(), busyTimeoutMilliseconds: Int = 5000) throws {
         self.path = path
-        try SQLiteStore.requireFile(path)
-        connection = try SQLiteConnection(path: path, access: .reading, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
-        try connection.execute("BEGIN", doing: "cannot read the store")
-        do {
-            store = try SQLiteStoreStructure(connection).detect()
-            var builderOptions = options
-            isOverridden = options.sourceVersion != nil
-            if !isOverridden { builderOptions.sourceVersion = store.version }
-            builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: builderOptions)
-            cursor = try SQLiteTripCursor(connection, store: store, byID: false)
-        } catch {
-            connection.rollbackQuietly()
-            throw error
+        reading = try StoreReading(path: path, format: .sqlite, options: options, busyTimeoutMilliseconds: busyTimeoutMilliseconds) { c in
+            let store = try SQLiteStoreStructure(c).detect()
+            return (store.version, store.evidence, try SQLiteTripCursor(c, store: store, byID: false))
         }
     }
 
     /// The next trip in row-id order with its items and accommodation, or a rejection; nil at the end.
-    public func next() throws -> ReadItem? {
-        guard let cursor else { return nil }
-        let id: Int64?
-        do {
-            id = try cursor.next(into: &builder, record: count + 1)
-        } catch {
-            end()
-            throw error
-        }
-        guard id != nil else { end(); return nil }
-        count += 1
-        return builder.endRecord()
-    }
-
-    private func end() {
-        cursor = nil
-        connection.rollbackQuietly()
-    }
+    public func next() throws -> ReadItem? { try reading.next() }
 
     /// The store's version and how it was told (or `--source-version`, when given).
-    public var detection: Detection {
-        var d = builder.detection
-        if !isOverridden {
-            d.version = store.version
-            d.evidence = store.evidence
-            d.recordsVersion = nil
-        }
-        return d
-    }
+    public var detection: Detection { reading.detection }
 }
 
 /// Feeds a store's trips to a `RecordBuilder`: the trip rows in id order, each followed by its related
 /// rows, which are read by a merge join on the foreign key (one query per table, not one per trip).
 /// With `byID`, it reads the one trip whose id `rewind(id:)` names.
-final class SQLiteTripCursor {
-    /// A column handed to the builder under its own name.
-    private struct Source {
-        let column: Int32
-        let name: String
-    }
-
-    /// The columns of one table, resolved to builder fields on first use.
-    private struct Sources {
-        var list: [Source] = []
-        var fields: [Int?] = []
-        var kinds: [SchemaVocabulary.FieldKind?] = []
-        var isResolved = false
-
-        mutating func resolve(_ builder: RecordBuilder) {
-            fields = list.map { builder.field($0.name) }
-            kinds = fields.map { $0.map(builder.kind(of:)) }
-            isResolved = true
-        }
-    }
-
+final class SQLiteTripCursor: StoreTripCursor {
     private final class Child {
         let table: SQLiteLayout.ChildTable
         let statement: SQLiteStatement
-        var sources: Sources
+        var sources: StoreColumns
         var relationshipField: Int?
         var hasRow = false
         var rowTripID: Int64 = 0
 
-        init(table: SQLiteLayout.ChildTable, statement: SQLiteStatement, sources: Sources) {
+        init(table: SQLiteLayout.ChildTable, statement: SQLiteStatement, sources: StoreColumns) {
             self.table = table; self.statement = statement; self.sources = sources
         }
 
@@ -119,7 +59,7 @@ final class SQLiteTripCursor {
 
     let path: String
     private let trips: SQLiteStatement
-    private var tripSources: Sources
+    private var tripSources: StoreColumns
     private let children: [Child]
     private let byID: Bool
     private var isStarted = false
@@ -133,7 +73,7 @@ final class SQLiteTripCursor {
             throw TripError.data("\(path): the \(layout.rootTable) table has no \(id) column")
         }
         let tripNames = store.rootColumns.filter { $0 != id }
-        tripSources = Sources(list: tripNames.enumerated().map { Source(column: Int32($0.offset + 1), name: $0.element) })
+        tripSources = StoreColumns(names: tripNames)
         trips = try connection.prepare("SELECT \(([id] + tripNames).map(quoted).joined(separator: ", ")) FROM \(quoted(layout.rootTable))"
                                        + (byID ? " WHERE \(quoted(id)) = ?1" : " ORDER BY \(quoted(id))"))
         var children: [Child] = []
@@ -151,7 +91,7 @@ final class SQLiteTripCursor {
             let filter = byID ? "\(quoted(key)) = ?1" : "\(quoted(key)) IS NOT NULL"
             let sql = "SELECT \(([key] + names).map(quoted).joined(separator: ", ")) FROM \(quoted(table.name)) "
                 + "WHERE \(filter) ORDER BY \(order.joined(separator: ", "))"
-            let sources = Sources(list: names.enumerated().map { Source(column: Int32($0.offset + 1), name: $0.element) })
+            let sources = StoreColumns(names: names)
             children.append(Child(table: table, statement: try connection.prepare(sql), sources: sources))
         }
         self.children = children
@@ -180,10 +120,9 @@ final class SQLiteTripCursor {
         let id = trips.int64(0)
         builder.beginRecord(origin: RecordOrigin(source: path, record: record))
         if !tripSources.isResolved {
-            tripSources.resolve(builder)
             for c in children { c.relationshipField = builder.field(c.table.relationship.name) }
         }
-        feed(trips, tripSources, into: &builder)
+        tripSources.feed(trips, into: &builder)
         if byID { trips.reset() }
         for c in children {
             // Rows of trips that are gone (a store written without foreign keys) are stepped over.
@@ -191,8 +130,7 @@ final class SQLiteTripCursor {
             while c.hasRow, c.rowTripID == id {
                 guard let field = c.relationshipField else { break }
                 builder.beginObject(field)
-                if !c.sources.isResolved { c.sources.resolve(builder) }
-                feed(c.statement, c.sources, into: &builder)
+                c.sources.feed(c.statement, into: &builder)
                 builder.endObject()
                 try c.advance()
             }
@@ -202,26 +140,6 @@ final class SQLiteTripCursor {
 
     /// The longest value read: a store made by anyone may hold a value of a gigabyte.
     static let maximumValueBytes = 16 << 20
-
-    private func feed(_ statement: SQLiteStatement, _ sources: Sources, into builder: inout RecordBuilder) {
-        for (i, source) in sources.list.enumerated() {
-            guard let field = sources.fields[i], let kind = sources.kinds[i] else {
-                builder.unknownField(source.name)
-                continue
-            }
-            // The storage class first: asking a number for its size converts it, after which its
-            // storage class is undefined.
-            let storage = statement.storage(source.column)
-            if storage == .text || storage == .blob {
-                let size = statement.byteCount(source.column)
-                guard size <= SQLiteTripCursor.maximumValueBytes else {
-                    builder.fail("field '\(source.name)': a value of \(size) bytes is longer than the limit of \(SQLiteTripCursor.maximumValueBytes >> 20) MiB")
-                    continue
-                }
-            }
-            builder.set(field, SQLiteTripCursor.token(statement, source.column, storage, kind))
-        }
-    }
 
     /// A column's value as the scalar the builder expects for the field's type: text for strings,
     /// ISO 8601 text (or a number of the date epoch) for dates, 0/1 for Booleans.
