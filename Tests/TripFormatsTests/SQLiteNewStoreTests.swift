@@ -3,7 +3,8 @@ import Testing
 import TripKit
 import TripFormats
 
-/// How a new store is filled: with foreign keys off (the writer keeps them true itself).
+/// How a new store is filled: with foreign keys off (the writer keeps them true itself), text bound in
+/// place from the writer's own buffer.
 @Suite("SQLite new store loading")
 struct SQLiteNewStoreTests {
     let scratch = SQLiteScratch()
@@ -53,5 +54,22 @@ struct SQLiteNewStoreTests {
             SELECT count(*) FROM bucket_list_items; SELECT count(*) FROM living_accommodations;
             """)
         #expect(counts == "1\n0\n")
+    }
+
+    @Test("text longer than the writer's value buffer, empty text and short text survive batches that outgrow it")
+    func textOutgrowingTheBuffer() throws {
+        var generator = SQLiteSplitMix64(seed: 7)
+        // Items of every size class: empty, inline in a Swift String (up to 15 bytes), a few KB, and
+        // one larger than the buffer's first 4 KiB, so the buffer grows in the middle of a batch.
+        let texts = ["", "short", String(repeating: "é", count: 7), String(repeating: "ab'c;", count: 700),
+                     String(repeating: "日本🏔️", count: 1000), String(repeating: "x", count: 70_000)]
+        let trips = (0..<120).map { i in
+            F.trip("Trip \(i) " + texts[generator.below(3)], destination: texts[generator.below(texts.count)],
+                   items: (0..<generator.below(6)).map { _ in F.item(texts[generator.below(texts.count)], details: texts[generator.below(texts.count)]) },
+                   accommodation: generator.chance(70) ? F.accommodation("x" + texts[generator.below(texts.count)], texts[generator.below(texts.count)]) : nil)
+        }
+        let path = scratch.path("texts.sqlite")
+        try SQLiteTesting.writeStore(trips, to: path)
+        #expect(try SQLiteTesting.readStore(path).trips == trips)
     }
 }

@@ -7,6 +7,8 @@ import TripKit
 /// its items and accommodation wait in a batch and go in many rows per INSERT, which spares SQLite
 /// most of its per-statement work. `flush()` writes what waits: call it before reading or deleting
 /// rows, and before committing.
+///
+/// Values are bound from `SQLiteRowValues`, whose text SQLite reads in place instead of copying.
 final class SQLiteRowWriter {
     let layout: SQLiteLayout
     private let connection: SQLiteConnection
@@ -14,6 +16,7 @@ final class SQLiteRowWriter {
     /// The attribute slots of the root's columns, in parameter order (plain integers: the per-row
     /// loop copies nothing that needs reference counting).
     private let rootSlots: [Int]
+    private let rootRow = SQLiteRowValues()
     private let children: [ChildBatch]
     private var updateRoot: SQLiteStatement?
 
@@ -25,48 +28,38 @@ final class SQLiteRowWriter {
         let relationshipSlot: Int
         let attributeSlots: [Int]
         let isToMany: Bool
-        let parametersPerRow: Int32
+        let columns: Int
         let one: SQLiteStatement
         let many: SQLiteStatement
-        var pending: [(tripID: Int64, position: Int64, object: ModelObject)] = []
+        let rows = SQLiteRowValues()
 
         init(_ child: SQLiteLayout.ChildTable, layout: SQLiteLayout, connection: SQLiteConnection) throws {
             relationshipSlot = child.slot
             attributeSlots = child.columns.map(\.slot)
             isToMany = child.isToMany
-            parametersPerRow = Int32(1 + (child.isToMany ? 1 : 0) + child.columns.count)
+            columns = 1 + (child.isToMany ? 1 : 0) + child.columns.count
             let doing = "cannot write a \(child.entity.name)"
             one = try connection.prepare(layout.insertChildSQL(child, rows: 1), doing: doing)
             many = try connection.prepare(layout.insertChildSQL(child, rows: SQLiteRowWriter.batchRows), doing: doing)
-            pending.reserveCapacity(SQLiteRowWriter.batchRows)
         }
 
         func add(_ object: ModelObject, tripID: Int64, position: Int64) throws {
-            pending.append((tripID, position, object))
-            if pending.count == SQLiteRowWriter.batchRows {
-                defer { pending.removeAll(keepingCapacity: true) }
-                for (r, row) in pending.enumerated() { try bind(row, to: many, at: Int32(r) * parametersPerRow) }
-                try many.run()
+            rows.append(tripID)
+            if isToMany { rows.append(position) }
+            rows.append(object.attributes, attributeSlots)
+            if rows.count == SQLiteRowWriter.batchRows * columns {
+                defer { rows.removeAll() }
+                try rows.bind(0..<rows.count, to: many) { try many.run() }
             }
         }
 
         func flush() throws {
-            defer { pending.removeAll(keepingCapacity: true) }
-            for row in pending {
-                try bind(row, to: one, at: 0)
-                try one.run()
+            defer { rows.removeAll() }
+            var start = 0
+            while start < rows.count {
+                try rows.bind(start..<start + columns, to: one) { try one.run() }
+                start += columns
             }
-        }
-
-        private func bind(_ row: (tripID: Int64, position: Int64, object: ModelObject), to statement: SQLiteStatement,
-                          at offset: Int32) throws {
-            try statement.bind(offset + 1, row.tripID)
-            var first = offset + 2
-            if isToMany {
-                try statement.bind(first, row.position)
-                first += 1
-            }
-            try SQLiteRowWriter.bind(row.object, attributeSlots, to: statement, from: first)
         }
     }
 
@@ -81,9 +74,10 @@ final class SQLiteRowWriter {
     /// Inserts a trip with the given row id (or the next one) and queues its related rows; returns its
     /// id, or nil when the unique index refused it (then nothing of it is written).
     func insert(_ object: ModelObject, id: Int64?) throws -> Int64? {
-        if let id { try insertRoot.bind(1, id) } else { try insertRoot.bindNull(1) }
-        try SQLiteRowWriter.bind(object, rootSlots, to: insertRoot, from: 2)
-        guard try insertRoot.insert() == .inserted else { return nil }
+        defer { rootRow.removeAll() }
+        if let id { rootRow.append(id) } else { rootRow.appendNull() }
+        rootRow.append(object.attributes, rootSlots)
+        guard try rootRow.bind(0..<rootRow.count, to: insertRoot, { try insertRoot.insert() }) == .inserted else { return nil }
         let tripID = id ?? connection.lastInsertedRowID
         try insertRelated(object, tripID: tripID)
         return tripID
@@ -94,7 +88,13 @@ final class SQLiteRowWriter {
         let statement = try updateRoot ?? connection.prepare(layout.updateRootSQL, doing: "cannot update a trip")
         updateRoot = statement
         try statement.bind(1, id)
-        try SQLiteRowWriter.bind(object, rootSlots, to: statement, from: 2)
+        try object.attributes.withUnsafeBufferPointer { values in
+            var parameter: Int32 = 2
+            for slot in rootSlots {
+                try statement.bind(parameter, values[slot])
+                parameter += 1
+            }
+        }
         try statement.run()
     }
 
@@ -120,16 +120,105 @@ final class SQLiteRowWriter {
     func flush() throws {
         for child in children { try child.flush() }
     }
+}
 
+/// The parameter values of rows waiting to be bound, in parameter order: integers and NULLs as they
+/// are, text (dates formatted as ISO 8601) as bytes in one buffer of its own.
+///
+/// SQLite is handed pointers into that buffer and reads the text in place at the step, without
+/// copying it at the bind (`SQLITE_STATIC`): so the buffer is only ever appended to, then bound and
+/// stepped at once (`bind(_:to:_:)`), then emptied; it never grows between a bind and its step.
+final class SQLiteRowValues {
+    private enum Cell {
+        case null
+        case integer(Int64)
+        case text(offset: Int, count: Int)
+    }
+
+    private var cells: [Cell] = []
+    private var bytes: UnsafeMutableRawPointer
+    private var capacity = 4096
+    private var used = 0
+
+    init() {
+        bytes = .allocate(byteCount: capacity, alignment: 1)
+        cells.reserveCapacity(256)
+    }
+
+    deinit { bytes.deallocate() }
+
+    /// The values held.
+    var count: Int { cells.count }
+
+    func appendNull() { cells.append(.null) }
+
+    func append(_ value: Int64) { cells.append(.integer(value)) }
+
+    /// Appends an object's attributes at the given slots: text, ISO 8601 text for a date, 0/1 for a
+    /// Boolean, an integer, or NULL.
     @inline(__always)
-    private static func bind(_ object: ModelObject, _ slots: [Int], to statement: SQLiteStatement, from first: Int32) throws {
+    func append(_ attributes: [Value], _ slots: [Int]) {
         // Borrowed in place: reading through the buffer spares a retain and release per value.
-        try object.attributes.withUnsafeBufferPointer { values in
-            var parameter = first
-            for slot in slots {
-                try statement.bind(parameter, values[slot])
-                parameter += 1
-            }
+        attributes.withUnsafeBufferPointer { values in
+            for slot in slots { append(values[slot]) }
         }
+    }
+
+    func append(_ value: Value) {
+        switch value {
+        case .null: cells.append(.null)
+        case .string(let s): append(text: s)
+        case .date(let t):
+            reserve(32)
+            let count = ISO8601Text.format(t, into: UnsafeMutableBufferPointer(start: (bytes + used).assumingMemoryBound(to: UInt8.self),
+                                                                               count: 32))
+            cells.append(.text(offset: used, count: count))
+            used += count
+        case .bool(let b): cells.append(.integer(b ? 1 : 0))
+        case .int(let n): cells.append(.integer(n))
+        }
+    }
+
+    private func append(text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            reserve(utf8.count)
+            if let base = utf8.baseAddress { (bytes + used).copyMemory(from: base, byteCount: utf8.count) }
+            cells.append(.text(offset: used, count: utf8.count))
+            used += utf8.count
+        }
+    }
+
+    private func reserve(_ more: Int) {
+        guard used + more > capacity else { return }
+        var grown = capacity * 2
+        while used + more > grown { grown *= 2 }
+        let moved = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 1)
+        moved.copyMemory(from: bytes, byteCount: used)
+        bytes.deallocate()
+        bytes = moved
+        capacity = grown
+    }
+
+    /// Binds the values in `range` to the statement's parameters 1, 2, … (all of them: none may keep
+    /// a pointer from an earlier row) and runs `step` while the text they point to is in place.
+    func bind<T>(_ range: Range<Int>, to statement: SQLiteStatement, _ step: () throws -> T) throws -> T {
+        precondition(range.count == statement.parameterCount, "every parameter is bound anew")
+        var parameter: Int32 = 1
+        for i in range {
+            switch cells[i] {
+            case .null: try statement.bindNull(parameter)
+            case .integer(let n): try statement.bind(parameter, n)
+            case .text(let offset, let count): try statement.bind(parameter, staticText: bytes + offset, count: count)
+            }
+            parameter += 1
+        }
+        return try step()
+    }
+
+    /// Forgets every value, keeping the storage.
+    func removeAll() {
+        cells.removeAll(keepingCapacity: true)
+        used = 0
     }
 }
