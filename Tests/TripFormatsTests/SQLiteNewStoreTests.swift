@@ -4,7 +4,7 @@ import TripKit
 import TripFormats
 
 /// How a new store is filled: with foreign keys off (the writer keeps them true itself), text bound in
-/// place from the writer's own buffer.
+/// place from the writer's own buffer (batched inserts: SQLiteRoundTripTests.batches).
 @Suite("SQLite new store loading")
 struct SQLiteNewStoreTests {
     let scratch = SQLiteScratch()
