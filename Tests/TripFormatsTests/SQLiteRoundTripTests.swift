@@ -37,19 +37,20 @@ struct SQLiteRoundTripTests {
         #expect(try SQLiteCLI.run(path, "SELECT * FROM living_accommodations;") == "1|1|12 Rue de Rivoli|Hôtel du Marais\n")
     }
 
-    @Test("items keep their trips and order across batched inserts", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
+    @Test("items and accommodations keep their trips, order and row ids across batched inserts", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
     func batches() throws {
         let path = scratch.path("batches.sqlite")
-        // 101 trips of 3 items and an accommodation: 303 item rows, 9 full batches of 32 and 15 left over.
-        let trips = (0..<101).map { i in
+        // 301 trips of 3 items and an accommodation: 903 item rows (7 full batches of 128 and 7 left
+        // over) and 301 accommodations (2 full batches and 45 left over).
+        let trips = (0..<301).map { i in
             F.trip("Trip \(i)", items: (0..<3).map { F.item("Item \($0) of \(i)") },
                    accommodation: F.accommodation("\(i) Main Street", "Hotel \(i)"))
         }
         try SQLiteTesting.writeStore(trips, to: path)
         #expect(try SQLiteTesting.readStore(path).trips == trips)
-        #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM bucket_list_items WHERE title <> 'Item ' || position || ' of ' || (trip_id - 1);") == "0\n")
-        #expect(try SQLiteCLI.run(path, "SELECT count(*), max(id) FROM bucket_list_items;") == "303|303\n")
-        #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM living_accommodations WHERE placeName <> 'Hotel ' || (trip_id - 1);") == "0\n")
+        #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM bucket_list_items WHERE title <> 'Item ' || position || ' of ' || (trip_id - 1) OR id <> 3 * (trip_id - 1) + position + 1;") == "0\n")
+        #expect(try SQLiteCLI.run(path, "SELECT count(*), max(id) FROM bucket_list_items;") == "903|903\n")
+        #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM living_accommodations WHERE placeName <> 'Hotel ' || (trip_id - 1) OR id <> trip_id;") == "0\n")
     }
 
     @Test("names with quotes, semicolons and SQL keywords are values, never SQL", arguments: [

@@ -161,6 +161,9 @@ final class SQLiteConnection {
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// The most parameters a statement may have on this connection (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    var parameterLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
@@ -197,6 +200,9 @@ final class SQLiteStatement {
 
     // MARK: - Binding (parameters are 1-based)
 
+    /// How many parameters the statement has.
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
     func bindNull(_ index: Int32) throws {
         try check(sqlite3_bind_null(handle, index))
     }
@@ -218,6 +224,14 @@ final class SQLiteStatement {
             }
         }
         try check(rc)
+    }
+
+    /// Binds text that SQLite does not copy (`SQLITE_STATIC`, what a C program does with its own rows):
+    /// the bytes must stay where they are, unchanged, until the statement has stepped, and every
+    /// parameter of the statement must be bound anew before it steps again (SQLite keeps the pointer).
+    func bind(_ index: Int32, staticText bytes: UnsafeRawPointer, count: Int) throws {
+        guard count <= Int(Int32.max) else { try check(SQLITE_TOOBIG); return }
+        try check(sqlite3_bind_text(handle, index, bytes.assumingMemoryBound(to: CChar.self), Int32(count), nil))
     }
 
     /// Binds a model value: text, ISO 8601 text for a date, 0/1 for a Boolean, an integer, or NULL.

@@ -42,10 +42,13 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private var isDone = false
     /// A write failed part-way: the transaction may hold half a trip, so it must never be committed.
     private var hasFailed = false
-    /// Whether SQLite enforces the foreign keys (and runs their ON DELETE actions). Not after a
-    /// migration in the same transaction: then replaced trips' related rows are deleted by name, and
-    /// the foreign keys are checked before the commit.
+    /// Whether SQLite enforces the foreign keys (and runs their ON DELETE actions) on this connection.
+    /// Not while a new store is filled, nor after a migration in the same transaction: then replaced
+    /// trips' related rows are deleted by name.
     private var foreignKeysEnforced = true
+    /// Whether `finish()` checks the foreign keys before committing: after a migration, which rebuilt
+    /// tables with them off. A new store needs no check, see `init`.
+    private var checksForeignKeysAtFinish = false
 
     /// The statements needed only when a name is already in the store.
     private struct DuplicateStatements {
@@ -75,6 +78,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                 let migrating = try SQLiteMigration.isNeeded(store: first, target: options.schema, path: path, migrate: options.migrate)
                 try c.execute("PRAGMA foreign_keys = \(migrating ? "OFF" : "ON")")
                 foreignKeysEnforced = !migrating
+                checksForeignKeysAtFinish = migrating
                 try c.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
                 let store = try SQLiteStoreStructure(c).detect()
                 if try SQLiteMigration.isNeeded(store: store, target: options.schema, path: path, migrate: options.migrate) {
@@ -102,10 +106,17 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                 connection = c
                 // A brand-new file that is renamed into place only when complete needs no journal and
                 // no syncing per transaction: a failed run deletes it, and finish() syncs it once.
+                // Foreign keys stay off while the writer fills it, as in a bulk load: the tables keep
+                // their REFERENCES and ON DELETE rules for whoever opens the store with foreign keys on.
+                // Looking each related row's trip up (the check a new store's rows cannot fail: a related
+                // row only ever gets the row id of the trip just inserted, and a trip is only deleted by
+                // `replace`, which deletes its related rows itself) cost 3 % of a JSON to store
+                // conversion, and `PRAGMA foreign_key_check` at the end another 2 %.
                 try c.execute("""
                     PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;
-                    PRAGMA cache_size = -32768; PRAGMA foreign_keys = ON
+                    PRAGMA cache_size = -32768; PRAGMA foreign_keys = OFF
                     """, doing: "cannot create the store")
+                foreignKeysEnforced = false
                 try c.execute("BEGIN", doing: "cannot create the store")
                 for sql in layout.createStatements { try c.execute(sql, doing: "cannot create the store") }
                 try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: true)
@@ -245,7 +256,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         }
         do {
             try rows?.flush()
-            if !foreignKeysEnforced {
+            if checksForeignKeysAtFinish {
                 let problems = try SQLiteStructuralStep.foreignKeyProblems(connection, layout: layout)
                 guard problems.isEmpty else {
                     throw TripError.data("\(path): \(problems.joined(separator: ", ")) would refer to trips that are not there; nothing was written")
