@@ -200,8 +200,7 @@ final class SQLiteRowValues {
         case .string(let s): append(text: s)
         case .date(let t):
             reserve(32)
-            let length = ISO8601Text.format(t, into: UnsafeMutableBufferPointer(start: (bytes + used).assumingMemoryBound(to: UInt8.self),
-                                                                                count: 32))
+            let length = t.formatISO8601(into: UnsafeMutableRawBufferPointer(start: bytes + used, count: 32))
             append(cell: .text(offset: used, count: length))
             used += length
         case .bool(let b): append(cell: .integer(b ? 1 : 0))
