@@ -243,6 +243,27 @@ final class SQLiteStatement {
         try check(rc)
     }
 
+    /// Binds a model value as `bind(_:_:)` does, but text (a string's, a date's) is copied into
+    /// `arena` and bound without SQLite copying it again (`SQLITE_STATIC`); the arena must have room
+    /// for it (`SQLiteTextArena.begin(reserving:)`), and the statement must run before the arena is reused.
+    func bind(_ index: Int32, _ value: Value, placingTextIn arena: SQLiteTextArena) throws {
+        let text: (pointer: UnsafePointer<CChar>, count: Int)
+        switch value {
+        case .string(var s):
+            guard s.utf8.count <= Int(Int32.max) else { try check(SQLITE_TOOBIG); return }
+            text = s.withUTF8 { arena.place($0) }
+        case .date(let t):
+            text = arena.place(t)
+        default:
+            try bind(index, value)
+            return
+        }
+        try check(sqlite3_bind_text(handle, index, text.pointer, Int32(text.count), SQLiteStatement.static))
+    }
+
+    /// The C convention for "the bytes stay valid until the statement runs" (`SQLITE_STATIC`).
+    private static var `static`: sqlite3_destructor_type? { nil }
+
     private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else { throw connection.failure(rc, doing: doing) }
     }
@@ -316,5 +337,48 @@ final class SQLiteStatement {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+}
+
+/// The text of one statement's parameters, bound without SQLite copying it: SQLite's own copy
+/// (`SQLITE_TRANSIENT`) is a malloc and a free per value, more than the rest of binding it.
+/// `begin(reserving:)` sizes the block for all of a statement's text before anything is bound, so
+/// the block never moves under bound parameters; the statement runs before the next `begin`.
+final class SQLiteTextArena {
+    private let storage = ByteStorage(capacity: 1 << 12)
+    private var used = 0
+
+    /// Starts a statement's text, with room for `total` bytes (`size(of:)` of its values).
+    func begin(reserving total: Int) {
+        used = 0
+        if total > storage.capacity { storage.grow(toAtLeast: total, keeping: 0) }
+    }
+
+    /// The bytes a value's text takes in the arena.
+    @inline(__always)
+    static func size(of value: Value) -> Int {
+        switch value {
+        case .string(let s): return s.utf8.count
+        case .date: return Timestamp.iso8601MaximumLength
+        default: return 0
+        }
+    }
+
+    /// Copies text in; its place is valid until the next `begin`.
+    func place(_ bytes: UnsafeBufferPointer<UInt8>) -> (pointer: UnsafePointer<CChar>, count: Int) {
+        precondition(used + bytes.count <= storage.capacity, "SQLiteTextArena: begin(reserving:) did not reserve this text")
+        let at = storage.pointer + used
+        if let base = bytes.baseAddress { at.update(from: base, count: bytes.count) }
+        used += bytes.count
+        return (UnsafeRawPointer(at).assumingMemoryBound(to: CChar.self), bytes.count)
+    }
+
+    /// Formats a date's ISO 8601 text in.
+    func place(_ date: Timestamp) -> (pointer: UnsafePointer<CChar>, count: Int) {
+        precondition(used + Timestamp.iso8601MaximumLength <= storage.capacity, "SQLiteTextArena: begin(reserving:) did not reserve this date")
+        let at = storage.pointer + used
+        let count = date.formatISO8601(into: UnsafeMutableRawBufferPointer(start: at, count: Timestamp.iso8601MaximumLength))
+        used += count
+        return (UnsafeRawPointer(at).assumingMemoryBound(to: CChar.self), count)
     }
 }

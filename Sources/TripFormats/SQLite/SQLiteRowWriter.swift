@@ -16,6 +16,8 @@ final class SQLiteRowWriter {
     private let rootSlots: [Int]
     private let children: [ChildBatch]
     private var updateRoot: SQLiteStatement?
+    /// The text of the statement being bound (one runs at a time).
+    private let arena = SQLiteTextArena()
 
     /// Rows per batched INSERT of related rows.
     static let batchRows = 32
@@ -28,9 +30,11 @@ final class SQLiteRowWriter {
         let parametersPerRow: Int32
         let one: SQLiteStatement
         let many: SQLiteStatement
+        let arena: SQLiteTextArena
         var pending: [(tripID: Int64, position: Int64, object: ModelObject)] = []
 
-        init(_ child: SQLiteLayout.ChildTable, layout: SQLiteLayout, connection: SQLiteConnection) throws {
+        init(_ child: SQLiteLayout.ChildTable, layout: SQLiteLayout, connection: SQLiteConnection, arena: SQLiteTextArena) throws {
+            self.arena = arena
             relationshipSlot = child.slot
             attributeSlots = child.columns.map(\.slot)
             isToMany = child.isToMany
@@ -45,6 +49,7 @@ final class SQLiteRowWriter {
             pending.append((tripID, position, object))
             if pending.count == SQLiteRowWriter.batchRows {
                 defer { pending.removeAll(keepingCapacity: true) }
+                arena.begin(reserving: pending.reduce(0) { $0 + SQLiteRowWriter.textSize($1.object, attributeSlots) })
                 for (r, row) in pending.enumerated() { try bind(row, to: many, at: Int32(r) * parametersPerRow) }
                 try many.run()
             }
@@ -53,6 +58,7 @@ final class SQLiteRowWriter {
         func flush() throws {
             defer { pending.removeAll(keepingCapacity: true) }
             for row in pending {
+                arena.begin(reserving: SQLiteRowWriter.textSize(row.object, attributeSlots))
                 try bind(row, to: one, at: 0)
                 try one.run()
             }
@@ -66,7 +72,7 @@ final class SQLiteRowWriter {
                 try statement.bind(first, row.position)
                 first += 1
             }
-            try SQLiteRowWriter.bind(row.object, attributeSlots, to: statement, from: first)
+            try SQLiteRowWriter.bind(row.object, attributeSlots, to: statement, from: first, arena: arena)
         }
     }
 
@@ -75,14 +81,15 @@ final class SQLiteRowWriter {
         self.layout = layout
         insertRoot = try connection.prepare(layout.insertRootSQL, doing: "cannot write a trip")
         rootSlots = layout.rootColumns.map(\.slot)
-        children = try layout.children.map { try ChildBatch($0, layout: layout, connection: connection) }
+        children = try layout.children.map { [arena] in try ChildBatch($0, layout: layout, connection: connection, arena: arena) }
     }
 
     /// Inserts a trip with the given row id (or the next one) and queues its related rows; returns its
     /// id, or nil when the unique index refused it (then nothing of it is written).
     func insert(_ object: ModelObject, id: Int64?) throws -> Int64? {
         if let id { try insertRoot.bind(1, id) } else { try insertRoot.bindNull(1) }
-        try SQLiteRowWriter.bind(object, rootSlots, to: insertRoot, from: 2)
+        arena.begin(reserving: SQLiteRowWriter.textSize(object, rootSlots))
+        try SQLiteRowWriter.bind(object, rootSlots, to: insertRoot, from: 2, arena: arena)
         guard try insertRoot.insert() == .inserted else { return nil }
         let tripID = id ?? connection.lastInsertedRowID
         try insertRelated(object, tripID: tripID)
@@ -94,7 +101,8 @@ final class SQLiteRowWriter {
         let statement = try updateRoot ?? connection.prepare(layout.updateRootSQL, doing: "cannot update a trip")
         updateRoot = statement
         try statement.bind(1, id)
-        try SQLiteRowWriter.bind(object, rootSlots, to: statement, from: 2)
+        arena.begin(reserving: SQLiteRowWriter.textSize(object, rootSlots))
+        try SQLiteRowWriter.bind(object, rootSlots, to: statement, from: 2, arena: arena)
         try statement.run()
     }
 
@@ -122,14 +130,25 @@ final class SQLiteRowWriter {
     }
 
     @inline(__always)
-    private static func bind(_ object: ModelObject, _ slots: [Int], to statement: SQLiteStatement, from first: Int32) throws {
+    private static func bind(_ object: ModelObject, _ slots: [Int], to statement: SQLiteStatement, from first: Int32,
+                             arena: SQLiteTextArena) throws {
         // Borrowed in place: reading through the buffer spares a retain and release per value.
         try object.attributes.withUnsafeBufferPointer { values in
             var parameter = first
             for slot in slots {
-                try statement.bind(parameter, values[slot])
+                try statement.bind(parameter, values[slot], placingTextIn: arena)
                 parameter += 1
             }
+        }
+    }
+
+    /// The arena bytes an object's text in these slots takes.
+    @inline(__always)
+    private static func textSize(_ object: ModelObject, _ slots: [Int]) -> Int {
+        object.attributes.withUnsafeBufferPointer { values in
+            var total = 0
+            for slot in slots { total += SQLiteTextArena.size(of: values[slot]) }
+            return total
         }
     }
 }
