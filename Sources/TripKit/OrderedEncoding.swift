@@ -7,9 +7,10 @@ import Glibc
 public protocol RecordEncoding: RecordWriter {
     /// Whether trips can be formatted apart now (a writer may need `expect` first).
     var encodesApart: Bool { get }
-    /// A pure, thread-safe function appending one trip's bytes, as `writeEncoded` expects them.
-    /// Asked after `expect`, so it may depend on the shape.
-    func makeEncoder() -> @Sendable (ModelObject, inout [UInt8]) -> Void
+    /// A pure, thread-safe function appending the bytes of a batch of trips (`trip(i)` for each `i`
+    /// of the range, in order), as `writeEncoded` expects them. Asked after `expect`, so it may
+    /// depend on the shape; each call may keep scratch space of its own.
+    func makeEncoder() -> @Sendable (_ trip: (Int) -> ModelObject, _ range: Range<Int>, _ out: inout [UInt8]) -> Void
     /// Writes the bytes the encoder made for the next `trips` trips, in order; the same as calling
     /// `write` for each of them.
     mutating func writeEncoded(_ bytes: [UInt8], trips: Int) throws

@@ -91,7 +91,7 @@ public struct Pipeline {
                 let encode = encoding.makeEncoder()
                 let arena = all.arena
                 try OrderedEncoding.run(count: all.count, threads: encodingThreads, encode: { range, bytes in
-                    for i in range { encode(arena.object(at: i), &bytes) }
+                    encode({ arena.object(at: $0) }, range, &bytes)
                 }, write: { bytes, trips in try encoding.writeEncoded(bytes, trips: trips) })
                 writer = encoding
             } else {

@@ -53,6 +53,20 @@ struct SQLiteRoundTripTests {
         #expect(try SQLiteCLI.run(path, "SELECT count(*) FROM living_accommodations WHERE placeName <> 'Hotel ' || (trip_id - 1) OR id <> trip_id;") == "0\n")
     }
 
+    @Test("long texts in a full batch of items, and empty ones, come back whole")
+    func longTexts() throws {
+        let path = scratch.path("long.sqlite")
+        // 32 items of 2 x 5 000 bytes in one batched INSERT: far past the bound text's first block.
+        let long = { (i: Int, what: String) in String(repeating: "\(what) \(i) ünïcödé ", count: 250) }
+        let trips = (0..<3).map { t in
+            F.trip(long(t, "trip") + "\(t)", destination: "", start: "2024-05-01T09:30:00.125Z",
+                   items: (0..<32).map { F.item(long($0, "title"), details: $0 % 5 == 0 ? "" : long($0, "details")) },
+                   accommodation: F.accommodation(long(t, "address"), ""))
+        }
+        try SQLiteTesting.writeStore(trips, to: path)
+        #expect(try SQLiteTesting.readStore(path).trips == trips)
+    }
+
     @Test("names with quotes, semicolons and SQL keywords are values, never SQL", arguments: [
         "Robert'); DROP TABLE trips; --", "\"quoted\" trip", "a;b;c", "SELECT * FROM trips", "O'Brien's", "NULL", "",
         "line\nbreak", "nul\u{0}inside", "?1 :name @x $y", "日本の旅 🏔️",

@@ -27,7 +27,9 @@ struct OrderedEncodingTests {
             LineWriter.line(object, into: &bytes)
             tripsWritten += 1
         }
-        func makeEncoder() -> @Sendable (ModelObject, inout [UInt8]) -> Void { { LineWriter.line($0, into: &$1) } }
+        func makeEncoder() -> @Sendable (_ trip: (Int) -> ModelObject, _ range: Range<Int>, _ out: inout [UInt8]) -> Void {
+            { trip, range, out in for i in range { LineWriter.line(trip(i), into: &out) } }
+        }
         func writeEncoded(_ encoded: [UInt8], trips: Int) throws {
             if let failAt, tripsWritten + trips > failAt { throw Failure() }
             bytes += encoded

@@ -168,12 +168,14 @@ final class CSVRecordWriter: RecordWriter, RecordEncoding {
     var encodesApart: Bool { layout != nil }
 
     /// Each trip's row and line break.
-    func makeEncoder() -> @Sendable (ModelObject, inout [UInt8]) -> Void {
+    func makeEncoder() -> @Sendable (_ trip: (Int) -> ModelObject, _ range: Range<Int>, _ out: inout [UInt8]) -> Void {
         let encoder = self.encoder
         let layout = self.layout ?? CSVRowLayout(schema: options.schema, longest: [])
-        return { object, line in
-            CSVRowWriting.appendRow(object, layout: layout, encoder: encoder, to: &line)
-            line.append(10)
+        return { trip, range, out in
+            for i in range {
+                CSVRowWriting.appendRow(trip(i), layout: layout, encoder: encoder, to: &out)
+                out.append(10)
+            }
         }
     }
 

@@ -156,13 +156,17 @@ public struct RecordBuilder {
 
     /// Clears a popped frame's buffers for reuse.
     private mutating func resetFrame(_ i: Int) {
-        var bits = frames[i].present
-        while bits != 0 {
-            let f = bits.trailingZeroBitCount
-            frames[i].values[f] = .null
-            bits &= bits - 1
+        if frames[i].present != 0 {
+            let present = frames[i].present
+            frames[i].values.withUnsafeMutableBufferPointer { values in
+                var bits = present
+                while bits != 0 {
+                    values[bits.trailingZeroBitCount] = .null
+                    bits &= bits - 1
+                }
+            }
+            frames[i].present = 0
         }
-        frames[i].present = 0
         if frames[i].hasRelated {
             for k in frames[i].related.indices { frames[i].related[k] = [] }
             frames[i].hasRelated = false
@@ -231,8 +235,8 @@ public struct RecordBuilder {
     }
 
     /// Sets a resolved field from a typed string's UTF-8 bytes (a JSON string): the same as
-    /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but a date in the writers'
-    /// form is read from the bytes, with no `String` made. The bytes are not kept.
+    /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but an ISO 8601 date is read
+    /// from the bytes, with no `String` made. The bytes are not kept.
     public mutating func set(_ field: Int, string bytes: UnsafeRawBufferPointer) {
         if !setFromBytes(field, bytes, isText: false) {
             set(field, .string(String(decoding: bytes, as: UTF8.self)))
@@ -240,9 +244,9 @@ public struct RecordBuilder {
     }
 
     /// Sets a resolved field from untyped text's UTF-8 bytes (an XML element's text, a CSV cell):
-    /// the same as `set(field, .text(String(decoding: bytes, as: UTF8.self)))`, but a date in the
-    /// writers' form and a Boolean spelled `true` or `false` are read from the bytes, with no
-    /// `String` made. The bytes are not kept.
+    /// the same as `set(field, .text(String(decoding: bytes, as: UTF8.self)))`, but an ISO 8601
+    /// date and a Boolean spelled `true` or `false` are read from the bytes, with no `String` made.
+    /// The bytes are not kept.
     public mutating func set(_ field: Int, text bytes: UnsafeRawBufferPointer) {
         if !setFromBytes(field, bytes, isText: true) {
             set(field, .text(String(decoding: bytes, as: UTF8.self)))
@@ -261,7 +265,7 @@ public struct RecordBuilder {
             value = .string(String(decoding: bytes, as: UTF8.self))
         case .date:
             let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-            guard let ms = Timestamp.parseWriterForm(utf8) else { return false }
+            guard let ms = Timestamp.parseISO8601(utf8) else { return false }
             value = .date(Timestamp(milliseconds: ms))
         case .bool where isText:
             // `parseBool` takes any case and more spellings; these two are what writers write.
@@ -442,6 +446,8 @@ public struct RecordBuilder {
             RecordBuilder.makeObject(vocabulary, entity: entity, values: values, present: present, pending: pending,
                                      version: v, problems: &problems)
         }
+        // The values are all null now: resetting the frame has none to clear.
+        frames[i].present = 0
         guard frames[i].hasRelated else { return object }
         let layout = vocabulary.layouts[entity][v]
         for slot in frames[i].related.indices where !frames[i].related[slot].isEmpty {
@@ -461,7 +467,7 @@ public struct RecordBuilder {
     }
 
     /// Builds an object of entity `e` in version `v` from the values of its present fields, which are
-    /// moved out of `values` (what is left there is for the caller to clear), and pending related objects.
+    /// moved out of `values` (every present field's value is null afterwards), and pending related objects.
     private static func makeObject(_ vocabulary: SchemaVocabulary, entity e: Int, values: UnsafeMutableBufferPointer<Value>,
                                    present: UInt64, pending: [[Pending]], version v: Int,
                                    problems: inout [String]) -> ModelObject {
@@ -483,7 +489,13 @@ public struct RecordBuilder {
                 let fi = bits.trailingZeroBitCount
                 bits &= bits - 1
                 let slot = layout.attributeSlot[fi]
-                if slot >= 0, !values[fi].isNull { swap(&out[slot], &values[fi]) }
+                let cell = values.baseAddress! + fi
+                if slot >= 0, !cell.pointee.isNull {
+                    out[slot] = cell.move()
+                    cell.initialize(to: .null)
+                } else {
+                    cell.pointee = .null
+                }
             }
         }
         for slot in layout.requiredSlots where attributes[slot].isNull {
