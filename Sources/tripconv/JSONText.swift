@@ -1,6 +1,9 @@
 import TripKit
 /// Minimal JSON text for the command's own reports (rejects, detect --json, schema --json).
 enum JSONText {
+    /// A JSON string. Besides `"`, `\` and control characters, U+0085, U+2028 and U+2029 are escaped:
+    /// some line tools (Python's `str.splitlines`, editors) end lines there, and a rejects file is
+    /// read line by line, its records' texts holding whatever the input held.
     static func quote(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
@@ -10,6 +13,9 @@ enum JSONText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
+            case "\u{85}": out += "\\u0085"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
             default:
                 if u.value < 0x20 {
                     let hex = String(u.value, radix: 16)

@@ -181,7 +181,7 @@ struct JSONScanner {
     /// The pinned record's text up to `pos`, if it was short enough to keep, and unpins it.
     mutating func takePinnedText() -> String? {
         defer { pin = -1 }
-        guard pin >= 0, pin <= pos else { return nil }
+        guard pin >= 0, pin <= pos, pos - pin <= limits.maxRecordTextBytes else { return nil }
         return String(decoding: UnsafeBufferPointer(start: base + pin, count: pos - pin), as: UTF8.self)
     }
 

@@ -173,7 +173,7 @@ extension XMLReadState {
         case .listOfItems:
             break
         case .trip:
-            ready.append(builder.endRecord())
+            ready.append(endRecord())
         case .root:
             rootClosed = true
         }
@@ -241,6 +241,7 @@ extension XMLReadState {
         recordFailed = false
         unknownCount = 0
         let (line, column) = position(start)
+        beginRecordText(at: start)
         builder.beginRecord(origin: RecordOrigin(source: name, record: recordCount, line: line > 0 ? line : nil,
                                                  column: line > 0 ? column : nil))
         let root = builder.vocabulary.rootEntity

@@ -31,6 +31,8 @@ struct XMLReadState {
     var doctypeClose: Int?
     /// Whether libxml2 is being told the input has ended.
     var terminating = false
+    /// The open trip's text, for the rejects file (`XMLReadState+RecordText.swift`).
+    var recordText = XMLRecordText()
 
     init(name: String, options: ReadOptions) {
         self.name = name

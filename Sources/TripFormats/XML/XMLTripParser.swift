@@ -7,6 +7,9 @@ enum XMLLimits {
     static let maxDepth = 256
     /// A field's text longer than this (in UTF-8 bytes) rejects its record.
     static let maxTextBytes = 1 << 20
+    /// A rejected `<trip>` longer than this (in UTF-8 bytes, from `<trip` to `</trip>`) is
+    /// reported without its text.
+    static let maxRecordTextBytes = 1 << 20
     /// How much input libxml2 is given at a time.
     static let chunkSize = 1 << 16
 }
@@ -77,6 +80,7 @@ final class XMLTripParser {
         xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError)
         if count == 0 { endOfInput = true }
         state.pointee.checkAfterChunk(status: status, endOfInput: endOfInput)
+        state.pointee.keepRecordText()
     }
 
     private func createContext(_ bytes: UnsafePointer<CChar>, _ count: Int, sniffed: UnsafeRawBufferPointer) throws {

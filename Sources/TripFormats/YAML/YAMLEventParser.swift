@@ -48,16 +48,30 @@ struct YAMLRawEvent {
     var line: Int32 = 0
     var column: Int32 = 0
     var textCount: Int32 = 0
+    /// Where a scalar's or an alias's text starts in `bytes`. A mapping's start or end has no
+    /// text: for a start, the byte offset in the input where the mapping starts; for an end, where
+    /// its text ends (see `YAMLSourceMap`); -1 when not known. The events the reader sees do not
+    /// carry these (a larger event costs every event); it asks the pipe (`mappingOffset(of:)`).
     var textStart = 0
     var properties: YAMLNodeProperties? = nil
 
     init(kind: YAMLEvent.Kind) { self.kind = kind }
 }
 
-/// Events parsed together, their texts one after another in `bytes`.
+/// Events parsed together, their texts one after another in `bytes`. (The input read meanwhile
+/// travels beside it, in a `YAMLBatchInput`: one more array here would cost a retain per event.)
 struct YAMLEventBatch {
     var events: [YAMLRawEvent] = []
     var bytes: [UInt8] = []
+
+    /// The byte offset of a mapping's start, or where a mapping's text ends, if the event at
+    /// `index` is `event` (and not an event replayed for an alias); else -1.
+    func mappingOffset(at index: Int, of event: YAMLEvent) -> Int {
+        let raw = events[index]
+        guard raw.kind == event.kind, raw.line == event.line, raw.column == event.column,
+              raw.kind == .mappingStart || raw.kind == .mappingEnd else { return -1 }
+        return raw.textStart
+    }
 
     /// A batch with room for a pipe's batch of events and their texts.
     static func empty() -> YAMLEventBatch {
@@ -170,6 +184,8 @@ struct YAMLLimits {
     var aliasReplayPerEvent = 10
     /// Events kept for anchored nodes in one document.
     var maxAnchoredEvents = 1_000_000
+    /// A rejected trip's text longer than this (in bytes) is not kept.
+    var maxRecordTextBytes = 1 << 20
 }
 
 /// libyaml's event parser, fed chunk by chunk from a `ByteInput` through a read handler.
@@ -197,6 +213,8 @@ final class YAMLEventParser {
     /// Bytes handed to libyaml since the last event it produced.
     @exclusivity(unchecked) fileprivate var bytesSinceEvent = 0
     @exclusivity(unchecked) fileprivate var tooMuchWithoutEvent = false
+    /// The input handed to libyaml, and byte offsets for mappings' marks.
+    @exclusivity(unchecked) private var source: YAMLSourceMap
 
     /// Reads from an input.
     convenience init(input: ByteInput, limits: YAMLLimits = YAMLLimits()) {
@@ -215,6 +233,7 @@ final class YAMLEventParser {
         self.limits = limits
         maxScalarBytes = limits.maxScalarBytes
         maxBytesWithoutEvent = limits.maxBytesWithoutEvent
+        source = YAMLSourceMap(maxKeptBytes: limits.maxRecordTextBytes)
         event = .allocate(capacity: 1)
         event.initialize(to: yaml_event_t())
         parser = .allocate(capacity: 1)
@@ -237,8 +256,18 @@ final class YAMLEventParser {
     func next() throws -> YAMLEvent {
         scratch.events.removeAll(keepingCapacity: true)
         scratch.bytes.removeAll(keepingCapacity: true)
+        lastInput = YAMLBatchInput(lowMark: source.lowMark)
         _ = try parse(into: &scratch)
+        seal(into: &lastInput)
         return scratch.event(at: 0, keyTable: keyTable)
+    }
+
+    /// The input read while `next()` parsed its last event.
+    @exclusivity(unchecked) private(set) var lastInput = YAMLBatchInput(lowMark: 0)
+
+    /// As `YAMLEventBatch.mappingOffset(at:of:)`, for the event `next()` gave last.
+    func mappingOffset(of event: YAMLEvent) -> Int {
+        scratch.events.isEmpty ? -1 : scratch.mappingOffset(at: 0, of: event)
     }
 
     /// Parses the next event into a batch, as raw bytes (no string is made here, so that a parse
@@ -273,7 +302,11 @@ final class YAMLEventParser {
         case YAML_MAPPING_START_EVENT.rawValue:
             out = YAMLRawEvent(kind: .mappingStart)
             out.properties = properties(event.data.mapping_start.anchor, event.data.mapping_start.tag)
-        case YAML_MAPPING_END_EVENT.rawValue: out = YAMLRawEvent(kind: .mappingEnd)
+            out.textStart = source.mappingStart(Int(event.start_mark.index), scanPosition)
+        case YAML_MAPPING_END_EVENT.rawValue:
+            out = YAMLRawEvent(kind: .mappingEnd)
+            out.textStart = source.mappingEnd(start: Int(event.start_mark.index), end: Int(event.end_mark.index),
+                                              endLine: Int(event.end_mark.line), scanPosition)
         case YAML_SCALAR_EVENT.rawValue:
             out = YAMLRawEvent(kind: .scalar)
             let scalar = event.data.scalar
@@ -309,8 +342,35 @@ final class YAMLEventParser {
         }
         out.line = Int32(clamping: event.start_mark.line)
         out.column = Int32(clamping: event.start_mark.column)
+        source.noteEvent(start: Int(event.start_mark.index), end: Int(event.end_mark.index),
+                         endLine: Int(event.end_mark.line), endColumn: Int(event.end_mark.column))
         batch.events.append(out)
         return out.kind
+    }
+
+    // MARK: - Source text
+
+    /// Where libyaml's scanner is, in characters and in bytes.
+    private var scanPosition: YAMLScanPosition {
+        var decodedAhead = parser.pointee.buffer.last - parser.pointee.buffer.pointer
+        // At the end of input libyaml ends its buffer with a NUL that is no byte of the input
+        // (the input cannot hold a NUL: libyaml refuses control characters).
+        if parser.pointee.eof != 0, let p = parser.pointee.buffer.pointer {
+            while decodedAhead > 0 && p[decodedAhead - 1] == 0 { decodedAhead -= 1 }
+        }
+        return YAMLScanPosition(character: Int(parser.pointee.mark.index), byte: Int(parser.pointee.offset) - decodedAhead,
+                                isUTF8: parser.pointee.encoding == YAML_UTF8_ENCODING)
+    }
+
+    /// Bytes of input read since the last `seal`.
+    var unsealedInputBytes: Int { source.unsealedCount }
+
+    /// No offset given from now on is below this.
+    var lowMark: Int { source.lowMark }
+
+    /// Adds to a batch's input what was read while its events were parsed.
+    func seal(into input: inout YAMLBatchInput) {
+        if let segment = source.seal(scanPosition) { input.segments.append(segment) }
     }
 
     private func properties(_ anchor: UnsafeMutablePointer<yaml_char_t>?, _ tag: UnsafeMutablePointer<yaml_char_t>?) -> YAMLNodeProperties? {
@@ -358,6 +418,7 @@ final class YAMLEventParser {
             do {
                 let n = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size))
                 bytesSinceEvent += n
+                source.append(UnsafeBufferPointer(start: buffer, count: n))
                 return n
             } catch {
                 inputError = error
@@ -373,6 +434,7 @@ final class YAMLEventParser {
             pendingOffset += n
         }
         bytesSinceEvent += n
+        source.append(UnsafeBufferPointer(start: buffer, count: n))
         return n
     }
 }

@@ -23,7 +23,7 @@ final class YAMLEventPipe {
     private final class Shared: @unchecked Sendable {
         let parser: YAMLEventParser
         let monitor = Monitor()
-        var queue: [YAMLEventBatch] = []
+        var queue: [(batch: YAMLEventBatch, input: YAMLBatchInput)] = []
         var finished = false
         var error: Error?
         var cancelled = false
@@ -32,10 +32,12 @@ final class YAMLEventPipe {
             self.parser = parser
         }
 
+
         /// The producer: parse and queue batches until the end, an error, or cancellation.
         func produce() {
             let parser = self.parser
             var batch = YAMLEventBatch.empty()
+            var input = YAMLBatchInput(lowMark: parser.lowMark)
             while true {
                 var failure: Error? = nil
                 var end = false
@@ -45,16 +47,19 @@ final class YAMLEventPipe {
                     failure = error
                 }
                 if failure == nil && !end && batch.events.count < YAMLEventPipe.batchSize
-                    && batch.bytes.count < YAMLEventPipe.batchBytes { continue }
+                    && batch.bytes.count < YAMLEventPipe.batchBytes
+                    && parser.unsealedInputBytes < YAMLEventPipe.batchBytes { continue }
+                parser.seal(into: &input)
                 monitor.lock()
                 while queue.count >= YAMLEventPipe.capacity && !cancelled { monitor.wait() }
                 if cancelled { monitor.unlock(); return }
-                queue.append(batch)
+                queue.append((batch, input))
                 if failure != nil || end { finished = true; error = failure }
                 monitor.broadcast()
                 monitor.unlock()
                 if failure != nil || end { return }
                 batch = YAMLEventBatch.empty()
+                input = YAMLBatchInput(lowMark: parser.lowMark)
             }
         }
     }
@@ -65,6 +70,8 @@ final class YAMLEventPipe {
     @exclusivity(unchecked) private var batch = YAMLEventBatch()
     @exclusivity(unchecked) private var position = 0
     private let keyTable: YAMLKeyTable?
+    /// The input the batches brought, for the texts of rejected trips.
+    @exclusivity(unchecked) private var window: YAMLSourceWindow
 
     let name: String
     let limits: YAMLLimits
@@ -74,6 +81,7 @@ final class YAMLEventPipe {
         name = parser.name
         limits = parser.limits
         keyTable = parser.keyTable
+        window = YAMLSourceWindow(maxTextBytes: parser.limits.maxRecordTextBytes)
         shared = Shared(parser: parser)
         guard threaded else { return }
         let context = Unmanaged.passRetained(shared).toOpaque()
@@ -116,7 +124,12 @@ final class YAMLEventPipe {
     }
 
     private func refill() throws -> YAMLEvent {
-        guard thread != nil else { return try shared.parser.next() }
+        guard thread != nil else {
+            // Parsed here, one event at a time.
+            let event = try shared.parser.next()
+            takeInputParsedHere()
+            return event
+        }
         shared.monitor.lock()
         while shared.queue.isEmpty && !shared.finished { shared.monitor.wait() }
         if shared.queue.isEmpty {
@@ -125,10 +138,40 @@ final class YAMLEventPipe {
             if let error { throw error }
             return YAMLEvent(kind: .streamEnd)
         }
-        batch = shared.queue.removeFirst()
+        let taken = shared.queue.removeFirst()
         shared.monitor.broadcast()
         shared.monitor.unlock()
+        batch = taken.batch
+        takeInput(taken.input)
         position = 0
         return try next()
     }
+
+    private func takeInput(_ input: YAMLBatchInput) {
+        window.add(input.segments, lowMark: input.lowMark)
+    }
+
+    /// Without a thread: the input read for the event just parsed here, if any.
+    private func takeInputParsedHere() {
+        let input = shared.parser.lastInput
+        if !input.segments.isEmpty { takeInput(input) }
+    }
+
+    // MARK: - Source text
+
+    /// The byte offset of a mapping's start, or where a mapping's text ends, if `event` is the
+    /// event this pipe gave last (and not one replayed for an alias); else -1.
+    func mappingOffset(of event: YAMLEvent) -> Int {
+        guard thread != nil else { return shared.parser.mappingOffset(of: event) }
+        guard position > 0, position <= batch.events.count else { return -1 }
+        return batch.mappingOffset(at: position - 1, of: event)
+    }
+
+    /// Keeps the input from `offset` on (a trip's start; -1 keeps nothing) until `releaseSourceText`.
+    func keepSourceText(from offset: Int) { window.keep(from: offset) }
+
+    func releaseSourceText() { window.release() }
+
+    /// The input from `start` to `end` as text, if it was kept.
+    func sourceText(from start: Int, to end: Int) -> String? { window.text(from: start, to: end) }
 }

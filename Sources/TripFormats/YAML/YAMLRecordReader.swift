@@ -26,6 +26,10 @@ struct YAMLRecordReader: RecordReader {
     /// Events to be read before the parser's: the merged keys of a mapping, stacked.
     private var injections: [(events: [YAMLEvent], position: Int)] = []
     private var records = 0
+    /// The byte offset where the open trip's text starts (-1: unknown), and where the document's
+    /// root mapping starts, should it be a trip.
+    private var recordStart = -1
+    private var rootMappingStart = -1
     private var done = false
     private var failure: Error?
 
@@ -207,6 +211,7 @@ struct YAMLRecordReader: RecordReader {
             try expectTag(event, .map)
             var frame = Frame(.rootMapping)
             frame.line = event.line; frame.column = event.column
+            rootMappingStart = events.parser.mappingOffset(of: event)
             frames.append(frame)
         default:
             break
@@ -230,7 +235,7 @@ struct YAMLRecordReader: RecordReader {
             throw TripError.data("\(place(event.line, event.column)): expected a trip mapping or a sequence of trips, found a mapping whose first key is \(event.value.quotedForMessage)",
                                  notes: ["a YAML trips file is a mapping of schemaVersion and trips, a sequence of trips, or a stream of documents of trips"])
         }
-        beginTrip(line: frames[top].line, column: frames[top].column, replacing: top)
+        beginTrip(line: frames[top].line, column: frames[top].column, offset: rootMappingStart, replacing: top)
         return try handleObject(event, top)
     }
 
@@ -289,14 +294,16 @@ struct YAMLRecordReader: RecordReader {
         case .mappingStart:
             try expectTag(event, .map)
             frames.append(Frame(.object))
-            beginTrip(line: event.line, column: event.column, replacing: frames.count - 1)
+            beginTrip(line: event.line, column: event.column, offset: events.parser.mappingOffset(of: event), replacing: frames.count - 1)
         default:
             throw shapeError(event, expected: "a trip mapping")
         }
     }
 
-    private mutating func beginTrip(line: Int32, column: Int32, replacing index: Int) {
+    private mutating func beginTrip(line: Int32, column: Int32, offset: Int, replacing index: Int) {
         records += 1
+        recordStart = offset
+        events.parser.keepSourceText(from: offset)
         builder.beginRecord(origin: RecordOrigin(source: source, record: records, line: Int(line) + 1, column: Int(column) + 1))
         var frame = Frame(.object)
         frame.entity = builder.vocabulary.rootEntity
@@ -374,7 +381,7 @@ struct YAMLRecordReader: RecordReader {
                 return nil
             }
             let frame = popFrame()
-            if frame.isRoot { return builder.endRecord() }
+            if frame.isRoot { return endRecord(event) }
             builder.endObject()
             return nil
         case .sequenceStart, .mappingStart:
@@ -448,6 +455,17 @@ struct YAMLRecordReader: RecordReader {
         default:
             break
         }
+    }
+
+    /// Ends the builder's record at the trip's mapping end; a rejection gets the trip's source
+    /// text, if it was kept. (Out of line: the event loop stays as the optimizer had it.)
+    @inline(never)
+    private mutating func endRecord(_ end: YAMLEvent) -> ReadItem {
+        let item = builder.endRecord()
+        defer { events.parser.releaseSourceText() }
+        guard case .rejected(var rejection) = item else { return item }
+        rejection.text = events.parser.sourceText(from: recordStart, to: events.parser.mappingOffset(of: end))
+        return .rejected(rejection)
     }
 
     /// The field a key names in an entity.

@@ -1,0 +1,314 @@
+// A rejected trip's source text, for the rejects file: the input's bytes from the trip mapping's
+// start (its first key, or its `{`) to the end of its last value (to the end of that value's line,
+// so an empty value's `:` or a trailing comment stays; or to the `}` of a flow mapping).
+//
+// libyaml counts its marks in characters, and it parses on a thread of its own, ahead of the
+// reader. So the parse thread keeps a copy of the input it hands libyaml (`YAMLSourceMap`), turns
+// the marks of the events that start and end mappings into byte offsets, and sends the bytes along
+// with its batches of events; the reader keeps them (`YAMLSourceWindow`) from the start of the open
+// trip on, and makes a string of them only when the trip is rejected.
+
+// MARK: - Bytes
+
+/// Bytes of the input, as read. Filled by the parse thread only until it seals them into a
+/// segment; after that nobody writes them, and both threads read them without copying.
+final class YAMLInputBytes: @unchecked Sendable {
+    private(set) var pointer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        pointer = .allocate(capacity: capacity)
+    }
+
+    deinit { pointer.deallocate() }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if count + bytes.count > capacity {
+            capacity = max(capacity * 2, count + bytes.count)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            grown.update(from: pointer, count: count)
+            pointer.deallocate()
+            pointer = grown
+        }
+        (pointer + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+}
+
+/// A run of the input's bytes and its offset in the input.
+struct YAMLInputSegment {
+    let start: Int
+    let bytes: YAMLInputBytes
+    var end: Int { start + bytes.count }
+}
+
+/// The input read while a batch of events was parsed.
+struct YAMLBatchInput {
+    var segments: [YAMLInputSegment] = []
+    /// No offset in the batch's events, or in later ones, is below this.
+    var lowMark: Int
+
+    init(lowMark: Int) { self.lowMark = lowMark }
+}
+
+/// Where libyaml's scanner is: its character (its mark's index), the byte of that character, and
+/// whether the input is UTF-8.
+struct YAMLScanPosition {
+    var character: Int
+    var byte: Int
+    var isUTF8: Bool
+}
+
+// MARK: - The parse thread's side
+
+/// The parse thread's side: a copy of the input from a cursor on, and byte offsets for marks.
+///
+/// The cursor is a character and its byte; it only moves forward, to marks that no later event can
+/// lie before. While no character of more than one byte lies between the cursor and the scanner, a
+/// mark's byte is its character plus the cursor's difference; otherwise the characters between the
+/// mark and the scanner (a few tokens of look-ahead) are counted back from the scanner's byte.
+struct YAMLSourceMap {
+    private static let captureCapacity = 1 << 16
+    /// The bytes read since the last `seal`.
+    private var capture = YAMLInputBytes(capacity: YAMLSourceMap.captureCapacity)
+    private var captureStart = 0
+    /// Sealed segments still needed: from the one holding the cursor on.
+    private var retained: [YAMLInputSegment] = []
+    private var cursorCharacter = 0
+    private var cursorByte = 0
+    private var isStarted = false
+    /// False once the input turns out not to be UTF-8 (libyaml also reads UTF-16): no offsets then.
+    private var isEnabled = true
+    /// The end (a character) of the last event that covered any characters: no later event lies
+    /// before it, so the cursor can always move there.
+    private var contentEnd = 0
+    /// Whether `contentEnd` is at the start of a line (a block scalar ends after its line breaks).
+    private var contentEndStartsLine = false
+    /// The line of `contentEnd`.
+    private var contentEndLine = 0
+
+    /// How far behind the scanner the cursor may stay: as long as the longest text kept.
+    private let maxKeptBytes: Int
+
+    init(maxKeptBytes: Int) { self.maxKeptBytes = maxKeptBytes }
+
+    /// The cursor's byte: no offset given after this is lower.
+    var lowMark: Int { cursorByte }
+
+    /// How many bytes were read since the last seal.
+    var unsealedCount: Int { capture.count }
+
+    /// Keeps bytes handed to libyaml.
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if isEnabled { capture.append(bytes) }
+    }
+
+    /// Notes an event's marks: the extent of what the input has given so far.
+    @inline(__always)
+    mutating func noteEvent(start: Int, end: Int, endLine: Int, endColumn: Int) {
+        if end > start {
+            contentEnd = end
+            contentEndLine = endLine
+            contentEndStartsLine = endColumn == 0
+        }
+    }
+
+    /// The byte offset of a mapping's start mark; -1 when unknown. (Out of line, as `mappingEnd`:
+    /// the parser's loop over every event stays lean.)
+    @inline(never)
+    mutating func mappingStart(_ character: Int, _ scan: YAMLScanPosition) -> Int {
+        offset(of: character, scan, moving: true)
+    }
+
+    /// The byte offset where a mapping's text ends; -1 when unknown. A flow mapping ends after its
+    /// `}`; a block mapping's end mark is where the next token starts, so it ends instead at the end
+    /// of the line of its last value, trailing blanks left out (unless that value, a block scalar,
+    /// ended with its line).
+    @inline(never)
+    mutating func mappingEnd(start: Int, end: Int, endLine: Int, _ scan: YAMLScanPosition) -> Int {
+        if end > start { return offset(of: end, scan, moving: true) }
+        let content = offset(of: contentEnd, scan, moving: true)
+        guard content >= 0, !contentEndStartsLine else { return content }
+        // Most often the value ends its line.
+        if content >= captureStart, content < captureStart + capture.count {
+            let b = capture.pointer[content - captureStart]
+            if b == 0x0A || b == 0x0D { return content }
+        }
+        // The next token bounds the line only when it is on it (`[a: 1, b: 2]`).
+        let bound = endLine == contentEndLine ? offset(of: end, scan, moving: false) : Int.max
+        guard bound > content, var run = run(containing: content) else { return content }
+        var last = content, p = content
+        while p < bound {
+            if p == run.end {
+                guard let next = self.run(containing: p) else { break }
+                run = next
+            }
+            let b = run.pointer[p - run.start]
+            if b == 0x0A || b == 0x0D { break }
+            p += 1
+            if b != 0x20 && b != 0x09 { last = p }
+        }
+        return last
+    }
+
+    /// Hands over the bytes read since the last seal, moves the cursor as far as it may go, and
+    /// lets go of what lies before it.
+    mutating func seal(_ scan: YAMLScanPosition) -> YAMLInputSegment? {
+        guard isEnabled else { return nil }
+        var segment: YAMLInputSegment? = nil
+        if capture.count > 0 {
+            let s = YAMLInputSegment(start: captureStart, bytes: capture)
+            captureStart = s.end
+            // Room for as much as the last batch read, so the next rarely grows (a copy).
+            capture = YAMLInputBytes(capacity: max(YAMLSourceMap.captureCapacity, s.bytes.count + s.bytes.count / 4))
+            retained.append(s)
+            segment = s
+        }
+        if contentEnd > cursorCharacter { _ = offset(of: contentEnd, scan, moving: true) }
+        // Events that cover nothing (`- ` a million times) leave `contentEnd` behind: past the
+        // length of a text worth keeping, jump to the scanner, losing at most the texts of the
+        // few marks it has read ahead of, so memory stays bounded.
+        if isStarted, scan.isUTF8, scan.byte - cursorByte > maxKeptBytes, scan.character >= cursorCharacter {
+            cursorCharacter = scan.character
+            cursorByte = scan.byte
+            dropRetained()
+        }
+        return segment
+    }
+
+    // MARK: - Offsets
+
+    /// The byte offset of a character at or after the cursor (and not after the scanner); -1 when
+    /// unknown. `moving` moves the cursor there.
+    private mutating func offset(of character: Int, _ scan: YAMLScanPosition, moving: Bool) -> Int {
+        guard isEnabled, isStarted || start(scan), character >= cursorCharacter, character <= scan.character else { return -1 }
+        let byte: Int
+        if scan.byte - scan.character == cursorByte - cursorCharacter {
+            byte = character + cursorByte - cursorCharacter
+        } else {
+            byte = countBack(from: scan.byte, characters: scan.character - character)
+            if byte < cursorByte { return -1 }
+        }
+        if moving && character > cursorCharacter {
+            cursorCharacter = character
+            cursorByte = byte
+            dropRetained()
+        }
+        return byte
+    }
+
+    /// Lets go of the sealed segments wholly before the cursor.
+    private mutating func dropRetained() {
+        var drop = 0
+        while drop < retained.count, retained[drop].end <= cursorByte { drop += 1 }
+        if drop > 0 { retained.removeFirst(drop) }
+    }
+
+    /// Sets the cursor at the input's first character, after a byte order mark; false when the
+    /// input is not UTF-8 (nothing is kept then).
+    private mutating func start(_ scan: YAMLScanPosition) -> Bool {
+        guard scan.isUTF8 else {
+            isEnabled = false
+            capture = YAMLInputBytes(capacity: 1)
+            retained = []
+            return false
+        }
+        isStarted = true
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if (0..<3).allSatisfy({ byte(at: $0) == bom[$0] }) { cursorByte = 3 }
+        return true
+    }
+
+    /// The offset of the character `characters` before the one starting at `end`, counting the
+    /// bytes that start a character (a byte 10xxxxxx continues one); -1 when the bytes are not kept.
+    private func countBack(from end: Int, characters: Int) -> Int {
+        var remaining = characters, p = end
+        var index = retained.count
+        var runStart = captureStart, base = UnsafePointer(capture.pointer)
+        while remaining > 0 {
+            p -= 1
+            while p < runStart {
+                index -= 1
+                guard index >= 0 else { return -1 }
+                runStart = retained[index].start
+                base = UnsafePointer(retained[index].bytes.pointer)
+            }
+            if base[p - runStart] & 0xC0 != 0x80 { remaining -= 1 }
+        }
+        return p
+    }
+
+    /// The kept bytes around an offset: the run that holds it.
+    private func run(containing offset: Int) -> (start: Int, end: Int, pointer: UnsafePointer<UInt8>)? {
+        if offset >= captureStart {
+            guard offset < captureStart + capture.count else { return nil }
+            return (captureStart, captureStart + capture.count, UnsafePointer(capture.pointer))
+        }
+        for s in retained.reversed() where s.start <= offset {
+            return offset < s.end ? (s.start, s.end, UnsafePointer(s.bytes.pointer)) : nil
+        }
+        return nil
+    }
+
+    private func byte(at offset: Int) -> UInt8? {
+        run(containing: offset).map { $0.pointer[offset - $0.start] }
+    }
+}
+
+// MARK: - The reader's side
+
+/// The reader's side: the input's bytes from the start of the open trip on (or from where the
+/// parse thread's cursor was), as the batches brought them.
+struct YAMLSourceWindow {
+    private var segments: [YAMLInputSegment] = []
+    private var keepFrom = -1
+    private var lowMark = 0
+    let maxTextBytes: Int
+
+    init(maxTextBytes: Int) { self.maxTextBytes = maxTextBytes }
+
+    /// Takes a batch's bytes; no offset in it or after it is below `lowMark`.
+    mutating func add(_ new: [YAMLInputSegment], lowMark: Int) {
+        segments.append(contentsOf: new)
+        self.lowMark = lowMark
+        trim()
+    }
+
+    /// Keeps the bytes from `offset` on (a trip's start), until `release`.
+    mutating func keep(from offset: Int) {
+        keepFrom = offset
+    }
+
+    mutating func release() {
+        keepFrom = -1
+        trim()
+    }
+
+    /// The text of the bytes from `start` to `end`, if they are all here and not too many.
+    func text(from start: Int, to end: Int) -> String? {
+        guard start >= 0, end >= start, end - start <= maxTextBytes, let first = segments.first,
+              start >= first.start, end <= segments[segments.count - 1].end else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(end - start)
+        for s in segments where s.end > start && s.start < end {
+            let from = max(start, s.start), to = min(end, s.end)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: s.bytes.pointer + (from - s.start), count: to - from))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Lets go of the segments before the open trip, or before `lowMark`; a trip already longer
+    /// than the limit keeps nothing.
+    private mutating func trim() {
+        var floor = lowMark
+        if keepFrom >= 0 {
+            if lowMark - keepFrom > maxTextBytes { keepFrom = -1 } else { floor = min(floor, keepFrom) }
+        }
+        var drop = 0
+        while drop < segments.count, segments[drop].end <= floor { drop += 1 }
+        if drop > 0 { segments.removeFirst(drop) }
+    }
+}
