@@ -36,6 +36,10 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private var rows: SQLiteRowWriter?
     private var duplicates: DuplicateStatements?
     private var incoming = 0
+    /// Whether trips go into the store many per INSERT (a new store): they wait in `pending`, with
+    /// their record numbers, until a batch is full or `finish()`.
+    private let batchesTrips: Bool
+    private var pending: [(object: ModelObject, record: Int)] = []
     private var refusedNames: [String] = []
     private var refusedSet: Set<String> = []
     private var refusedCount = 0
@@ -68,6 +72,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         if try SQLiteRecordWriter.isSQLiteFile(path) {
             isUpdatingExistingStore = true
+            // Upserts meet stored names often; a batch holding one would be undone and redone.
+            batchesTrips = false
             temporaryPath = nil
             let c = try SQLiteConnection(path: path, access: .writing, busyTimeout: timeout)
             connection = c
@@ -99,6 +105,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             }
         } else {
             isUpdatingExistingStore = false
+            batchesTrips = true
             let temporary = try SQLiteRecordWriter.makeTemporaryFile(beside: path)
             temporaryPath = temporary
             do {
@@ -139,8 +146,13 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         guard let rows, !isDone else { throw TripError(.io, "\(path): the store is already closed") }
         incoming += 1
         do {
-            if try rows.insert(object, id: nil) == nil {
-                try takeDuplicate(object)
+            if batchesTrips && !rows.isRefusedAlone(object) {
+                pending.append((object, incoming))
+                if pending.count == rows.rootBatchRows { try writePending() }
+            } else {
+                // Trips in their order: those waiting go first.
+                try writePending()
+                try insertOne(object, record: incoming)
             }
         } catch {
             hasFailed = true
@@ -148,10 +160,28 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         }
     }
 
-    /// An incoming trip whose unique name the store holds: merge, replace, keep the stored one, or refuse.
-    private func takeDuplicate(_ object: ModelObject) throws {
+    /// Inserts the trips waiting: all in one statement when they fill a batch and the store refuses
+    /// none, else one at a time, each meeting the policy in turn, as if each had come on its own.
+    private func writePending() throws {
+        guard let rows, !pending.isEmpty else { return }
+        let trips = pending
+        pending.removeAll(keepingCapacity: true)
+        if trips.count == rows.rootBatchRows, try rows.insertAll(trips.lazy.map(\.object)) { return }
+        for trip in trips { try insertOne(trip.object, record: trip.record) }
+    }
+
+    /// Inserts one trip, or meets the policy when the store holds its name.
+    private func insertOne(_ object: ModelObject, record: Int) throws {
+        if try rows?.insert(object, id: nil) == nil {
+            try takeDuplicate(object, record: record)
+        }
+    }
+
+    /// An incoming trip (the `record`th) whose unique name the store holds: merge, replace, keep the
+    /// stored one, or refuse.
+    private func takeDuplicate(_ object: ModelObject, record: Int) throws {
         guard let unique = layout.uniqueColumn, let connection else {
-            throw TripError.data("\(path): trip \(incoming): a unique index of the store refused it")
+            throw TripError.data("\(path): trip \(record): a unique index of the store refused it")
         }
         // The rows waiting in batches go in first: the stored trip may be among them.
         try rows?.flush()
@@ -159,12 +189,12 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         let statements = try duplicateStatements(connection)
         try statements.lookup.bind(1, name)
         guard try statements.lookup.step() else {
-            throw TripError.data("\(path): trip \(incoming): a unique index of the store other than \(unique.name)'s refused it")
+            throw TripError.data("\(path): trip \(record): a unique index of the store other than \(unique.name)'s refused it")
         }
         let storedID = statements.lookup.int64(0)
         statements.lookup.reset()
         let nameText = (name.stringValue ?? name.literal).quotedForMessage
-        let origin = RecordOrigin(source: path, record: incoming)
+        let origin = RecordOrigin(source: path, record: record)
         switch options.policy {
         case .fail:
             refusedCount += 1
@@ -174,7 +204,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             ledger.append(Rejection(kind: .dropped, origin: origin,
                                     reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
         case .last:
-            try replace(storedID, with: object, statements)
+            try replace(storedID, with: object, statements, record: record)
             ledger.append(Rejection(kind: .merged, origin: origin,
                                     reason: "duplicate \(unique.name) \(nameText): replaced the trip the store held (row id \(storedID))"))
         case .merge:
@@ -182,7 +212,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             let context = MigrationContext(schema: options.schema, policy: .merge, objects: [stored, object],
                                            origins: [RecordOrigin(source: path, record: 0), origin])
             try context.deduplicate(layout.root.name, by: unique.name)
-            try replace(storedID, with: context.objects[0], statements)
+            try replace(storedID, with: context.objects[0], statements, record: record)
             ledger.append(Rejection(kind: .merged, origin: origin,
                                     reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
         }
@@ -223,7 +253,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     }
 
     /// Deletes the stored trip and its related rows, and inserts the new one under the same row id.
-    private func replace(_ id: Int64, with object: ModelObject, _ statements: DuplicateStatements) throws {
+    private func replace(_ id: Int64, with object: ModelObject, _ statements: DuplicateStatements, record: Int) throws {
         for delete in statements.deleteChildren {
             guard let delete else { continue }
             try delete.bind(1, id)
@@ -232,7 +262,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         try statements.deleteRoot.bind(1, id)
         try statements.deleteRoot.run()
         guard try rows?.insert(object, id: id) != nil else {
-            throw TripError.data("\(path): trip \(incoming): the store refused the replacement of row id \(id)")
+            throw TripError.data("\(path): trip \(record): the store refused the replacement of row id \(id)")
         }
     }
 
@@ -245,6 +275,13 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         if hasFailed {
             abort()
             throw TripError.data("\(path): a write failed earlier; nothing was written")
+        }
+        do {
+            // The trips still waiting, before anything looks at what the policy refused.
+            try writePending()
+        } catch {
+            abort()
+            throw error.renamingPath(temporaryPath, to: path)
         }
         if !refusedNames.isEmpty {
             abort()
@@ -290,6 +327,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     }
 
     private func closeConnection() {
+        pending.removeAll()
         duplicates = nil
         rows = nil
         connection = nil
