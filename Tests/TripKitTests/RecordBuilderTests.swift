@@ -75,6 +75,26 @@ struct RecordBuilderTests {
         #expect(lenient.detection.unknownIgnored == 1)
     }
 
+    @Test("a record with a hundred thousand unknown fields names eight and counts the rest, in linear time")
+    func manyUnknown() {
+        var b = RecordBuilder(source: "t", format: "json")
+        let many = (0..<100_000).map { ("extra\($0)", ScalarToken.string("x")) }
+        let r = build(&b, v3Fields + many).rejection
+        let shown = (0..<8).map { "'extra\($0)'" }.joined(separator: ", ")
+        #expect(r?.reason == "unknown fields \(shown) and 99992 more match no schema version")
+        // The next record starts clean.
+        #expect(build(&b, record: 2, v3Fields).trip != nil)
+    }
+
+    @Test("only the first failure of a record is kept and reported")
+    func firstFailure() {
+        var b = RecordBuilder(source: "t", format: "json")
+        b.beginRecord(origin: RecordOrigin(source: "t", record: 1))
+        for (k, v) in v3Fields { b.set(k, v) }
+        for i in 0..<100_000 { b.fail("problem \(i)") }
+        #expect(b.endRecord().rejection?.reason == "problem 0")
+    }
+
     @Test("a missing required field is named", arguments: ["name", "destination", "startDate", "endDate"])
     func missing(field: String) {
         var b = RecordBuilder(source: "t", format: "json")

@@ -63,6 +63,10 @@ public struct RecordBuilder {
     private var origin = RecordOrigin(source: "", record: 0)
     private var errors: [String] = []
     private var unknown: [String] = []
+    /// Unknown fields past the first `unknownNamesShown` distinct ones: counted, not kept.
+    private var unknownMore = 0
+    /// How many unknown field names a rejection names; a hostile record may carry millions.
+    static let unknownNamesShown = 8
     private var sawTransient = false
     private var recordMask: UInt32 = 0
     /// Per entity: the fields that told a version in this record (bit per field index).
@@ -131,7 +135,7 @@ public struct RecordBuilder {
         depth = 0
         pushFrame(entity: vocabulary.rootEntity, field: -1)
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
-        if !unknown.isEmpty { unknown.removeAll(keepingCapacity: true) }
+        if !unknown.isEmpty { unknown.removeAll(keepingCapacity: true); unknownMore = 0 }
         if !distinguishingOrder.isEmpty {
             for d in distinguishingOrder { distinguishingBits[d.entity] = 0 }
             distinguishingOrder.removeAll(keepingCapacity: true)
@@ -193,12 +197,14 @@ public struct RecordBuilder {
     /// Notes a field no version declares: the record is rejected, unless unknown fields are ignored.
     public mutating func unknownField(_ name: String) {
         if options.ignoreUnknown { unknownIgnored += 1; return }
-        if !unknown.contains(name) { unknown.append(name) }
+        if unknown.contains(name) { return }
+        if unknown.count < RecordBuilder.unknownNamesShown { unknown.append(name) } else { unknownMore += 1 }
     }
 
-    /// Marks the record bad with a reason (the first reason is the one reported).
+    /// Marks the record bad with a reason (the first reason is the one reported, and the only one
+    /// kept: a hostile record may fail millions of times).
     public mutating func fail(_ reason: String) {
-        errors.append(reason)
+        if errors.isEmpty { errors.append(reason) }
     }
 
     /// Sets a field by name: an attribute from a scalar, or (for `.null`) a relationship to nothing.
@@ -397,7 +403,7 @@ public struct RecordBuilder {
         func reject(_ reason: String) -> ReadItem { .rejected(Rejection(origin: origin, reason: reason, text: text)) }
 
         if !unknown.isEmpty {
-            let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+            let names = unknown.map { "'\($0)'" }.joined(separator: ", ") + (unknownMore > 0 ? " and \(unknownMore) more" : "")
             return reject("unknown field\(unknown.count > 1 ? "s" : "") \(names) match\(unknown.count > 1 ? "" : "es") no schema version")
         }
         if let first = errors.first { return reject(first) }
