@@ -68,6 +68,43 @@ struct JSONWriterTests {
         #expect(text.split(separator: "\n", omittingEmptySubsequences: false).count == 2)
     }
 
+    @Test("escaping is the same wherever a special character falls, in words of eight bytes or after them")
+    func escapingAtEveryOffset() throws {
+        // The characters the writer treats apart, and plain ones of one to four bytes.
+        let pieces = ["a", "Z", " ", "\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "\u{85}", "\u{A0}", "\u{2028}", "\u{2029}", "\u{2030}", "€", "😀"]
+        var random = JSONSplitMix64(seed: 0x5EED_1234)
+        func next() -> Int { Int(random.next() % 1_000_003) }
+        for _ in 0..<2_000 {
+            let plainRun = String(repeating: "x", count: next() % 20)
+            let text = plainRun + (0..<(next() % 12)).map { _ in pieces[next() % pieces.count] }.joined() + plainRun
+            var buffer = JSONRecordBuffer()
+            var copy = text
+            copy.withUTF8 { JSONRecordWriter.appendString($0, to: &buffer) }
+            let written = String(decoding: buffer.bytes, as: UTF8.self)
+            #expect(written == Self.referenceLiteral(text), "\(text.debugDescription)")
+        }
+    }
+
+    /// A JSON string literal as the writer's rules say, one character at a time.
+    static func referenceLiteral(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x08: out += "\\b"
+            case 0x0C: out += "\\f"
+            case 0x00..<0x20: out += String(format: "\\u%04x", scalar.value)
+            case 0x85, 0x2028, 0x2029: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     @Test("the transient view count is never written")
     func transientNotWritten() throws {
         var trip = S.trip("Paris")

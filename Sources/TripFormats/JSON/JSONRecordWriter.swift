@@ -27,41 +27,40 @@ public struct JSONRecordWriter: RecordWriter {
     private let layout: JSONObjectLayout
     private let header: [UInt8]
     private var count = 0
-    private var bytes: [UInt8] = []
+    private var record = JSONRecordBuffer()
 
     /// Opens an output for JSON (`format: .json`) or JSON Lines (`.jsonl`) in `options.schema`.
     public init(_ location: OutputLocation, format: Format = .json, options: WriteOptions = WriteOptions()) throws {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON writer writes json or jsonl, not \(format.rawValue)")
         }
-        let layout = try JSONObjectLayout.root(of: options.schema)
+        let layout = try JSONObjectLayout(options.schema)
         output = try ByteOutput(location)
         isLines = format == .jsonl
         self.layout = layout
         header = Array(#"{"schemaVersion": "\#(options.schema.versionIdentifier)", "trips": ["#.utf8)
-        bytes.reserveCapacity(1024)
     }
 
     /// Writes one trip, an object of `options.schema`'s root entity, on a line of its own.
     public mutating func write(_ object: ModelObject) throws {
-        bytes.removeAll(keepingCapacity: true)
+        record.removeAll()
         if !isLines {
-            if count == 0 { bytes.append(contentsOf: header) } else { bytes.append(0x2C) }
-            bytes.append(0x0A)
+            if count == 0 { record.append(header) } else { record.append(0x2C) }
+            record.append(0x0A)
         }
-        JSONRecordWriter.encode(object, layout, into: &bytes)
-        if isLines { bytes.append(0x0A) }
-        try output.write(bytes)
+        JSONRecordWriter.encode(object, entity: 0, layout, into: &record)
+        if isLines { record.append(0x0A) }
+        try output.write(record.bytes)
         count += 1
     }
 
     /// Closes the wrapper (JSON) and makes the output visible under its name.
     public mutating func finish() throws {
         if !isLines {
-            bytes.removeAll(keepingCapacity: true)
-            if count == 0 { bytes.append(contentsOf: header) } else { bytes.append(0x0A) }
-            bytes.append(contentsOf: "]}\n".utf8)
-            try output.write(bytes)
+            record.removeAll()
+            if count == 0 { record.append(header) } else { record.append(0x0A) }
+            record.append(Array("]}\n".utf8))
+            try output.write(record.bytes)
         }
         try output.commit()
     }
@@ -73,68 +72,95 @@ public struct JSONRecordWriter: RecordWriter {
 
     // MARK: - Encoding
 
-    /// Appends one object, in its layout, on one line.
-    static func encode(_ object: ModelObject, _ layout: JSONObjectLayout, into out: inout [UInt8]) {
+    /// Appends one object of the layout's entity `e`, on one line.
+    static func encode(_ object: ModelObject, entity e: Int, _ layout: JSONObjectLayout, into out: inout JSONRecordBuffer) {
+        let spans = layout.entities[e]
         out.append(0x7B)
         var first = true
-        for member in layout.attributes {
-            if !first { out.append(0x2C); out.append(0x20) }
-            first = false
-            out.append(contentsOf: member.key)
-            let value = member.slot < object.attributes.count ? object.attributes[member.slot] : .null
-            encode(value, into: &out)
+        object.attributes.withUnsafeBufferPointer { values in
+            for m in spans.attributes {
+                let member = layout.members[m]
+                appendKey(member, layout, first: &first, to: &out)
+                encode(member.slot < values.count ? values[member.slot] : .null, into: &out)
+            }
         }
-        for member in layout.relationships {
-            if !first { out.append(0x2C); out.append(0x20) }
-            first = false
-            out.append(contentsOf: member.key)
-            let related = member.slot < object.relationships.count ? object.relationships[member.slot] : nil
-            let objects = related?.objects ?? []
-            let destination = member.destination!
-            if member.isToMany {
-                out.append(0x5B)
-                for (i, o) in objects.enumerated() {
-                    if i > 0 { out.append(0x2C); out.append(0x20) }
-                    encode(o, destination, into: &out)
+        object.relationships.withUnsafeBufferPointer { related in
+            for m in spans.relationships {
+                let member = layout.members[m]
+                appendKey(member, layout, first: &first, to: &out)
+                // Switched on, not read through `objects`, which makes an array of a to-one object.
+                let relation = member.slot < related.count ? related[member.slot] : .toMany([])
+                if member.isToMany {
+                    out.append(0x5B)
+                    switch relation {
+                    case .toMany(let items):
+                        for i in items.indices {
+                            if i > 0 { out.append(0x2C, 0x20) }
+                            encode(items[i], entity: member.destination, layout, into: &out)
+                        }
+                    case .toOne(let o):
+                        if let o { encode(o, entity: member.destination, layout, into: &out) }
+                    }
+                    out.append(0x5D)
+                } else {
+                    switch relation {
+                    case .toOne(let o?): encode(o, entity: member.destination, layout, into: &out)
+                    case .toMany(let items) where !items.isEmpty: encode(items[0], entity: member.destination, layout, into: &out)
+                    default: out.append(JSONRecordWriter.null)
+                    }
                 }
-                out.append(0x5D)
-            } else if let o = objects.first {
-                encode(o, destination, into: &out)
-            } else {
-                out.append(contentsOf: "null".utf8)
             }
         }
         out.append(0x7D)
     }
 
-    static func encode(_ value: Value, into out: inout [UInt8]) {
+    /// `, "key": ` (no comma before the first member).
+    @inline(__always)
+    private static func appendKey(_ member: JSONObjectLayout.Member, _ layout: JSONObjectLayout, first: inout Bool,
+                                  to out: inout JSONRecordBuffer) {
+        out.reserve(member.keyCount + 2)
+        if !first { out.put(0x2C); out.put(0x20) }
+        first = false
+        out.put(UnsafeRawBufferPointer(start: layout.keyBytes + member.keyStart, count: member.keyCount))
+    }
+
+    static func encode(_ value: Value, into out: inout JSONRecordBuffer) {
         switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .string(let s): appendString(s, to: &out)
+        case .null: out.append(JSONRecordWriter.null)
+        case .string(var s): s.withUTF8 { appendString($0, to: &out) }
         case .date(let t):
             // ISO 8601 text needs no escaping.
-            out.append(0x22)
-            t.appendISO8601(to: &out)
-            out.append(0x22)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let n): out.append(contentsOf: String(n).utf8)
+            out.reserve(Timestamp.iso8601MaximumLength + 2)
+            out.put(0x22)
+            let written = t.formatISO8601(into: out.spare(Timestamp.iso8601MaximumLength))
+            out.count += written
+            out.put(0x22)
+        case .bool(let b): out.append(b ? JSONRecordWriter.true : JSONRecordWriter.false)
+        case .int(let n): out.append(Array(String(n).utf8))
         }
     }
 
-    /// Appends a JSON string literal. A Swift string is valid UTF-8, so the output is too.
-    static func appendString(_ s: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        if s.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) == nil {
-            Array(s.utf8).withUnsafeBufferPointer { appendEscaped($0, to: &out) }
-        }
-        out.append(0x22)
-    }
+    private static let null: StaticString = "null"
+    private static let `true`: StaticString = "true"
+    private static let `false`: StaticString = "false"
 
-    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    /// Appends a JSON string literal of UTF-8 text (a Swift string's, so valid UTF-8 out too).
+    static func appendString(_ text: UnsafeBufferPointer<UInt8>, to out: inout JSONRecordBuffer) {
+        // Room for the worst case at once: every byte escaped as \u00XX, and the quotes.
+        out.reserve(6 * text.count + 2)
+        out.put(0x22)
         var runStart = 0
         var i = 0
         let n = text.count
         while i < n {
+            // Eight bytes at a time to the first that may need escaping (the scanner's test: `"`,
+            // `\`, a control character, or any non-ASCII byte).
+            if i &+ 8 <= n {
+                let word = UInt64(littleEndian: UnsafeRawPointer(text.baseAddress! + i).loadUnaligned(as: UInt64.self))
+                let mask = JSONScanner.specialMask(word)
+                if mask == 0 { i &+= 8; continue }
+                i &+= mask.trailingZeroBitCount &>> 3
+            }
             let b = text[i]
             // Plain: printable ASCII but `"` and `\`, and non-ASCII but the lead bytes of U+0085
             // (C2 85) and U+2028/U+2029 (E2 80 A8/A9).
@@ -158,61 +184,133 @@ public struct JSONRecordWriter: RecordWriter {
                 break
             }
             if escape == nil && b >= 0x20 { i += 1; continue }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<i]))
+            out.put(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text)[runStart..<i]))
             if let escape {
-                out.append(contentsOf: UnsafeBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                out.put(UnsafeRawBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
             } else {
                 let digits: StaticString = "0123456789abcdef"
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, digits.utf8Start[Int(b >> 4)], digits.utf8Start[Int(b & 0x0F)]])
+                for c in [0x5C, 0x75, 0x30, 0x30, digits.utf8Start[Int(b >> 4)], digits.utf8Start[Int(b & 0x0F)]] { out.put(c) }
             }
             i += length
             runStart = i
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<n]))
+        out.put(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(text)[runStart..<n]))
+        out.put(0x22)
     }
 }
 
-/// The members of one entity's objects, with their keys encoded once: `"name": `.
+/// The bytes of the record being encoded: a block written through a pointer, with room made by
+/// `reserve` ahead of `put`s (an array checks its capacity and uniqueness at every append).
+struct JSONRecordBuffer {
+    private let storage = ByteStorage(capacity: 4096)
+    var count = 0
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.pointer, count: count) }
+
+    mutating func removeAll() { count = 0 }
+
+    /// Makes room for `n` more bytes.
+    @inline(__always)
+    mutating func reserve(_ n: Int) {
+        if count + n > storage.capacity { storage.grow(toAtLeast: count + n, keeping: count) }
+    }
+
+    /// The room after the bytes, `n` bytes of it reserved; the caller adds what it writes to `count`.
+    func spare(_ n: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: storage.pointer + count, count: n)
+    }
+
+    /// Appends a byte into reserved room.
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+        storage.pointer[count] = byte
+        count += 1
+    }
+
+    /// Appends bytes into reserved room.
+    @inline(__always)
+    mutating func put(_ bytes: UnsafeRawBufferPointer) {
+        if let base = bytes.baseAddress { (storage.pointer + count).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+        count += bytes.count
+    }
+
+    mutating func append(_ byte: UInt8) { reserve(1); put(byte) }
+    mutating func append(_ a: UInt8, _ b: UInt8) { reserve(2); put(a); put(b) }
+    mutating func append(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount)
+        put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+    mutating func append(_ bytes: [UInt8]) {
+        reserve(bytes.count)
+        bytes.withUnsafeBytes { put($0) }
+    }
+}
+
+/// How each entity's objects are written: members in declaration order (attributes, then
+/// relationships; transient attributes never), their keys encoded once (`"name": `). Plain values
+/// in flat arrays: encoding reads them without reference counting.
 final class JSONObjectLayout {
     struct Member {
         let slot: Int
-        let key: [UInt8]
+        /// Where the member's `"key": ` is in `keyBytes`.
+        let keyStart: Int, keyCount: Int
+        /// For a relationship: whether to-many, and the destination's index in `entities`.
         let isToMany: Bool
-        var destination: JSONObjectLayout?
+        let destination: Int
     }
 
-    let entityName: String
-    private(set) var attributes: [Member] = []
-    private(set) var relationships: [Member] = []
+    /// An entity's members: ranges of `members`.
+    struct Spans {
+        let attributes: Range<Int>
+        let relationships: Range<Int>
+    }
 
-    private init(entityName: String) { self.entityName = entityName }
+    /// Per entity of the schema, the root first.
+    let entities: [Spans]
+    let members: [Member]
+    let keyBytes: UnsafeMutablePointer<UInt8>
 
-    /// The layout of a schema's root entity, and through its relationships of the others.
-    static func root(of schema: any VersionedSchema.Type) throws -> JSONObjectLayout {
-        var made: [String: JSONObjectLayout] = [:]
-        for entity in schema.entities {
-            let layout = JSONObjectLayout(entityName: entity.name)
-            for (slot, a) in entity.attributes.enumerated() where !a.isTransient {
-                layout.attributes.append(Member(slot: slot, key: key(a.name), isToMany: false, destination: nil))
-            }
-            made[entity.name] = layout
+    /// The layout of a schema's entities; fails for a relationship to an entity the schema does not declare.
+    init(_ schema: any VersionedSchema.Type) throws {
+        var entityList = schema.entities
+        if let root = entityList.firstIndex(where: { $0.name == schema.rootEntity.name }), root != 0 {
+            entityList.swapAt(0, root)
         }
-        for entity in schema.entities {
-            let layout = made[entity.name]!
+        var keys: [UInt8] = []
+        var members: [Member] = []
+        var spans: [Spans] = []
+        func key(_ name: String) -> (Int, Int) {
+            let start = keys.count
+            var s = name
+            s.withUTF8 { utf8 in
+                var buffer = JSONRecordBuffer()
+                JSONRecordWriter.appendString(utf8, to: &buffer)
+                keys += buffer.bytes
+            }
+            keys += ": ".utf8
+            return (start, keys.count - start)
+        }
+        for entity in entityList {
+            let attributeStart = members.count
+            for (slot, a) in entity.attributes.enumerated() where !a.isTransient {
+                let (start, count) = key(a.name)
+                members.append(Member(slot: slot, keyStart: start, keyCount: count, isToMany: false, destination: -1))
+            }
+            let relationshipStart = members.count
             for (slot, r) in entity.relationships.enumerated() {
-                guard let destination = made[r.destination] else {
+                guard let destination = entityList.firstIndex(where: { $0.name == r.destination }) else {
                     throw TripError.data("\(schema.versionIdentifier): relationship '\(r.name)' leads to '\(r.destination)', which the schema does not declare")
                 }
-                layout.relationships.append(Member(slot: slot, key: key(r.name), isToMany: r.isToMany, destination: destination))
+                let (start, count) = key(r.name)
+                members.append(Member(slot: slot, keyStart: start, keyCount: count, isToMany: r.isToMany, destination: destination))
             }
+            spans.append(Spans(attributes: attributeStart..<relationshipStart, relationships: relationshipStart..<members.count))
         }
-        return made[schema.rootEntity.name]!
+        self.entities = spans
+        self.members = members
+        keyBytes = .allocate(capacity: max(1, keys.count))
+        keyBytes.initialize(from: keys, count: keys.count)
     }
 
-    private static func key(_ name: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        JSONRecordWriter.appendString(name, to: &bytes)
-        bytes.append(contentsOf: ": ".utf8)
-        return bytes
-    }
+    deinit { keyBytes.deallocate() }
 }

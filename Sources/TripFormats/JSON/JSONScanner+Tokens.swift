@@ -51,7 +51,7 @@ extension JSONScanner {
     /// A word of eight bytes with a bit set in each byte that ends a string's plain run: `"`, `\`,
     /// a control character or a non-ASCII byte. The lowest set bit is always a real hit.
     @inline(__always)
-    private static func specialMask(_ w: UInt64) -> UInt64 {
+    static func specialMask(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let q = w ^ (ones &* 0x22)
