@@ -156,13 +156,17 @@ public struct RecordBuilder {
 
     /// Clears a popped frame's buffers for reuse.
     private mutating func resetFrame(_ i: Int) {
-        var bits = frames[i].present
-        while bits != 0 {
-            let f = bits.trailingZeroBitCount
-            frames[i].values[f] = .null
-            bits &= bits - 1
+        if frames[i].present != 0 {
+            let present = frames[i].present
+            frames[i].values.withUnsafeMutableBufferPointer { values in
+                var bits = present
+                while bits != 0 {
+                    values[bits.trailingZeroBitCount] = .null
+                    bits &= bits - 1
+                }
+            }
+            frames[i].present = 0
         }
-        frames[i].present = 0
         if frames[i].hasRelated {
             for k in frames[i].related.indices { frames[i].related[k] = [] }
             frames[i].hasRelated = false
@@ -442,6 +446,8 @@ public struct RecordBuilder {
             RecordBuilder.makeObject(vocabulary, entity: entity, values: values, present: present, pending: pending,
                                      version: v, problems: &problems)
         }
+        // The values are all null now: resetting the frame has none to clear.
+        frames[i].present = 0
         guard frames[i].hasRelated else { return object }
         let layout = vocabulary.layouts[entity][v]
         for slot in frames[i].related.indices where !frames[i].related[slot].isEmpty {
@@ -461,7 +467,7 @@ public struct RecordBuilder {
     }
 
     /// Builds an object of entity `e` in version `v` from the values of its present fields, which are
-    /// moved out of `values` (what is left there is for the caller to clear), and pending related objects.
+    /// moved out of `values` (every present field's value is null afterwards), and pending related objects.
     private static func makeObject(_ vocabulary: SchemaVocabulary, entity e: Int, values: UnsafeMutableBufferPointer<Value>,
                                    present: UInt64, pending: [[Pending]], version v: Int,
                                    problems: inout [String]) -> ModelObject {
@@ -483,7 +489,13 @@ public struct RecordBuilder {
                 let fi = bits.trailingZeroBitCount
                 bits &= bits - 1
                 let slot = layout.attributeSlot[fi]
-                if slot >= 0, !values[fi].isNull { swap(&out[slot], &values[fi]) }
+                let cell = values.baseAddress! + fi
+                if slot >= 0, !cell.pointee.isNull {
+                    out[slot] = cell.move()
+                    cell.initialize(to: .null)
+                } else {
+                    cell.pointee = .null
+                }
             }
         }
         for slot in layout.requiredSlots where attributes[slot].isNull {
