@@ -67,13 +67,32 @@ struct TimestampTests {
         #expect(Timestamp(iso8601: input)?.iso8601 == expected)
     }
 
+    @Test("the other shapes read without the writers' form", arguments: [
+        ("2024-05-01T09:30:00Z \t", "2024-05-01T09:30:00Z"),
+        ("2001-12-14 1:59:43", "2001-12-14T01:59:43Z"),
+        ("2024-05-01T24:00:00Z", "2024-05-02T00:00:00Z"),
+        ("2024-05-01T09:30:60Z", "2024-05-01T09:30:59Z"),
+        ("2024-05-01T09:30:00+0530", "2024-05-01T04:00:00Z"),
+        ("2024-05-01T09:30:00,25Z", "2024-05-01T09:30:00.250Z"),
+        ("2024-05-01T09:30:00.000000001Z", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T09:30", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T09:30:00 Z", "2024-05-01T09:30:00Z"),
+        ("2024-05-01T09:30:00.123456+00:00", "2024-05-01T09:30:00.123Z"),
+    ])
+    func otherShapes(input: String, expected: String) {
+        #expect(Timestamp(iso8601: input)?.iso8601 == expected)
+        #expect(Timestamp(iso8601: input.dropFirst(0)) == Timestamp(iso8601: input), "a Substring reads the same")
+    }
+
     @Test("finer fractions are rounded to the millisecond")
     func rounding() {
         #expect(ts("2024-05-01T09:30:00.1234Z").iso8601 == "2024-05-01T09:30:00.123Z")
         #expect(ts("2024-05-01T09:30:00.9996Z").iso8601 == "2024-05-01T09:30:01Z")
     }
 
-    @Test("malformed dates are refused", arguments: ["2024-13-01", "2024-02-30", "2024-05-01T25:00:00Z", "yesterday", "2024-05-01T09:30:00Q", "", "2024-05"])
+    @Test("malformed dates are refused", arguments: ["2024-13-01", "2024-02-30", "2024-05-01T25:00:00Z", "yesterday", "2024-05-01T09:30:00Q", "", "2024-05",
+                                                    "2024-05-01T09:30:00+24:00", "2024-05-01T09:30:00.", "2024-05-01T09:30:00+05:60", "2024-05-01X",
+                                                    "2024-05-01T24:00:01Z", " 2024-05-01"])
     func malformed(text: String) {
         #expect(Timestamp(iso8601: text) == nil)
     }

@@ -90,60 +90,57 @@ extension Timestamp {
     /// Reads ISO 8601: a date, or a date and time with `Z`, an offset or none (UTC), with or without a
     /// fraction of a second; also YAML's timestamp forms (a space before the time or the zone, `-5`).
     public init?(iso8601 text: some StringProtocol) {
-        if let fast = text.utf8.withContiguousStorageIfAvailable({ Timestamp.parseWriterForm($0) }), let ms = fast {
-            self.init(milliseconds: ms)
-            return
-        }
-        var bytes = Array(text.utf8)
-        while let last = bytes.last, last == 32 || last == 9 { bytes.removeLast() }
+        let parsed = text.utf8.withContiguousStorageIfAvailable { Timestamp.parseISO8601($0) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { Timestamp.parseISO8601($0) }
+        guard let ms = parsed else { return nil }
+        self.init(milliseconds: ms)
+    }
+
+    /// What `init?(iso8601:)` reads, from UTF-8 bytes and without allocating: milliseconds since
+    /// 1970, or nil. The writers' form is tried first, then every other shape.
+    static func parseISO8601(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        if let ms = parseWriterForm(b) { return ms }
+        var n = b.count
+        while n > 0, b[n - 1] == 32 || b[n - 1] == 9 { n -= 1 }
         var i = 0
-        func digits(_ count: Int) -> Int? {
-            guard i + count <= bytes.count else { return nil }
-            var v = 0
-            for k in 0..<count {
-                let c = bytes[i + k]
-                guard c >= 48, c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
-            }
-            i += count
-            return v
-        }
-        func eat(_ c: UInt8) -> Bool {
-            if i < bytes.count, bytes[i] == c { i += 1; return true }
-            return false
-        }
-        guard let year = digits(4), eat(45), let month = digits(2), eat(45), let day = digits(2) else { return nil }
+        guard let year = digits(b, n, &i, 4), eat(b, n, &i, 45), let month = digits(b, n, &i, 2), eat(b, n, &i, 45),
+              let day = digits(b, n, &i, 2) else { return nil }
         guard (1...12).contains(month), day >= 1, day <= Timestamp.daysIn(month: month, year: year), year >= 1 else { return nil }
         var ms: Int64 = 0
         var offsetMinutes = 0
-        if i < bytes.count {
-            guard bytes[i] == 84 || bytes[i] == 116 || bytes[i] == 32 else { return nil }
+        if i < n {
+            guard b[i] == 84 || b[i] == 116 || b[i] == 32 else { return nil }
             i += 1
-            guard let hour = digits(hourWidth(bytes, i)), eat(58), let minute = digits(2) else { return nil }
+            // YAML allows a one-digit hour (`2001-12-14 1:59:43`).
+            let hourWidth = i + 1 < n && b[i + 1] == 58 ? 1 : 2
+            guard let hour = digits(b, n, &i, hourWidth), eat(b, n, &i, 58), let minute = digits(b, n, &i, 2) else { return nil }
             var second = 0
-            if eat(58) { guard let s = digits(2) else { return nil }; second = s }
+            if eat(b, n, &i, 58) { guard let s = digits(b, n, &i, 2) else { return nil }; second = s }
             guard hour < 24 || (hour == 24 && minute == 0 && second == 0), minute < 60, second < 61 else { return nil }
             ms = Int64(hour * 3600 + minute * 60 + min(second, 59)) * 1000
-            if eat(46) || eat(44) {
-                var fractionDigits: [Int] = []
-                while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { fractionDigits.append(Int(bytes[i] - 48)); i += 1 }
-                guard !fractionDigits.isEmpty else { return nil }
+            if eat(b, n, &i, 46) || eat(b, n, &i, 44) {
+                let first = i
                 var scaled = 0.0, scale = 100.0
-                for d in fractionDigits { scaled += Double(d) * scale; scale /= 10 }
+                while i < n, b[i] >= 48, b[i] <= 57 {
+                    scaled += Double(b[i] - 48) * scale
+                    scale /= 10
+                    i += 1
+                }
+                guard i > first else { return nil }
                 ms += Int64(scaled.rounded(.toNearestOrAwayFromZero))
             }
-            while i < bytes.count, bytes[i] == 32 { i += 1 }
-            if i < bytes.count {
-                if bytes[i] == 90 || bytes[i] == 122 {
+            while i < n, b[i] == 32 { i += 1 }
+            if i < n {
+                if b[i] == 90 || b[i] == 122 {
                     i += 1
-                } else if bytes[i] == 43 || bytes[i] == 45 {
-                    let sign = bytes[i] == 45 ? -1 : 1
+                } else if b[i] == 43 || b[i] == 45 {
+                    let sign = b[i] == 45 ? -1 : 1
                     i += 1
-                    let width = (i + 1 < bytes.count && bytes[i + 1] >= 48 && bytes[i + 1] <= 57) ? 2 : 1
-                    guard let oh = digits(width), oh <= 23 else { return nil }
+                    let width = (i + 1 < n && b[i + 1] >= 48 && b[i + 1] <= 57) ? 2 : 1
+                    guard let oh = digits(b, n, &i, width), oh <= 23 else { return nil }
                     var om = 0
-                    if eat(58) { guard let m = digits(2) else { return nil }; om = m }
-                    else if i < bytes.count { guard let m = digits(2) else { return nil }; om = m }
+                    if eat(b, n, &i, 58) { guard let m = digits(b, n, &i, 2) else { return nil }; om = m }
+                    else if i < n { guard let m = digits(b, n, &i, 2) else { return nil }; om = m }
                     guard om < 60 else { return nil }
                     offsetMinutes = sign * (oh * 60 + om)
                 } else {
@@ -151,9 +148,29 @@ extension Timestamp {
                 }
             }
         }
-        guard i == bytes.count else { return nil }
-        let days = Timestamp.days(fromCivil: year, month, day)
-        self.init(milliseconds: days * 86_400_000 + ms - Int64(offsetMinutes) * 60_000)
+        guard i == n else { return nil }
+        return Timestamp.days(fromCivil: year, month, day) * 86_400_000 + ms - Int64(offsetMinutes) * 60_000
+    }
+
+    /// `count` decimal digits at `i` (before `n`), moving past them; nil, not moving, otherwise.
+    @inline(__always)
+    private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ n: Int, _ i: inout Int, _ count: Int) -> Int? {
+        guard i + count <= n else { return nil }
+        var v = 0
+        for k in i..<(i + count) {
+            let c = b[k] &- 48
+            guard c < 10 else { return nil }
+            v = v * 10 + Int(c)
+        }
+        i += count
+        return v
+    }
+
+    /// Moves past the byte `c` at `i`, if it is there.
+    @inline(__always)
+    private static func eat(_ b: UnsafeBufferPointer<UInt8>, _ n: Int, _ i: inout Int, _ c: UInt8) -> Bool {
+        if i < n, b[i] == c { i += 1; return true }
+        return false
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fff]Z`, the writers' form, without allocating; nil for anything else.
@@ -205,10 +222,4 @@ extension Timestamp {
         default: return 31
         }
     }
-}
-
-/// YAML allows a one-digit hour (`2001-12-14 1:59:43`).
-private func hourWidth(_ bytes: [UInt8], _ i: Int) -> Int {
-    if i + 1 < bytes.count, bytes[i + 1] == 58 { return 1 }
-    return 2
 }

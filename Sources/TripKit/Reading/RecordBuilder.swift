@@ -235,8 +235,8 @@ public struct RecordBuilder {
     }
 
     /// Sets a resolved field from a typed string's UTF-8 bytes (a JSON string): the same as
-    /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but a date in the writers'
-    /// form is read from the bytes, with no `String` made. The bytes are not kept.
+    /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but an ISO 8601 date is read
+    /// from the bytes, with no `String` made. The bytes are not kept.
     public mutating func set(_ field: Int, string bytes: UnsafeRawBufferPointer) {
         if !setFromBytes(field, bytes, isText: false) {
             set(field, .string(String(decoding: bytes, as: UTF8.self)))
@@ -244,9 +244,9 @@ public struct RecordBuilder {
     }
 
     /// Sets a resolved field from untyped text's UTF-8 bytes (an XML element's text, a CSV cell):
-    /// the same as `set(field, .text(String(decoding: bytes, as: UTF8.self)))`, but a date in the
-    /// writers' form and a Boolean spelled `true` or `false` are read from the bytes, with no
-    /// `String` made. The bytes are not kept.
+    /// the same as `set(field, .text(String(decoding: bytes, as: UTF8.self)))`, but an ISO 8601
+    /// date and a Boolean spelled `true` or `false` are read from the bytes, with no `String` made.
+    /// The bytes are not kept.
     public mutating func set(_ field: Int, text bytes: UnsafeRawBufferPointer) {
         if !setFromBytes(field, bytes, isText: true) {
             set(field, .text(String(decoding: bytes, as: UTF8.self)))
@@ -265,7 +265,7 @@ public struct RecordBuilder {
             value = .string(String(decoding: bytes, as: UTF8.self))
         case .date:
             let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-            guard let ms = Timestamp.parseWriterForm(utf8) else { return false }
+            guard let ms = Timestamp.parseISO8601(utf8) else { return false }
             value = .date(Timestamp(milliseconds: ms))
         case .bool where isText:
             // `parseBool` takes any case and more spellings; these two are what writers write.
