@@ -77,7 +77,7 @@ struct JSONWriterTests {
         for _ in 0..<2_000 {
             let plainRun = String(repeating: "x", count: next() % 20)
             let text = plainRun + (0..<(next() % 12)).map { _ in pieces[next() % pieces.count] }.joined() + plainRun
-            var buffer = JSONRecordBuffer()
+            var buffer = RecordBuffer()
             var copy = text
             copy.withUTF8 { JSONRecordWriter.appendString($0, to: &buffer) }
             let written = String(decoding: buffer.bytes, as: UTF8.self)
