@@ -72,18 +72,12 @@ struct JSONWriterTests {
     func escapingAtEveryOffset() throws {
         // The characters the writer treats apart, and plain ones of one to four bytes.
         let pieces = ["a", "Z", " ", "\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "\u{85}", "\u{A0}", "\u{2028}", "\u{2029}", "\u{2030}", "€", "😀"]
-        var state: UInt64 = 0x5EED_1234
-        func next() -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % 1_000_003)
-        }
+        var random = JSONSplitMix64(seed: 0x5EED_1234)
+        func next() -> Int { Int(random.next() % 1_000_003) }
         for _ in 0..<2_000 {
             let plainRun = String(repeating: "x", count: next() % 20)
             let text = plainRun + (0..<(next() % 12)).map { _ in pieces[next() % pieces.count] }.joined() + plainRun
-            var buffer = JSONRecordBuffer()
+            var buffer = RecordBuffer()
             var copy = text
             copy.withUTF8 { JSONRecordWriter.appendString($0, to: &buffer) }
             let written = String(decoding: buffer.bytes, as: UTF8.self)

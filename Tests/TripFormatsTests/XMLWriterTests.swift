@@ -86,6 +86,24 @@ struct XMLWriterTests {
         #expect(text.contains("<name> a&amp;b&lt;c&gt;d\"e'f&#13;\n\tg ]]&gt; </name>"))
     }
 
+    @Test("escaping is the same wherever a markup character falls, in words of eight bytes or after them")
+    func escapingAtEveryOffset() throws {
+        let pieces = ["a", " ", "&", "<", ">", "\"", "'", "\r", "\n", "\t", "é", "\u{FFFD}", "\u{EFBF}", "€", "😀"]
+        var random = XMLSplitMix64(seed: 0x5EED_4321)
+        func next() -> Int { Int(random.next() % 1_000_003) }
+        var names: [String] = []
+        for _ in 0..<500 {
+            let plainRun = String(repeating: "x", count: next() % 20)
+            names.append("N" + plainRun + (0..<(next() % 12)).map { _ in pieces[next() % pieces.count] }.joined() + plainRun)
+        }
+        let text = try xmlWrite(names.map { xmlTripV3($0) })
+        for name in names {
+            let escaped = name.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\r", with: "&#13;")
+            #expect(text.contains("<name>\(escaped)</name>\n"), "\(name.debugDescription)")
+        }
+    }
+
     @Test("a control character XML 1.0 cannot carry refuses the trip, naming it and the field")
     func controlCharacter() throws {
         let dir = XMLTempDir()

@@ -27,7 +27,7 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     private let layout: JSONObjectLayout
     private let header: [UInt8]
     private var count = 0
-    private var record = JSONRecordBuffer()
+    private var record = RecordBuffer()
 
     /// Opens an output for JSON (`format: .json`) or JSON Lines (`.jsonl`) in `options.schema`.
     public init(_ location: OutputLocation, format: Format = .json, options: WriteOptions = WriteOptions()) throws {
@@ -58,7 +58,7 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     public func makeEncoder() -> @Sendable (_ trip: (Int) -> ModelObject, _ range: Range<Int>, _ out: inout [UInt8]) -> Void {
         let layout = self.layout, isLines = self.isLines
         return { trip, range, out in
-            var record = JSONRecordBuffer()
+            var record = RecordBuffer()
             for i in range {
                 record.removeAll()
                 if !isLines { record.append(0x2C, 0x0A) }
@@ -100,7 +100,7 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     // MARK: - Encoding
 
     /// Appends one object of the layout's entity `e`, on one line.
-    static func encode(_ object: ModelObject, entity e: Int, _ layout: JSONObjectLayout, into out: inout JSONRecordBuffer) {
+    static func encode(_ object: ModelObject, entity e: Int, _ layout: JSONObjectLayout, into out: inout RecordBuffer) {
         let spans = layout.entities[e]
         out.append(0x7B)
         var first = true
@@ -144,14 +144,14 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     /// `, "key": ` (no comma before the first member).
     @inline(__always)
     private static func appendKey(_ member: JSONObjectLayout.Member, _ layout: JSONObjectLayout, first: inout Bool,
-                                  to out: inout JSONRecordBuffer) {
+                                  to out: inout RecordBuffer) {
         out.reserve(member.keyCount + 2)
         if !first { out.put(0x2C); out.put(0x20) }
         first = false
         out.put(UnsafeRawBufferPointer(start: layout.keyBytes + member.keyStart, count: member.keyCount))
     }
 
-    static func encode(_ value: Value, into out: inout JSONRecordBuffer) {
+    static func encode(_ value: Value, into out: inout RecordBuffer) {
         switch value {
         case .null: out.append(JSONRecordWriter.null)
         case .string(var s): s.withUTF8 { appendString($0, to: &out) }
@@ -172,7 +172,7 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     private static let `false`: StaticString = "false"
 
     /// Appends a JSON string literal of UTF-8 text (a Swift string's, so valid UTF-8 out too).
-    static func appendString(_ text: UnsafeBufferPointer<UInt8>, to out: inout JSONRecordBuffer) {
+    static func appendString(_ text: UnsafeBufferPointer<UInt8>, to out: inout RecordBuffer) {
         // Room for the worst case at once: every byte escaped as \u00XX, and the quotes.
         out.reserve(6 * text.count + 2)
         out.put(0x22)
@@ -226,53 +226,6 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
     }
 }
 
-/// The bytes of the record being encoded: a block written through a pointer, with room made by
-/// `reserve` ahead of `put`s (an array checks its capacity and uniqueness at every append).
-struct JSONRecordBuffer {
-    private let storage = ByteStorage(capacity: 4096)
-    var count = 0
-
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.pointer, count: count) }
-
-    mutating func removeAll() { count = 0 }
-
-    /// Makes room for `n` more bytes.
-    @inline(__always)
-    mutating func reserve(_ n: Int) {
-        if count + n > storage.capacity { storage.grow(toAtLeast: count + n, keeping: count) }
-    }
-
-    /// The room after the bytes, `n` bytes of it reserved; the caller adds what it writes to `count`.
-    func spare(_ n: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(start: storage.pointer + count, count: n)
-    }
-
-    /// Appends a byte into reserved room.
-    @inline(__always)
-    mutating func put(_ byte: UInt8) {
-        storage.pointer[count] = byte
-        count += 1
-    }
-
-    /// Appends bytes into reserved room.
-    @inline(__always)
-    mutating func put(_ bytes: UnsafeRawBufferPointer) {
-        if let base = bytes.baseAddress { (storage.pointer + count).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
-        count += bytes.count
-    }
-
-    mutating func append(_ byte: UInt8) { reserve(1); put(byte) }
-    mutating func append(_ a: UInt8, _ b: UInt8) { reserve(2); put(a); put(b) }
-    mutating func append(_ text: StaticString) {
-        reserve(text.utf8CodeUnitCount)
-        put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-    mutating func append(_ bytes: [UInt8]) {
-        reserve(bytes.count)
-        bytes.withUnsafeBytes { put($0) }
-    }
-}
-
 /// How each entity's objects are written: members in declaration order (attributes, then
 /// relationships; transient attributes never), their keys encoded once (`"name": `). Plain values
 /// in flat arrays: encoding reads them without reference counting.
@@ -310,7 +263,7 @@ final class JSONObjectLayout: @unchecked Sendable {  // immutable once built
             let start = keys.count
             var s = name
             s.withUTF8 { utf8 in
-                var buffer = JSONRecordBuffer()
+                var buffer = RecordBuffer()
                 JSONRecordWriter.appendString(utf8, to: &buffer)
                 keys += buffer.bytes
             }

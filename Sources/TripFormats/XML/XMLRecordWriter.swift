@@ -34,33 +34,32 @@ import TripKit
 /// ```
 public struct XMLRecordWriter: RecordWriter {
     private let output: ByteOutput
-    private let plans: [XMLEntityPlan]
+    private let plan: XMLWritePlan
     private let version: String
     private var started = false
-    private var record: [UInt8] = []
+    private var record = RecordBuffer()
     private var count = 0
 
     /// Opens the output; nothing is visible until `finish()`.
     public init(_ location: OutputLocation, options: WriteOptions = WriteOptions()) throws {
         output = try ByteOutput(location)
-        plans = XMLEntityPlan.plans(for: options.schema)
+        plan = XMLWritePlan(options.schema)
         version = options.schema.versionIdentifier.description
-        record.reserveCapacity(1024)
     }
 
     public mutating func write(_ object: ModelObject) throws {
         if !started { try start() }
         count += 1
-        record.removeAll(keepingCapacity: true)
+        record.removeAll()
         do {
-            try append(object, plan: 0, element: XMLEntityPlan.tripElement, indent: 1)
+            try XMLRecordWriter.append(object, entity: 0, element: plan.tripElement, indent: 1, plan, to: &record)
         } catch let problem as XMLWriteProblem {
-            let tripName = plans[0].nameSlot.flatMap { object.attributes[$0].stringValue }
+            let tripName = plan.nameSlot.flatMap { object.attributes[$0].stringValue }
             let which = tripName.map { "trip \($0.quotedForMessage)" } ?? "trip \(count)"
             throw TripError.data("\(output.name): \(which): field '\(problem.field)': \(problem.what)",
                                  notes: ["XML 1.0 cannot carry control characters other than tab, line feed and carriage return, even as character references; write this trip as JSON, YAML or SQLite instead"])
         }
-        try output.write(record)
+        try output.write(record.bytes)
     }
 
     public mutating func finish() throws {
@@ -76,96 +75,144 @@ public struct XMLRecordWriter: RecordWriter {
     private mutating func start() throws {
         started = true
         try output.write(Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<trips schemaVersion=\"".utf8))
-        var header: [UInt8] = []
-        try XMLEscaping.append(version, to: &header, inAttribute: true)
-        header.append(contentsOf: Array("\">\n".utf8))
-        try output.write(header)
+        var header = RecordBuffer()
+        var text = version
+        try text.withUTF8 { try XMLEscaping.append($0, to: &header, inAttribute: true) }
+        header.append(Array("\">\n".utf8))
+        try output.write(header.bytes)
     }
 
     // MARK: - Elements
 
-    private mutating func append(_ object: ModelObject, plan index: Int, element: [UInt8], indent: Int) throws {
-        let plan = plans[index]
-        appendIndent(indent)
-        record.append(0x3C); record.append(contentsOf: element); record.append(contentsOf: [0x3E, 0x0A])
-        for field in plan.attributes {
-            let value = object.attributes[field.slot]
-            if value.isNull { continue }
-            appendIndent(indent + 1)
-            record.append(contentsOf: field.open)
-            switch value {
-            case .string(let s):
-                do { try XMLEscaping.append(s, to: &record, inAttribute: false) } catch let p as XMLWriteProblem {
-                    throw XMLWriteProblem(field: field.name, what: p.what)
+    /// Appends an object of the plan's entity `e` as the element `element` (a range of the plan's
+    /// bytes), its start tag indented `indent` levels.
+    private static func append(_ object: ModelObject, entity e: Int, element: Range<Int>, indent: Int, _ plan: XMLWritePlan,
+                               to out: inout RecordBuffer) throws {
+        let spans = plan.entities[e]
+        out.reserve(2 * indent + element.count + 3)
+        appendIndent(indent, to: &out)
+        out.put(0x3C); out.put(plan.bytes(element)); out.put(0x3E); out.put(0x0A)
+        try object.attributes.withUnsafeBufferPointer { values in
+            for m in spans.attributes {
+                let field = plan.attributes[m]
+                let value = values[field.slot]
+                if value.isNull { continue }
+                out.reserve(2 * (indent + 1) + field.open.count)
+                appendIndent(indent + 1, to: &out)
+                out.put(plan.bytes(field.open))
+                switch value {
+                case .string(var s):
+                    do { try s.withUTF8 { try XMLEscaping.append($0, to: &out, inAttribute: false) } } catch let p as XMLWriteProblem {
+                        throw XMLWriteProblem(field: plan.names[m], what: p.what)
+                    }
+                case .date(let t):
+                    out.reserve(Timestamp.iso8601MaximumLength)
+                    let written = t.formatISO8601(into: out.spare(Timestamp.iso8601MaximumLength))
+                    out.count += written
+                case .bool(let b): out.append(b ? "true" : "false")
+                case .int(let n): out.append(Array(String(n).utf8))
+                case .null: break
                 }
-            case .date(let t): t.appendISO8601(to: &record)
-            case .bool(let b): record.append(contentsOf: b ? XMLEntityPlan.trueText : XMLEntityPlan.falseText)
-            case .int(let n): record.append(contentsOf: String(n).utf8)
-            case .null: break
+                out.append(plan.bytes(field.close))
             }
-            record.append(contentsOf: field.close)
         }
-        for relationship in plan.relationships {
-            guard relationship.slot < object.relationships.count else { continue }
-            switch object.relationships[relationship.slot] {
+        for m in spans.relationships {
+            let link = plan.relationships[m]
+            guard link.slot < object.relationships.count else { continue }
+            switch object.relationships[link.slot] {
             case .toMany(let items):
-                appendIndent(indent + 1)
+                out.reserve(2 * (indent + 1))
+                appendIndent(indent + 1, to: &out)
                 if items.isEmpty {
-                    record.append(contentsOf: relationship.empty)
+                    out.append(plan.bytes(link.empty))
                     continue
                 }
-                record.append(contentsOf: relationship.open)
-                for item in items {
-                    try append(item, plan: relationship.destination, element: XMLEntityPlan.itemElement, indent: indent + 2)
+                out.append(plan.bytes(link.open))
+                for i in items.indices {
+                    try append(items[i], entity: link.destination, element: plan.itemElement, indent: indent + 2, plan, to: &out)
                 }
-                appendIndent(indent + 1)
-                record.append(contentsOf: relationship.close)
+                out.reserve(2 * (indent + 1))
+                appendIndent(indent + 1, to: &out)
+                out.append(plan.bytes(link.close))
             case .toOne(let related):
                 guard let related else { continue }
-                try append(related, plan: relationship.destination, element: relationship.name, indent: indent + 1)
+                try append(related, entity: link.destination, element: link.name, indent: indent + 1, plan, to: &out)
             }
         }
-        appendIndent(indent)
-        record.append(contentsOf: [0x3C, 0x2F]); record.append(contentsOf: element); record.append(contentsOf: [0x3E, 0x0A])
+        out.reserve(2 * indent + element.count + 4)
+        appendIndent(indent, to: &out)
+        out.put(0x3C); out.put(0x2F); out.put(plan.bytes(element)); out.put(0x3E); out.put(0x0A)
     }
 
-    private mutating func appendIndent(_ level: Int) {
-        for _ in 0..<(2 * level) { record.append(0x20) }
+    /// Two spaces a level, into reserved room.
+    @inline(__always)
+    private static func appendIndent(_ level: Int, to out: inout RecordBuffer) {
+        for _ in 0..<(2 * level) { out.put(0x20) }
     }
 }
 
-/// The tags of one entity, made once from the schema's declarations.
-struct XMLEntityPlan {
-    struct Field { let slot: Int; let name: String; let open: [UInt8]; let close: [UInt8] }
-    struct Link { let slot: Int; let name: [UInt8]; let destination: Int; let open: [UInt8]; let close: [UInt8]; let empty: [UInt8] }
-    var attributes: [Field] = []
-    var relationships: [Link] = []
-    /// The slot of the entity's unique string attribute (the trip's name), for messages.
-    var nameSlot: Int?
+/// The tags of every entity, made once from the schema's declarations: plain members in flat
+/// arrays and every tag's bytes in one block, so writing a trip counts no references.
+final class XMLWritePlan {
+    struct Field { let slot: Int; let open: Range<Int>; let close: Range<Int> }
+    struct Link { let slot: Int; let name: Range<Int>; let destination: Int; let open: Range<Int>; let close: Range<Int>; let empty: Range<Int> }
+    /// An entity's fields and links: ranges of `attributes` and `relationships`.
+    struct Spans { let attributes: Range<Int>; let relationships: Range<Int> }
 
-    static let tripElement = Array("trip".utf8)
-    static let itemElement = Array("item".utf8)
-    static let trueText = Array("true".utf8)
-    static let falseText = Array("false".utf8)
+    /// Per entity of the schema, the root first.
+    let entities: [Spans]
+    let attributes: [Field]
+    /// The attribute names, by index of `attributes`, for messages.
+    let names: [String]
+    let relationships: [Link]
+    let tripElement: Range<Int>
+    let itemElement: Range<Int>
+    /// The slot of the root's unique string attribute (the trip's name), for messages.
+    let nameSlot: Int?
+    private let block: UnsafeMutablePointer<UInt8>
 
-    /// One plan per entity of the schema, the root first.
-    static func plans(for schema: any VersionedSchema.Type) -> [XMLEntityPlan] {
-        let entities = schema.entities
-        return entities.map { entity in
-            var plan = XMLEntityPlan()
-            for (slot, a) in entity.attributes.enumerated() where !a.isTransient {
-                plan.attributes.append(Field(slot: slot, name: a.name, open: Array("<\(a.name)>".utf8), close: Array("</\(a.name)>\n".utf8)))
-            }
-            plan.nameSlot = entity.attributes.firstIndex { $0.isUnique && $0.type == .string }
-                ?? entity.attributes.firstIndex { $0.name == "name" }
-            for (slot, r) in entity.relationships.enumerated() {
-                let destination = entities.firstIndex { $0.name == r.destination } ?? 0
-                plan.relationships.append(Link(slot: slot, name: Array(r.name.utf8), destination: destination,
-                                               open: Array("<\(r.name)>\n".utf8), close: Array("</\(r.name)>\n".utf8),
-                                               empty: Array("<\(r.name)/>\n".utf8)))
-            }
-            return plan
+    init(_ schema: any VersionedSchema.Type) {
+        var entityList = schema.entities
+        if let root = entityList.firstIndex(where: { $0.name == schema.rootEntity.name }), root != 0 {
+            entityList.swapAt(0, root)
         }
+        var all: [UInt8] = []
+        func add(_ text: String) -> Range<Int> {
+            let start = all.count
+            all += text.utf8
+            return start..<all.count
+        }
+        var spans: [Spans] = [], fields: [Field] = [], names: [String] = [], links: [Link] = []
+        for entity in entityList {
+            let firstField = fields.count, firstLink = links.count
+            for (slot, a) in entity.attributes.enumerated() where !a.isTransient {
+                fields.append(Field(slot: slot, open: add("<\(a.name)>"), close: add("</\(a.name)>\n")))
+                names.append(a.name)
+            }
+            for (slot, r) in entity.relationships.enumerated() {
+                let destination = entityList.firstIndex { $0.name == r.destination } ?? 0
+                links.append(Link(slot: slot, name: add(r.name), destination: destination, open: add("<\(r.name)>\n"),
+                                  close: add("</\(r.name)>\n"), empty: add("<\(r.name)/>\n")))
+            }
+            spans.append(Spans(attributes: firstField..<fields.count, relationships: firstLink..<links.count))
+        }
+        let root = entityList[0]
+        nameSlot = root.attributes.firstIndex { $0.isUnique && $0.type == .string } ?? root.attributes.firstIndex { $0.name == "name" }
+        tripElement = add("trip")
+        itemElement = add("item")
+        entities = spans
+        attributes = fields
+        self.names = names
+        relationships = links
+        block = .allocate(capacity: max(1, all.count))
+        block.initialize(from: all, count: all.count)
+    }
+
+    deinit { block.deallocate() }
+
+    @inline(__always)
+    func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: block + range.lowerBound, count: range.count)
     }
 }
 
@@ -176,49 +223,64 @@ struct XMLWriteProblem: Error {
 }
 
 enum XMLEscaping {
-    /// Appends text escaped for element content (or a double-quoted attribute value).
-    static func append(_ text: String, to out: inout [UInt8], inAttribute: Bool) throws {
-        var text = text
-        try text.withUTF8 { bytes in
-            var runStart = 0
-            var i = 0
-            let n = bytes.count
-            while i < n {
-                let c = bytes[i]
-                let replacement: [UInt8]
-                switch c {
-                case 0x26: replacement = amp
-                case 0x3C: replacement = lt
-                case 0x3E: replacement = gt
-                case 0x0D: replacement = cr
-                case 0x22 where inAttribute: replacement = quot
-                case 0x09 where inAttribute: replacement = tab
-                case 0x0A where inAttribute: replacement = lf
-                case 0x09, 0x0A:
-                    i += 1; continue
-                case 0x00..<0x20:
-                    throw XMLWriteProblem(field: "", what: "U+\(hex4(UInt32(c))) cannot be written in XML 1.0")
-                case 0xEF where i + 2 < n && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF):
-                    throw XMLWriteProblem(field: "", what: "U+\(bytes[i + 2] == 0xBE ? "FFFE" : "FFFF") cannot be written in XML 1.0")
-                default:
-                    i += 1; continue
-                }
-                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
-                out.append(contentsOf: replacement)
-                i += 1
-                runStart = i
+    /// Appends UTF-8 text escaped for element content (or a double-quoted attribute value).
+    static func append(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout RecordBuffer, inAttribute: Bool) throws {
+        // Room for the worst case at once: every byte replaced by `&quot;`.
+        out.reserve(6 * bytes.count)
+        let raw = UnsafeRawBufferPointer(bytes)
+        var runStart = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            // Eight bytes at a time to the first that may need a look.
+            if i &+ 8 <= n {
+                let mask = XMLEscaping.attentionMask(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self), inAttribute: inAttribute)
+                if mask == 0 { i &+= 8; continue }
+                i &+= mask.trailingZeroBitCount &>> 3
             }
-            if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+            let c = bytes[i]
+            let replacement: StaticString
+            switch c {
+            case 0x26: replacement = "&amp;"
+            case 0x3C: replacement = "&lt;"
+            case 0x3E: replacement = "&gt;"
+            case 0x0D: replacement = "&#13;"
+            case 0x22 where inAttribute: replacement = "&quot;"
+            case 0x09 where inAttribute: replacement = "&#9;"
+            case 0x0A where inAttribute: replacement = "&#10;"
+            case 0x09, 0x0A:
+                i += 1; continue
+            case 0x00..<0x20:
+                throw XMLWriteProblem(field: "", what: "U+\(hex4(UInt32(c))) cannot be written in XML 1.0")
+            case 0xEF where i + 2 < n && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF):
+                throw XMLWriteProblem(field: "", what: "U+\(bytes[i + 2] == 0xBE ? "FFFE" : "FFFF") cannot be written in XML 1.0")
+            default:
+                i += 1; continue
+            }
+            out.put(UnsafeRawBufferPointer(rebasing: raw[runStart..<i]))
+            out.put(UnsafeRawBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+            i += 1
+            runStart = i
         }
+        out.put(UnsafeRawBufferPointer(rebasing: raw[runStart..<n]))
     }
 
-    private static let amp = Array("&amp;".utf8)
-    private static let lt = Array("&lt;".utf8)
-    private static let gt = Array("&gt;".utf8)
-    private static let cr = Array("&#13;".utf8)
-    private static let quot = Array("&quot;".utf8)
-    private static let tab = Array("&#9;".utf8)
-    private static let lf = Array("&#10;".utf8)
+    /// A word of eight bytes with a bit set in each byte that may need escaping or refusing: `&`,
+    /// `<`, `>`, (in an attribute) `"`, a control character, or a non-ASCII byte (U+FFFE and U+FFFF
+    /// start with one). The lowest set bit is always a real hit.
+    @inline(__always)
+    static func attentionMask(_ word: UInt64, inAttribute: Bool) -> UInt64 {
+        let w = UInt64(littleEndian: word)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func equal(_ b: UInt64) -> UInt64 {
+            let x = w ^ (ones &* b)
+            return (x &- ones) & ~x
+        }
+        var hits = equal(0x26) | equal(0x3C) | equal(0x3E) | (w &- (ones &* 0x20))
+        if inAttribute { hits |= equal(0x22) }
+        return (hits & ~w & highs) | (w & highs)
+    }
 
     private static func hex4(_ v: UInt32) -> String {
         let s = String(v, radix: 16, uppercase: true)
