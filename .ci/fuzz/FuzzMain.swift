@@ -19,8 +19,9 @@ struct FuzzTarget: Sendable {
     let test: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
 }
 
-/// Every target, by name: the readers.
-let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target)
+/// Every target, by name: the readers, each with fixed and with fuzzed read options, the writers'
+/// round trip and the whole pipeline.
+let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget]
 
 nonisolated(unsafe) var fuzzSelected: FuzzTarget?
 
@@ -55,6 +56,16 @@ func fuzzFinding(_ message: String) -> Never {
     let text = "tripfuzz: FINDING: \(message)\n"
     _ = text.withCString { write(2, $0, strlen($0)) }
     fatalError(message)
+}
+
+/// Whether TRIPFUZZ_VERBOSE is set: targets then say what they did with each input (for replays).
+let fuzzVerbose = getenv("TRIPFUZZ_VERBOSE") != nil
+
+/// A line on standard error under TRIPFUZZ_VERBOSE.
+func fuzzNote(_ message: @autoclosure () -> String) {
+    guard fuzzVerbose else { return }
+    let text = "tripfuzz: \(message())\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
 }
 
 // MARK: - Scratch files

@@ -23,6 +23,8 @@ enum FuzzInputShape {
 enum FuzzOptionSource {
     /// The same options for every input: the defaults, or those TRIPFUZZ_OPTIONS names.
     case fixed
+    /// The input's first byte picks them (`fuzzOptions(byte:)`); the rest is the input.
+    case firstByte
 }
 
 /// One reader target.
@@ -42,8 +44,24 @@ let fuzzReaders: [(name: String, format: Format, shape: FuzzInputShape)] = [
     ("csv-tables", .csv, .tables),
 ]
 
+/// Each reader twice: `NAME` with the fixed options, `NAME-options` with options the input picks.
 let fuzzReaderTargets: [FuzzReaderTarget] =
     fuzzReaders.map { FuzzReaderTarget(name: $0.name, format: $0.format, shape: $0.shape, options: .fixed) }
+    + fuzzReaders.map { FuzzReaderTarget(name: $0.name + "-options", format: $0.format, shape: $0.shape, options: .firstByte) }
+
+/// The read options one byte picks, every non-default value of every option the CLI has:
+/// bit 0 `--input-encoding latin1`; bit 1 `--ignore-unknown`; bits 2-3 `--source-version` (none,
+/// 1.0.0, 2.0.0, 3.0.0); bits 4-5 `--date-epoch` (reference, unix, unix-ms, reference). Bits 6-7 are
+/// not used.
+func fuzzOptions(byte: UInt8) -> ReadOptions {
+    var options = ReadOptions()
+    if byte & 1 != 0 { options.inputEncoding = "latin1" }
+    options.ignoreUnknown = byte & 2 != 0
+    let versions: [SchemaVersion?] = [nil] + TripMigrationPlan.versions.map { Optional($0) }
+    options.sourceVersion = versions[Int(byte >> 2 & 3) % versions.count]
+    options.dateEpoch = [DateEpoch.reference, .unix, .unixMilliseconds, .reference][Int(byte >> 4 & 3)]
+    return options
+}
 
 /// The read options: the defaults, or those TRIPFUZZ_OPTIONS names, comma-separated:
 /// `latin1`, `ignore-unknown`, `source=1.0.0` (or 2.0.0, 3.0.0), `epoch=unix` (or `unix-ms`).
@@ -88,9 +106,13 @@ func fuzzPlace(_ bytes: UnsafeBufferPointer<UInt8>, format: Format, shape: FuzzI
 
 /// Reads one input with a reader target's reader and drains it.
 func fuzzRead(_ input: UnsafeBufferPointer<UInt8>, _ target: FuzzReaderTarget) {
+    var input = input
     let options: ReadOptions
     switch target.options {
     case .fixed: options = fuzzFixedOptions
+    case .firstByte:
+        options = fuzzOptions(byte: input.first ?? 0)
+        input = UnsafeBufferPointer(rebasing: input.dropFirst())
     }
     let path = fuzzPlace(input, format: target.format, shape: target.shape)
     do {
