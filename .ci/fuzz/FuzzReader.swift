@@ -1,47 +1,71 @@
-// A libFuzzer target over one reader, built by .ci/fuzz/run (not part of Package.swift's build).
+// The reader targets: one per reader, a table of (name, format, layout, read options).
 //
-// The format is fixed at compile time by one of -D FUZZ_CSV, FUZZ_TSV, FUZZ_JSON, FUZZ_JSONL,
-// FUZZ_XML, FUZZ_YAML, FUZZ_SQLITE, FUZZ_COREDATA, FUZZ_CSV_TABLES. Each input's bytes go to a file (the readers read files through
-// ByteInput; SQLite needs a file), the reader comes from FormatFactory.makeReader exactly as the CLI
-// makes it, and next() is drained. A thrown TripError is a clean rejection; a trap, an ASan report,
-// a hang (libFuzzer's -timeout) or any other error type is a finding.
+// Each input's bytes go to a scratch file (the readers read files through ByteInput; SQLite needs a
+// file), the reader comes from FormatFactory.makeReader exactly as the CLI makes it, and next() is
+// drained. A thrown TripError is a clean rejection; a trap, an ASan report, a hang (libFuzzer's
+// -timeout) or any other error type is a finding.
 #if canImport(Glibc)
 import Glibc
 #endif
 import TripKit
 import TripFormats
 
-#if FUZZ_CSV_TABLES
-// The tables layout: the input is split at "\n%%\n" lines into trips.csv, bucket_list_items.csv and
-// living_accommodations.csv (a missing part is an absent file), and the reader reads the directory.
-let fuzzFormat = Format.csv
-let fuzzTables = true
-#elseif FUZZ_CSV
-let fuzzFormat = Format.csv
-#elseif FUZZ_TSV
-let fuzzFormat = Format.tsv
-#elseif FUZZ_JSON
-let fuzzFormat = Format.json
-#elseif FUZZ_JSONL
-let fuzzFormat = Format.jsonl
-#elseif FUZZ_XML
-let fuzzFormat = Format.xml
-#elseif FUZZ_YAML
-let fuzzFormat = Format.yaml
-#elseif FUZZ_SQLITE
-let fuzzFormat = Format.sqlite
-#elseif FUZZ_COREDATA
-let fuzzFormat = Format.coredata
-#else
-#error("build with one of -D FUZZ_CSV, FUZZ_TSV, FUZZ_JSON, FUZZ_JSONL, FUZZ_XML, FUZZ_YAML, FUZZ_SQLITE, FUZZ_COREDATA, FUZZ_CSV_TABLES")
-#endif
-#if !FUZZ_CSV_TABLES
-let fuzzTables = false
-#endif
+/// What a reader target reads: a file, or a tables-layout directory.
+enum FuzzInputShape {
+    /// The input is the file.
+    case file
+    /// The input is split at "\n%%\n" lines into trips.csv, bucket_list_items.csv and
+    /// living_accommodations.csv (a missing part is an absent file), and the reader reads the directory.
+    case tables
+}
+
+/// Where a reader target's read options come from.
+enum FuzzOptionSource {
+    /// The same options for every input: the defaults, or those TRIPFUZZ_OPTIONS names.
+    case fixed
+    /// The input's first byte picks them (`fuzzOptions(byte:)`); the rest is the input.
+    case firstByte
+}
+
+/// One reader target.
+struct FuzzReaderTarget {
+    let name: String
+    let format: Format
+    let shape: FuzzInputShape
+    let options: FuzzOptionSource
+
+    var target: FuzzTarget { FuzzTarget(name: name) { fuzzRead($0, self) } }
+}
+
+/// The readers: every format's reader, as the CLI makes it.
+let fuzzReaders: [(name: String, format: Format, shape: FuzzInputShape)] = [
+    ("csv", .csv, .file), ("tsv", .tsv, .file), ("json", .json, .file), ("jsonl", .jsonl, .file),
+    ("xml", .xml, .file), ("yaml", .yaml, .file), ("sqlite", .sqlite, .file), ("coredata", .coredata, .file),
+    ("csv-tables", .csv, .tables),
+]
+
+/// Each reader twice: `NAME` with the fixed options, `NAME-options` with options the input picks.
+let fuzzReaderTargets: [FuzzReaderTarget] =
+    fuzzReaders.map { FuzzReaderTarget(name: $0.name, format: $0.format, shape: $0.shape, options: .fixed) }
+    + fuzzReaders.map { FuzzReaderTarget(name: $0.name + "-options", format: $0.format, shape: $0.shape, options: .firstByte) }
+
+/// The read options one byte picks, every non-default value of every option the CLI has:
+/// bit 0 `--input-encoding latin1`; bit 1 `--ignore-unknown`; bits 2-3 `--source-version` (none,
+/// 1.0.0, 2.0.0, 3.0.0); bits 4-5 `--date-epoch` (reference, unix, unix-ms, reference). Bits 6-7 are
+/// not used.
+func fuzzOptions(byte: UInt8) -> ReadOptions {
+    var options = ReadOptions()
+    if byte & 1 != 0 { options.inputEncoding = "latin1" }
+    options.ignoreUnknown = byte & 2 != 0
+    let versions: [SchemaVersion?] = [nil] + TripMigrationPlan.versions.map { Optional($0) }
+    options.sourceVersion = versions[Int(byte >> 2 & 3) % versions.count]
+    options.dateEpoch = [DateEpoch.reference, .unix, .unixMilliseconds, .reference][Int(byte >> 4 & 3)]
+    return options
+}
 
 /// The read options: the defaults, or those TRIPFUZZ_OPTIONS names, comma-separated:
 /// `latin1`, `ignore-unknown`, `source=1.0.0` (or 2.0.0, 3.0.0), `epoch=unix` (or `unix-ms`).
-let fuzzOptions: ReadOptions = {
+let fuzzFixedOptions: ReadOptions = {
     var options = ReadOptions()
     guard let raw = getenv("TRIPFUZZ_OPTIONS") else { return options }
     for word in String(cString: raw).split(separator: ",") {
@@ -51,76 +75,53 @@ let fuzzOptions: ReadOptions = {
         case "epoch=unix": options.dateEpoch = .unix
         case "epoch=unix-ms": options.dateEpoch = .unixMilliseconds
         case _ where word.hasPrefix("source="):
-            guard let v = SchemaVersion(String(word.dropFirst(7))) else { fatalError("TRIPFUZZ_OPTIONS: bad \(word)") }
+            guard let v = SchemaVersion(String(word.dropFirst(7))) else { fuzzFinding("TRIPFUZZ_OPTIONS: bad \(word)") }
             options.sourceVersion = v
-        default: fatalError("TRIPFUZZ_OPTIONS: unknown option \(word)")
+        default: fuzzFinding("TRIPFUZZ_OPTIONS: unknown option \(word)")
         }
     }
     return options
 }()
 
-/// One scratch file per fuzzing process, in TRIPFUZZ_DIR (which .ci/fuzz/run makes and removes), else
-/// in memory where /dev/shm exists.
-let fuzzPath: String = {
-    var st = stat()
-    let dir = getenv("TRIPFUZZ_DIR").map { String(cString: $0) } ?? (stat("/dev/shm", &st) == 0 ? "/dev/shm" : "/tmp")
-    return "\(dir)/tripfuzz-\(getpid())" + (fuzzTables ? "-tables" : ".\(fuzzFormat.extensions.first ?? fuzzFormat.rawValue)")
-}()
-
 /// The tables-layout files, in the order the input's parts fill them.
 let fuzzTableFiles = ["trips.csv", "bucket_list_items.csv", "living_accommodations.csv"]
 
-/// Writes the input to the scratch file (the tables target: to the files of a scratch directory).
-func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> String {
-    guard fuzzTables else {
-        // Remove any side files a SQLite run left beside the scratch file.
-        for suffix in ["-journal", "-wal", "-shm"] { unlink(fuzzPath + suffix) }
-        fuzzWrite(fuzzPath, data, size)
-        return fuzzPath
-    }
-    mkdir(fuzzPath, 0o700)
-    for name in fuzzTableFiles { unlink("\(fuzzPath)/\(name)") }
-    let separator: [UInt8] = Array("\n%%\n".utf8)
-    var start = 0, part = 0, i = 0
-    while let base = data, part < fuzzTableFiles.count - 1, i + separator.count <= size {
-        if (0..<separator.count).allSatisfy({ base[i + $0] == separator[$0] }) {
-            fuzzWrite("\(fuzzPath)/\(fuzzTableFiles[part])", base + start, i + 1 - start)
-            part += 1; i += separator.count; start = i
-        } else {
-            i += 1
+/// Puts an input where a reader of `shape` reads it: a scratch file, or a scratch tables directory.
+func fuzzPlace(_ bytes: UnsafeBufferPointer<UInt8>, format: Format, shape: FuzzInputShape) -> String {
+    switch shape {
+    case .file:
+        let path = fuzzScratch("input.\(format.extensions.first ?? format.rawValue)")
+        fuzzWrite(path, bytes)
+        return path
+    case .tables:
+        let dir = fuzzScratch("input-tables")
+        mkdir(dir, 0o700)
+        for name in fuzzTableFiles { unlink("\(dir)/\(name)") }
+        for (part, name) in zip(fuzzParts(bytes, limit: fuzzTableFiles.count), fuzzTableFiles) {
+            fuzzWrite("\(dir)/\(name)", part)
         }
+        return dir
     }
-    fuzzWrite("\(fuzzPath)/\(fuzzTableFiles[part])", data.map { $0 + start }, size - start)
-    return fuzzPath
 }
 
-/// Writes bytes to a file, replacing it.
-func fuzzWrite(_ path: String, _ data: UnsafePointer<UInt8>?, _ size: Int) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { fatalError("cannot open \(path): \(String(cString: strerror(errno)))") }
-    var done = 0
-    while done < size, let base = data {
-        let n = write(fd, base + done, size - done)
-        if n < 0 {
-            if errno == EINTR { continue }
-            fatalError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        done += n
+/// Reads one input with a reader target's reader and drains it.
+func fuzzRead(_ input: UnsafeBufferPointer<UInt8>, _ target: FuzzReaderTarget) {
+    var input = input
+    let options: ReadOptions
+    switch target.options {
+    case .fixed: options = fuzzFixedOptions
+    case .firstByte:
+        options = fuzzOptions(byte: input.first ?? 0)
+        input = UnsafeBufferPointer(rebasing: input.dropFirst())
     }
-    close(fd)
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let path = fuzzInput(data, size)
+    let path = fuzzPlace(input, format: target.format, shape: target.shape)
     do {
-        var reader = try FormatFactory.makeReader(.file(path), format: fuzzFormat, options: fuzzOptions)
+        var reader = try FormatFactory.makeReader(.file(path), format: target.format, options: options)
         while let _ = try reader.next() {}
         _ = reader.detection
     } catch is TripError {
         // A clean rejection.
     } catch {
-        fatalError("the \(fuzzFormat.rawValue) reader threw a \(type(of: error)), not a TripError: \(error)")
+        fuzzFinding("the \(target.name) reader threw a \(type(of: error)), not a TripError: \(error)")
     }
-    return 0
 }
