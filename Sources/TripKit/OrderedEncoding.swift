@@ -31,7 +31,7 @@ enum OrderedEncoding {
     static func run(count: Int, threads: Int, encode: @escaping @Sendable (Range<Int>, inout [UInt8]) -> Void,
                     write: ([UInt8], Int) throws -> Void) throws {
         let batches = (count + batchSize - 1) / batchSize
-        func range(_ b: Int) -> Range<Int> { (b * batchSize)..<min(count, (b + 1) * batchSize) }
+        let range = { @Sendable (b: Int) -> Range<Int> in (b * batchSize)..<min(count, (b + 1) * batchSize) }
         func formatHere() throws {
             var bytes: [UInt8] = []
             for b in 0..<batches {
@@ -44,7 +44,7 @@ enum OrderedEncoding {
         let shared = Shared(window: 4 * threads)
         var workers: [pthread_t] = []
         for _ in 0..<threads {
-            let job = Job(shared: shared, batches: batches, count: count, encode: encode)
+            let job = Job(shared: shared, batches: batches, range: range, encode: encode)
             var thread = pthread_t()
             let box = Unmanaged.passRetained(job).toOpaque()
             let rc = pthread_create(&thread, nil, { raw in
@@ -119,17 +119,18 @@ enum OrderedEncoding {
     final class Job: @unchecked Sendable {
         let shared: Shared
         let batches: Int
-        let count: Int
+        let range: @Sendable (Int) -> Range<Int>
         let encode: @Sendable (Range<Int>, inout [UInt8]) -> Void
 
-        init(shared: Shared, batches: Int, count: Int, encode: @escaping @Sendable (Range<Int>, inout [UInt8]) -> Void) {
-            self.shared = shared; self.batches = batches; self.count = count; self.encode = encode
+        init(shared: Shared, batches: Int, range: @escaping @Sendable (Int) -> Range<Int>,
+             encode: @escaping @Sendable (Range<Int>, inout [UInt8]) -> Void) {
+            self.shared = shared; self.batches = batches; self.range = range; self.encode = encode
         }
 
         func run() {
             while let b = shared.claim(below: batches) {
                 var bytes: [UInt8] = []
-                let r = (b * OrderedEncoding.batchSize)..<min(count, (b + 1) * OrderedEncoding.batchSize)
+                let r = range(b)
                 bytes.reserveCapacity(r.count * 512)
                 encode(r, &bytes)
                 shared.finished(b, bytes)
