@@ -30,3 +30,31 @@ public final class Monitor: @unchecked Sendable {
         return try body()
     }
 }
+
+/// Starting a thread with pthreads.
+enum Threads {
+    /// Runs `body` on a new thread with an 8 MiB stack (what the main thread has by default, so
+    /// depth limits tested there hold); nil when no thread could be started.
+    static func start(_ body: @escaping () -> Void) -> pthread_t? {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        let rc = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        guard rc == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(box).release()
+            return nil
+        }
+        return thread
+    }
+}
+
+private final class ThreadBody {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}

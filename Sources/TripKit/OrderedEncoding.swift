@@ -45,17 +45,7 @@ enum OrderedEncoding {
         var workers: [pthread_t] = []
         for _ in 0..<threads {
             let job = Job(shared: shared, batches: batches, range: range, encode: encode)
-            var thread = pthread_t()
-            let box = Unmanaged.passRetained(job).toOpaque()
-            let rc = pthread_create(&thread, nil, { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.run()
-                return nil
-            }, box)
-            if rc != 0 {
-                Unmanaged<Job>.fromOpaque(box).release()
-                break
-            }
+            guard let thread = Threads.start({ job.run() }) else { break }
             workers.append(thread)
         }
         defer {

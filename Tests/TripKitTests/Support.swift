@@ -45,7 +45,13 @@ final class CollectingWriter: RecordWriter {
     var objects: [ModelObject] = []
     var finished = false
     var aborted = false
-    func write(_ object: ModelObject) throws { objects.append(object) }
+    /// Throws `Failure` when given the trip at this position (0-based).
+    var failAt: Int?
+    struct Failure: Error {}
+    func write(_ object: ModelObject) throws {
+        if let failAt, objects.count >= failAt { throw Failure() }
+        objects.append(object)
+    }
     func finish() throws { finished = true }
     func abort() { aborted = true }
 }
