@@ -115,7 +115,8 @@ public struct Pipeline {
                     return entry
                 }
                 all.ledgerAppend(entries)
-                summary.written -= entries.filter { $0.kind != .rejected }.count
+                // Every entry is a trip the writer did not write as given: merged, dropped or rejected.
+                summary.written -= entries.count
             }
             for entry in all.ledger {
                 switch entry.kind {

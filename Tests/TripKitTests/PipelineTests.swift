@@ -94,6 +94,35 @@ struct PipelineTests {
             #expect(s.read == s.written + s.merged + s.dropped + s.rejected)
         }
     }
+
+    /// A store-like writer that merges the 2nd trip it is given into an earlier one and rejects the 3rd.
+    final class LedgerWriter: RecordWriter, LedgerKeeping {
+        var given = 0
+        var ledger: [Rejection] = []
+        func write(_ object: ModelObject) throws {
+            given += 1
+            let origin = RecordOrigin(source: "out.sqlite", record: given)
+            if given == 2 { ledger.append(Rejection(kind: .merged, origin: origin, reason: "merged into the stored trip")) }
+            if given == 3 { ledger.append(Rejection(kind: .rejected, origin: origin, reason: "the store refused it")) }
+        }
+        func finish() throws {}
+    }
+
+    @Test("trips a store merges or rejects count once, not also as written, and carry their input origin")
+    func storeLedger() throws {
+        let items = (1...4).map { trip(TestTrip(name: "T\($0)"), Self.v3, $0, source: "in.json") }
+        var seen: [Rejection] = []
+        var p = Pipeline()
+        p.keepsGoing = true
+        let s = try p.run([input("in.json", version: Self.v3, items)], into: { LedgerWriter() }) { seen.append($0) }
+        #expect(s.read == 4)
+        #expect(s.written == 2)
+        #expect(s.merged == 1)
+        #expect(s.rejected == 1)
+        #expect(s.read == s.written + s.merged + s.dropped + s.rejected)
+        #expect(seen.map(\.origin.source) == ["in.json", "in.json"])
+        #expect(seen.map(\.origin.record) == [2, 3])
+    }
 }
 
 struct SplitMix {
