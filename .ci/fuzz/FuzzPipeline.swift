@@ -2,8 +2,9 @@
 //
 // The input's first byte picks the run (`FuzzPipelineRun`); the rest is split at "\n%%\n" lines into
 // up to three inputs of one format. The pipeline runs over them once per dedupe policy, as the CLI
-// runs it, and every run that ends must account for every record: read = written + merged + dropped +
-// rejected (ConversionSummary), each merged, dropped or rejected record set aside once with its kind,
+// runs it (reading ahead on a thread under every other policy), and every run that ends must account
+// for every record: read = written + merged + dropped + rejected (ConversionSummary), each merged,
+// dropped or rejected record set aside once with its kind,
 // the writer given exactly the trips counted written, in the target's layout and, where the target's
 // names are unique, one per name. A store written into a second time must hold what it held plus
 // what the run counts written. A thrown TripError (a syntax error, `--dedupe fail` meeting a
@@ -62,11 +63,14 @@ func fuzzPipeline(_ input: UnsafeBufferPointer<UInt8>) {
         PipelineInput(name: path) { try FormatFactory.makeReader(.file(path), format: run.format, options: run.options) }
     }
     let itemsRead = paths.reduce(0) { $0 + fuzzCountItems(path: $1, format: run.format, options: run.options) }
-    for policy in DeduplicationPolicy.allCases {
+    for (p, policy) in DeduplicationPolicy.allCases.enumerated() {
         var pipeline = Pipeline()
         pipeline.targetVersion = run.target.versionIdentifier
         pipeline.policy = policy
         pipeline.keepsGoing = run.keepsGoing
+        // Every other policy reads (and decodes for a store) ahead on threads, as the CLI does with
+        // --jobs 2 or more; the others on one thread, as with --jobs 1.
+        pipeline.readsAhead = p % 2 == 1
         let label = "the pipeline (\(run.format.rawValue) to \(run.toStore ? "a store" : "a writer") at \(run.target.versionIdentifier), --dedupe \(policy.rawValue)\(run.keepsGoing ? ", rejects set aside" : ""))"
         if run.toStore {
             let store = fuzzScratch("pipeline-out.sqlite")
