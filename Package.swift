@@ -32,8 +32,11 @@ let package = Package(
         // A deterministic generator of large trip exports, for the benchmark and large tests.
         .executableTarget(name: "tripgen", dependencies: ["TripKit", "TripFormats"]),
 
-        .testTarget(name: "TripKitTests", dependencies: ["TripKit"]),
-        .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats"]),
-        .testTarget(name: "TripCLITests", dependencies: ["TripKit"], exclude: ["Cases"]),
+        // What the test targets share: the seeded generator, arbitrary trips, paths, external tools.
+        .target(name: "TripTestSupport", dependencies: ["TripKit"], path: "Tests/TripTestSupport"),
+
+        .testTarget(name: "TripKitTests", dependencies: ["TripKit", "TripTestSupport"]),
+        .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats", "TripTestSupport"]),
+        .testTarget(name: "TripCLITests", dependencies: ["TripKit", "TripTestSupport"], exclude: ["Cases"]),
     ]
 )

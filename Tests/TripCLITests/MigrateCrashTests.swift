@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TripTestSupport
 #endif
 
 /// The migration is one transaction in SQLite's ordinary safe journal: a process killed at any
@@ -24,18 +25,6 @@ struct MigrateCrashTests {
             PRAGMA user_version;
             SELECT value FROM tripconv_metadata WHERE key = 'schemaVersion';
             """)
-    }
-
-    /// SplitMix64, so a failing run can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func unit() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
     }
 
     /// Starts `tripconv migrate` on a store, its output thrown away.
@@ -71,7 +60,7 @@ struct MigrateCrashTests {
         let new = try Self.contents(reference)
         #expect(new.hasSuffix("\n3\n3.0.0\n"))
 
-        var random = Random(state: 2026)
+        var random = SplitMix64(seed: 2026)
         var killedMidway = 0, foundOld = 0, foundNew = 0, rounds = 0
         var resumed = false
         // Kills land uniformly within the time a migration takes; when a run finished before its

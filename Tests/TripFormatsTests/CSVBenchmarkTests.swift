@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 /// Measures the reader on a generated 100k-trip CSV. A measurement, not a check of speed (the machine is
 /// shared): it runs when TRIPCONV_CSV_BENCH=1, best in a release build:
@@ -13,7 +14,7 @@ struct CSVBenchmarkTests {
 
     /// Realistic trips: short names, 0 to 5 items, an accommodation half the time.
     static func trips(_ count: Int) -> [ModelObject] {
-        var random = CSVSplitMix64(seed: 2024)
+        var random = SplitMix64(seed: 2024)
         let cities = ["Paris", "Rome", "Oslo", "New York", "Kyoto", "São Paulo", "Cape Town", "Reykjavík"]
         let things = ["Museum visit", "Dinner at the harbour", "Walk along the river, at dusk", "Concert \"live\"", "Day trip"]
         return (0..<count).map { i in

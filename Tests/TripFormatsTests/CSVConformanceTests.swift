@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 /// The CSV row reader against data nobody on this project wrote (../shared/conformance).
 @Suite("CSV conformance")
@@ -14,20 +15,20 @@ struct CSVConformanceTests {
     }
 
     static var spectrumNames: [String] {
-        guard let root = CSVShared.conformance else { return [] }
+        guard let root = TestPaths.conformance else { return [] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/csv-spectrum/csvs")) ?? []
         return names.filter { $0.hasSuffix(".csv") }.map { String($0.dropLast(4)) }.sorted()
     }
 
     @Test("csv-spectrum has its 11 cases where ../shared is present")
     func spectrumPresent() {
-        guard CSVShared.conformance != nil else { print("skipped: ../shared/conformance is absent"); return }
+        guard TestPaths.conformance != nil else { print("skipped: ../shared/conformance is absent"); return }
         #expect(Self.spectrumNames.count == 11)
     }
 
     @Test("each csv-spectrum file reads as its expected JSON", arguments: spectrumNames)
     func spectrum(name: String) throws {
-        let root = try #require(CSVShared.conformance)
+        let root = try #require(TestPaths.conformance)
         let rows = try Self.rows(path: "\(root)/csv-spectrum/csvs/\(name).csv")
         let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(root)/csv-spectrum/json/\(name).json"))) as? [[String: String]]
         let header = try #require(rows.first)
@@ -38,7 +39,7 @@ struct CSVConformanceTests {
 
     @Test("each csv-spectrum file is a clean data error naming the missing trip columns", arguments: spectrumNames)
     func spectrumAsTrips(name: String) throws {
-        let root = try #require(CSVShared.conformance)
+        let root = try #require(TestPaths.conformance)
         let path = "\(root)/csv-spectrum/csvs/\(name).csv"
         let error = CSVIO.error { _ = try CSVIO.read(path: path) }
         #expect(error?.kind == .data)
@@ -58,7 +59,7 @@ struct CSVConformanceTests {
     }
 
     static var expectations: [Expectation] {
-        guard let root = CSVShared.conformance else { return [] }
+        guard let root = TestPaths.conformance else { return [] }
         var all: [Expectation] = []
         for suite in ["commons-csv", "csvlint"] {
             guard let data = FileManager.default.contents(atPath: "\(root)/\(suite)/EXPECTATIONS.json"),
@@ -75,13 +76,13 @@ struct CSVConformanceTests {
 
     @Test("commons-csv and csvlint have their 25 expectations where ../shared is present")
     func expectationsPresent() {
-        guard CSVShared.conformance != nil else { print("skipped: ../shared/conformance is absent"); return }
+        guard TestPaths.conformance != nil else { print("skipped: ../shared/conformance is absent"); return }
         #expect(Self.expectations.count == 25)
     }
 
     @Test("commons-csv and csvlint files are read as EXPECTATIONS.json says", arguments: expectations)
     func expectation(_ e: Expectation) throws {
-        let root = try #require(CSVShared.conformance)
+        let root = try #require(TestPaths.conformance)
         let path = "\(root)/\(e.suite)/\(e.file)"
         let result = Result { try Self.rows(path: path) }
         switch e.expect {
@@ -103,14 +104,14 @@ struct CSVConformanceTests {
 
     @Test("every commons-csv and csvlint file read as trips ends in a clean data error", arguments: expectations)
     func expectationAsTrips(_ e: Expectation) throws {
-        let root = try #require(CSVShared.conformance)
+        let root = try #require(TestPaths.conformance)
         let error = CSVIO.error { _ = try CSVIO.read(path: "\(root)/\(e.suite)/\(e.file)") }
         #expect(error?.kind == .data)
     }
 
     @Test("Latin-1 bytes are an encoding error naming line and column, or read with latin1")
     func latin1Fixture() throws {
-        guard let root = CSVShared.conformance else { print("skipped: ../shared/conformance is absent"); return }
+        guard let root = TestPaths.conformance else { print("skipped: ../shared/conformance is absent"); return }
         let path = "\(root)/csvlint/fixtures/invalid-byte-sequence.csv"
         let error = CSVIO.error { _ = try Self.rows(path: path) }
         #expect(error?.message == "\(path):1:34: invalid UTF-8 bytes 0xF3")

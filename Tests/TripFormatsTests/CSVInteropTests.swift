@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 /// The cells a trip is meant to have, derived here from the values, apart from the writer.
 enum CSVIntendedCells {
@@ -42,18 +43,18 @@ enum CSVIntendedCells {
 
 @Suite("CSV interoperability")
 struct CSVInteropTests {
-    static let python = CSVTool.path("python3")
-    static let mlr = CSVTool.path("mlr")
+    static let python = ExternalTool.path("python3")
+    static let mlr = ExternalTool.path("mlr")
 
     /// Runs a python3 script with arguments; its stdout parsed as JSON.
     static func python(_ script: String, _ arguments: [String], stdin: Data? = nil) throws -> Any {
-        let result = try CSVTool.run(Self.python!, ["-c", script] + arguments, stdin: stdin)
+        let result = try ExternalTool.run(Self.python!, ["-c", script] + arguments, stdin: stdin)
         #expect(result.status == 0, "python3 failed: \(result.stderr)")
         return try JSONSerialization.jsonObject(with: result.stdout)
     }
 
     static func generated(seed: UInt64, count: Int) -> [ModelObject] {
-        var generator = CSVTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.csv(seed: seed)
         return (0..<count).map { _ in generator.trip() }
     }
 
@@ -93,10 +94,10 @@ struct CSVInteropTests {
     @Test("our reader reads CSV written by python3's csv module", arguments: [UInt64(51), 52, 53])
     func weReadPythonCSV(seed: UInt64) throws {
         guard Self.python != nil else { print("skipped: python3 is not installed"); return }
-        var generator = CSVTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.csv(seed: seed)
         let cells = (0..<60).map { _ in (0..<4).map { _ in generator.string(maxPieces: 8) } }
         let script = "import csv, json, sys\ncsv.writer(sys.stdout).writerows(json.load(sys.stdin))"
-        let result = try CSVTool.run(Self.python!, ["-c", script], stdin: try JSONSerialization.data(withJSONObject: cells))
+        let result = try ExternalTool.run(Self.python!, ["-c", script], stdin: try JSONSerialization.data(withJSONObject: cells))
         #expect(result.status == 0, "python3 failed: \(result.stderr)")
         #expect(try CSVIO.rows(Array(result.stdout)).map { $0 } == cells)
     }
@@ -109,7 +110,7 @@ struct CSVInteropTests {
                      CSVTrip.trip("Oslo", "Norway")]
         let rows = CSVIntendedCells.rows(trips)
         let script = "import csv, json, sys\ncsv.writer(sys.stdout).writerows(json.load(sys.stdin))"
-        let result = try CSVTool.run(Self.python!, ["-c", script], stdin: try JSONSerialization.data(withJSONObject: rows))
+        let result = try ExternalTool.run(Self.python!, ["-c", script], stdin: try JSONSerialization.data(withJSONObject: rows))
         #expect(result.status == 0)
         #expect(CSVIO.trips(try CSVIO.read(Array(result.stdout)).items) == trips)
     }
@@ -126,7 +127,7 @@ struct CSVInteropTests {
         defer { dir.remove() }
         let path = dir.file("t.csv")
         try Data(try CSVIO.written(trips).utf8).write(to: URL(fileURLWithPath: path))
-        let result = try CSVTool.run(mlr, ["--icsv", "--ojson", "cat", path])
+        let result = try ExternalTool.run(mlr, ["--icsv", "--ojson", "cat", path])
         #expect(result.status == 0, "mlr failed: \(result.stderr)")
         let read = try JSONSerialization.jsonObject(with: result.stdout) as? NSArray
         // Our JSON shape; Miller reads every CSV value as text, so the booleans are the strings it reads.
@@ -160,7 +161,7 @@ struct CSVInteropTests {
               "bucketList": [{"title": "Fjord", "details": "x", "hasReservation": false, "isInPlan": false}],
               "livingAccommodation": {}}]
             """
-        let result = try CSVTool.run(mlr, ["--ijson", "--ocsv", "flatten", "then", "unsparsify"], stdin: Data(json.utf8))
+        let result = try ExternalTool.run(mlr, ["--ijson", "--ocsv", "flatten", "then", "unsparsify"], stdin: Data(json.utf8))
         #expect(result.status == 0, "mlr failed: \(result.stderr)")
         let trips = CSVIO.trips(try CSVIO.read(Array(result.stdout)).items)
         #expect(trips == [

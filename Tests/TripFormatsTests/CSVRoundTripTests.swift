@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 @Suite("CSV round trip")
 struct CSVRoundTripTests {
@@ -43,7 +44,7 @@ struct CSVRoundTripTests {
 
     @Test("generated trips come back equal", arguments: [Format.csv, .tsv], [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func property(format: Format, seed: UInt64) throws {
-        var generator = CSVTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.csv(seed: seed)
         let trips = (0..<40).map { _ in generator.trip() }
         let read = try Self.roundTrip(trips, format: format).trips
         #expect(read.count == trips.count)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 @Suite("CSV row reader")
 struct CSVRowReaderTests {
@@ -54,7 +55,7 @@ struct CSVRowReaderTests {
     @Test("any bytes give the same rows or the same error whatever the chunk size, and never crash",
           arguments: [CSVDialect.csv, .tsv], [UInt64(61), 62, 63, 64])
     func byteSoup(dialect: CSVDialect, seed: UInt64) throws {
-        var random = CSVSplitMix64(seed: seed)
+        var random = SplitMix64(seed: seed)
         let alphabet: [UInt8] = [44, 34, 34, 13, 10, 10, 97, 98, 9, 92, 116, 110, 32, 0xC3, 0xA9, 0xFF, 0xEF, 0xBB, 0xBF]
         for _ in 0..<200 {
             let bytes = (0..<Int.random(in: 0...80, using: &random)).map { _ in alphabet.randomElement(using: &random)! }

@@ -2,12 +2,12 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 /// The CSV and TSV files of samples/ read as they say.
 @Suite("CSV samples")
 struct CSVSamplesTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("samples").path
+    static let samples = TestPaths.samples
 
     static func bytes(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: "\(samples)/\(name)")))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 @Suite("CSV tables layout")
 struct CSVTablesTests {
@@ -60,7 +61,7 @@ struct CSVTablesTests {
 
     @Test("generated trips round trip through tables", arguments: [UInt64(21), 22, 23])
     func property(seed: UInt64) throws {
-        var generator = CSVTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.csv(seed: seed)
         let trips = (0..<30).map { _ in generator.trip(schema: TripSchemaV2.self) }
         let dir = CSVTemporaryDirectory()
         defer { dir.remove() }

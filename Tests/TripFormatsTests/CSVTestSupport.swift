@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TripFormats
 import TripKit
+import TripTestSupport
 
 // MARK: - Trips
 
@@ -127,108 +128,22 @@ enum CSVIO {
     }
 }
 
-/// Where ../shared is, relative to the package root; nil when it is absent.
-enum CSVShared {
-    static var conformance: String? {
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }
-}
-
-/// Runs a tool and returns its status and output; nil when the tool is not installed.
-enum CSVTool {
-    static func path(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let p = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return nil
-    }
-
-    static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a large output cannot block the child.
-        final class Box: @unchecked Sendable { var data = Data() }
-        let stderr = Box()
-        let group = DispatchGroup()
-        group.enter()
-        let handle = err.fileHandleForReading
-        DispatchQueue.global().async { stderr.data = handle.readDataToEndOfFile(); group.leave() }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, String(decoding: stderr.data, as: UTF8.self))
-    }
-}
-
 // MARK: - Generated trips
 
-/// SplitMix64: a small seeded generator, so a failing case can be run again.
-struct CSVSplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Arbitrary trips: any Unicode, separators, quotes, line breaks, backslashes, spaces at the ends,
-/// formula starts, empty strings; 0 to many items; with and without accommodation; dates with and
-/// without milliseconds.
-struct CSVTripGenerator {
-    var random: CSVSplitMix64
-    init(seed: UInt64) { random = CSVSplitMix64(seed: seed) }
-
-    private static let pieces: [String] = [
+extension TripText {
+    /// CSV's and TSV's hard text: separators, quotes, line breaks, backslashes and TSV's escapes, spaces
+    /// at the ends, formula starts, words other formats read as types; any scalar but U+0000.
+    static let csv = TripText(pieces: [
         "a", "Z", "7", " ", "  ", ",", ";", "\"", "\"\"", "'", "\n", "\r", "\r\n", "\t", "\\", "\\t", "\\n", "\\\\",
         "=", "+", "-", "@", "=SUM(A1)", "null", "[]", "{}", "true", "no", "é", "ß", "日本", "🚀", "👩‍👩‍👧", "\u{301}",
         "\u{FEFF}", "\u{2028}", "\u{7F}", "\u{1}", "Paris", "New York", "#", "trip_id",
-    ]
+    ], allows: { $0 != "\u{0}" })
+}
 
-    mutating func string(maxPieces: Int = 6) -> String {
-        let n = Int.random(in: 0...maxPieces, using: &random)
-        var s = ""
-        for _ in 0..<n {
-            if Int.random(in: 0..<8, using: &random) == 0 {
-                // Any scalar outside the surrogates.
-                var v = UInt32.random(in: 1...0x10FFFF, using: &random)
-                if (0xD800...0xDFFF).contains(v) { v = 0xFFFD }
-                s.unicodeScalars.append(Unicode.Scalar(v)!)
-            } else {
-                s += CSVTripGenerator.pieces.randomElement(using: &random)!
-            }
-        }
-        return s
-    }
-
-    mutating func date() -> Int64 {
-        let seconds = Int64.random(in: -2_208_988_800...4_102_444_800, using: &random)
-        let ms = Bool.random(using: &random) ? Int64.random(in: 1...999, using: &random) : 0
-        return seconds * 1000 + ms
-    }
-
-    mutating func trip(schema: any VersionedSchema.Type = TripSchemaV3.self) -> ModelObject {
-        let count = [0, 0, 1, 2, 3, 5, 9].randomElement(using: &random)!
-        var items: [ModelObject] = []
-        for _ in 0..<count {
-            items.append(CSVTrip.item(string(), details: string(), reservation: Bool.random(using: &random),
-                                      inPlan: Bool.random(using: &random)))
-        }
-        let place = Bool.random(using: &random) ? CSVTrip.place(string(), string()) : nil
-        return CSVTrip.trip(string(), string(), start: date(), end: date(), items: items, place: place, schema: schema)
+extension ArbitraryTrips {
+    /// Arbitrary trips for the CSV and TSV tests (an accommodation of nothing but defaults is kept, to
+    /// be read back as none: `CSVTrip.normalized`).
+    static func csv(seed: UInt64) -> ArbitraryTrips {
+        ArbitraryTrips(seed: seed, text: .csv, keepsDefaultToOne: true)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TripFormats
+import TripTestSupport
 
 @Suite("Core Data metadata plists")
 struct CoreDataPropertyListTests {
@@ -33,23 +34,16 @@ struct CoreDataPropertyListTests {
         #expect(value["long"] == .string(String(repeating: "x", count: 300)))
     }
 
-    @Test("a list Python's plistlib writes reads back", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-                                                               "needs python3 at /usr/bin/python3"))
+    @Test("a list Python's plistlib writes reads back", .enabled(if: ExternalTool.python3 != nil, "needs python3"))
     func python() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
+        let run = try ExternalTool.python("""
             import plistlib, sys
             d = {"NSStoreModelVersionIdentifiers": ["2.0.0"], "NSStoreType": "SQLite", "n": -(2**62), "u": "é" * 20,
                  "deep": [[[{"k": [1, 2.0, b"\\x00"]}]]], "many": list(range(40))}
             sys.stdout.buffer.write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))
-            """]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let bytes = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        let value = try BinaryPropertyList.parse(bytes)
+            """)
+        #expect(run.status == 0, "python3: \(run.stderr)")
+        let value = try BinaryPropertyList.parse([UInt8](run.stdout))
         #expect(value["NSStoreModelVersionIdentifiers"] == .array([.string("2.0.0")]))
         #expect(value["n"] == .int(-(1 << 62)))
         #expect(value["u"] == .string(String(repeating: "é", count: 20)))
@@ -110,7 +104,7 @@ struct CoreDataPropertyListTests {
     func damage(seed: UInt64) throws {
         let original = Self.binary(["NSStoreModelVersionIdentifiers": ["3.0.0"], "NSStoreUUID": "X", "h": ["Trip": Data(count: 32)],
                                     "n": 1338, "a": [1, 2, 3]] as [String: Any])
-        var random = SQLiteSplitMix64(seed: seed)
+        var random = SplitMix64(seed: seed)
         var refused = 0
         for _ in 0..<500 {
             var bytes = original

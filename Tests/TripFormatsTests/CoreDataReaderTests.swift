@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 @Suite("Core Data stores")
 struct CoreDataReaderTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     // MARK: - The samples
@@ -82,7 +83,7 @@ struct CoreDataReaderTests {
     @Test("each sample store is what its SQL script makes", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote), arguments: [1, 2, 3])
     func sampleScript(version: Int) throws {
         let made = scratch.path("made.store")
-        let script = try String(contentsOfFile: SQLiteScratch.samplesDirectory + "/make-coredata-v\(version).sql", encoding: .utf8)
+        let script = try String(contentsOfFile: TestPaths.samples + "/make-coredata-v\(version).sql", encoding: .utf8)
         _ = try SQLiteCLI.run(made, script)
         let sample = try scratch.copySample("coredata-v\(version).store")
         #expect(try SQLiteCLI.run(made, ".dump") == SQLiteCLI.run(sample, ".dump"))

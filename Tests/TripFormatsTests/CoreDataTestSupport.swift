@@ -128,16 +128,7 @@ enum CoreDataTesting {
     /// Reads a Core Data store to the end through the factory, as `tripconv` would (`.store` → sqlite → sniffed).
     static func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> SQLiteReadResult {
         var reader = try FormatFactory.makeReader(.file(path), format: .sqlite, options: options)
-        var result = SQLiteReadResult(detection: reader.detection)
-        while let item = try reader.next() {
-            switch item {
-            case .trip(let record): result.trips.append(record.object); result.origins.append(record.origin)
-            case .rejected(let rejection): result.rejected.append(rejection)
-            }
-        }
-        result.detection = reader.detection
-        #expect(try reader.next() == nil, "nil again after the end")
-        return result
+        return try SQLiteTesting.readAll(&reader)
     }
 
     /// The bytes of a file, or nil when it is absent.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 /// nst/JSONTestSuite, from ../shared/conformance: y_ must parse, n_ must be refused with a place,
 /// i_ may go either way but never crash.
@@ -105,7 +106,7 @@ struct JSONConformanceTests {
     }
 
     @Test("the decoded strings of y_ files are exactly what python3's json module reads",
-          .enabled(if: JSONTestSupport.executable("python3") != nil, "python3 is not installed"))
+          .enabled(if: ExternalTool.python3 != nil, "python3 is not installed"))
     func decodedStringsMatchPython() throws {
         // Every y_ file that is an array of strings: read the strings through the JSON Lines path
         // (one string per line, as a trip name) and compare code points with python3.

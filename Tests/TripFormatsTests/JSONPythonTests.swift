@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 /// Runs python3 scripts for the JSON suites.
 enum JSONPython {
@@ -13,20 +14,9 @@ enum JSONPython {
 
     /// Runs a script with arguments and returns its standard output; a non-zero exit throws.
     static func run(script: String, arguments: [String] = []) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: JSONTestSupport.executable("python3")!)
-        process.arguments = ["-c", script] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(status: process.terminationStatus, stderr: String(decoding: errors, as: UTF8.self))
-        }
-        return String(decoding: output, as: UTF8.self)
+        let result = try ExternalTool.python(script, arguments)
+        guard result.status == 0 else { throw Failure(status: result.status, stderr: result.stderr) }
+        return result.out
     }
 
     /// Reads a file we wrote with python3's json module (strict UTF-8) and prints, per trip, each
@@ -86,7 +76,7 @@ enum JSONPython {
     }
 }
 
-@Suite("JSON read by python3", .enabled(if: JSONTestSupport.executable("python3") != nil, "python3 is not installed"))
+@Suite("JSON read by python3", .enabled(if: ExternalTool.python3 != nil, "python3 is not installed"))
 struct JSONPythonTests {
     typealias S = JSONTestSupport
 
@@ -94,7 +84,7 @@ struct JSONPythonTests {
           arguments: [Format.json, .jsonl], [0, 2])
     func pythonReadsOurOutput(format: Format, schemaIndex: Int) throws {
         let schema = JSONRoundTripTests.schemas[schemaIndex]
-        var generator = JSONTripGenerator(seed: 0xC0FFEE + UInt64(schemaIndex))
+        var generator = ArbitraryTrips.json(seed: 0xC0FFEE + UInt64(schemaIndex))
         let trips = generator.trips(80, in: schema) + (schemaIndex == 2 ? [JSONWriterTests.paris] : [])
         let path = try S.writeFile(trips, format: format, schema: schema)
         let output = try JSONPython.run(script: JSONPython.describeScript, arguments: [path, format.rawValue])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 @Suite("JSON round trips")
 struct JSONRoundTripTests {
@@ -30,7 +31,7 @@ struct JSONRoundTripTests {
           arguments: [Format.json, .jsonl], 0..<3)
     func byProperty(format: Format, schemaIndex: Int) throws {
         let schema = Self.schemas[schemaIndex]
-        var generator = JSONTripGenerator(seed: 0x5EED_0000 + UInt64(schemaIndex * 2 + (format == .json ? 0 : 1)))
+        var generator = ArbitraryTrips.json(seed: 0x5EED_0000 + UInt64(schemaIndex * 2 + (format == .json ? 0 : 1)))
         // 60 batches of 0 to 8 trips: a few hundred trips per format and version.
         for batch in 0..<60 {
             let trips = generator.trips(generator.random.int(0...8), in: schema)
@@ -47,7 +48,7 @@ struct JSONRoundTripTests {
 
     @Test("every JSON text the writer makes is valid JSON to the generic parser")
     func writerOutputIsValidJSON() throws {
-        var generator = JSONTripGenerator(seed: 42)
+        var generator = ArbitraryTrips.json(seed: 42)
         for _ in 0..<20 {
             let text = try S.write(generator.trips(generator.random.int(0...5), in: TripSchemaV3.self), format: .json)
             #expect(throws: Never.self) { try JSONSyntax.validate(Array(text.utf8)) }

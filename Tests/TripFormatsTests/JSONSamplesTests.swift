@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 /// The JSON and JSON Lines files in samples/ read as their names say.
 @Suite("JSON samples")
@@ -9,7 +10,7 @@ struct JSONSamplesTests {
     typealias S = JSONTestSupport
 
     static func read(_ name: String) throws -> (trips: [TripRecord], rejections: [Rejection], detection: Detection) {
-        let path = S.packageRoot.appendingPathComponent("samples/\(name)").path
+        let path = TestPaths.root.appendingPathComponent("samples/\(name)").path
         var reader = try JSONRecordReader(.file(path), format: Format(path: path)!)
         var trips: [TripRecord] = [], rejections: [Rejection] = []
         while let item = try reader.next() {
@@ -56,7 +57,7 @@ struct JSONSamplesTests {
         let (trips, rejections, _) = try Self.read("trips-bad-line.jsonl")
         #expect(trips.map { $0.origin.line } == [1, 3])
         #expect(rejections.map(\.reason) == [#"expected ',' or '}' after an object member, found '"'"#])
-        #expect(rejections.map { "\($0.origin)" } == [S.packageRoot.appendingPathComponent("samples/trips-bad-line.jsonl").path + ":2:90"])
+        #expect(rejections.map { "\($0.origin)" } == [TestPaths.root.appendingPathComponent("samples/trips-bad-line.jsonl").path + ":2:90"])
     }
 
     @Test("json-broken-syntax.json stops at the missing comma")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TripKit
+import TripTestSupport
 @testable import TripFormats
 
 /// Reading and writing JSON in memory and in temporary files, for the JSON suites.
@@ -106,15 +107,10 @@ enum JSONTestSupport {
         ModelObject(attributes: [.string(address), .string(placeName)])
     }
 
-    /// The package root, from this file's path.
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     /// `../shared/conformance/JSONTestSuite/test_parsing`, if it is there.
     static var conformanceDirectory: URL? {
-        let url = packageRoot.deletingLastPathComponent()
-            .appendingPathComponent("shared/conformance/JSONTestSuite/test_parsing")
+        guard let conformance = TestPaths.conformance else { return nil }
+        let url = URL(fileURLWithPath: conformance).appendingPathComponent("JSONTestSuite/test_parsing")
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
         return url
@@ -130,110 +126,23 @@ enum JSONTestSupport {
     static func conformanceBytes(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: conformanceDirectory!.appendingPathComponent(name)))
     }
-
-    /// The path of an executable on PATH, if any.
-    static func executable(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let path = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
 }
 
 // MARK: - Generated trips
 
-/// SplitMix64: a small, seeded, reproducible generator.
-struct JSONSplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-
-    mutating func bool() -> Bool { next() & 1 == 1 }
-
-    mutating func pick<T>(_ options: [T]) -> T { options[int(0...(options.count - 1))] }
-}
-
-/// Arbitrary trips of a schema: any Unicode, quotes, separators, newlines, spaces at the ends,
-/// words other formats read as something else; 0 to many items; with and without accommodation;
-/// dates with and without milliseconds.
-struct JSONTripGenerator {
-    var random: JSONSplitMix64
-    init(seed: UInt64) { random = JSONSplitMix64(seed: seed) }
-
-    static let tricky: [String] = [
+extension TripText {
+    /// JSON's hard text: quotes, backslashes, control characters, separators, the escapes' own
+    /// spelling, words other formats read as types, keys of the wrapper; any scalar.
+    static let json = TripText(pieces: [
         "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{85}", "\u{2028}", "\u{2029}", "\u{FEFF}",
         ",", ":", "{", "}", "[", "]", "/", "\\u0041", "é", "中", "😀", "👩‍👩‍👧", "\u{FFFD}", "\u{10FFFF}", "\r\n",
-    ]
-    static let words: [String] = ["null", "true", "false", "no", "~", "1e3", "0", "-1", "2024-05-01", "NaN", "schemaVersion", "trips"]
+        "null", "true", "false", "no", "~", "1e3", "0", "-1", "2024-05-01", "NaN", "schemaVersion", "trips",
+    ])
+}
 
-    mutating func string() -> String {
-        var s = ""
-        if random.int(0...9) == 0 { s += " " }
-        for _ in 0..<random.int(0...10) {
-            switch random.int(0...9) {
-            case 0...3: s.unicodeScalars.append(UnicodeScalar(UInt8(random.int(0x20...0x7E))))
-            case 4, 5: s += random.pick(JSONTripGenerator.tricky)
-            case 6: s += random.pick(JSONTripGenerator.words)
-            case 7: s.unicodeScalars.append(UnicodeScalar(UInt32(random.int(0...0x1F)))!)
-            default:
-                var value = UInt32(random.int(0x80...0x10FFFF))
-                if (0xD800...0xDFFF).contains(value) { value = 0xFFFD }
-                s.unicodeScalars.append(UnicodeScalar(value)!)
-            }
-        }
-        if random.int(0...9) == 0 { s += "  " }
-        return s
-    }
-
-    mutating func timestamp() -> Timestamp {
-        let seconds = Int64(random.int(-62_135_596_800...253_402_300_799))
-        let ms = random.bool() ? Int64(random.int(0...999)) : 0
-        return Timestamp(milliseconds: seconds * 1000 + ms)
-    }
-
-    /// An object of an entity of the schema, as a reader gives it back.
-    mutating func object(_ entity: Entity, in schema: any VersionedSchema.Type) -> ModelObject {
-        var attributes: [Value] = []
-        for a in entity.attributes {
-            if a.isTransient { attributes.append(a.defaultValue ?? .null); continue }
-            switch a.type {
-            case .string: attributes.append(.string(string()))
-            case .date: attributes.append(.date(timestamp()))
-            case .bool: attributes.append(.bool(random.bool()))
-            case .int: attributes.append(.int(Int64(random.int(-1_000_000...1_000_000))))
-            }
-        }
-        var relationships: [Related] = []
-        for r in entity.relationships {
-            let destination = schema.entity(r.destination)!
-            if r.isToMany {
-                let count = random.int(0...3) == 0 ? random.int(4...9) : random.int(0...2)
-                relationships.append(.toMany((0..<count).map { _ in object(destination, in: schema) }))
-            } else if random.bool() {
-                let o = object(destination, in: schema)
-                // An object of nothing but defaults reads back as none.
-                let isAllDefaults = zip(destination.attributes, o.attributes).allSatisfy { $0.defaultValue == $1 }
-                relationships.append(.toOne(isAllDefaults && destination.attributes.allSatisfy { !$0.isRequired } ? nil : o))
-            } else {
-                relationships.append(.toOne(nil))
-            }
-        }
-        return ModelObject(attributes: attributes, relationships: relationships)
-    }
-
-    mutating func trips(_ count: Int, in schema: any VersionedSchema.Type) -> [ModelObject] {
-        (0..<count).map { _ in object(schema.rootEntity, in: schema) }
+extension ArbitraryTrips {
+    /// Arbitrary trips for the JSON tests, as a reader gives them back; dates across years 1 to 9999.
+    static func json(seed: UInt64) -> ArbitraryTrips {
+        ArbitraryTrips(seed: seed, text: .json, dates: ArbitraryTrips.allDates)
     }
 }

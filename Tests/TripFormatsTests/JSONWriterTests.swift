@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TripKit
+import TripTestSupport
 @testable import TripFormats
 
 @Suite("JSON writer")
@@ -72,7 +73,7 @@ struct JSONWriterTests {
     func escapingAtEveryOffset() throws {
         // The characters the writer treats apart, and plain ones of one to four bytes.
         let pieces = ["a", "Z", " ", "\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "\u{85}", "\u{A0}", "\u{2028}", "\u{2029}", "\u{2030}", "€", "😀"]
-        var random = JSONSplitMix64(seed: 0x5EED_1234)
+        var random = SplitMix64(seed: 0x5EED_1234)
         func next() -> Int { Int(random.next() % 1_000_003) }
         for _ in 0..<2_000 {
             let plainRun = String(repeating: "x", count: next() % 20)

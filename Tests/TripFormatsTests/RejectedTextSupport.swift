@@ -1,17 +1,14 @@
 import Foundation
 import TripKit
+import TripTestSupport
 @testable import TripFormats
 
 // Test support for the rejected-text suites: documents of generated trips, some of them bad, in
 // JSON, XML and YAML, written by hand here so that each bad trip's exact source text, line and
 // column are known.
 
-/// The JSON suites' seeded generator, with a percentage draw.
-typealias RejectedTextRandom = JSONSplitMix64
-
-extension JSONSplitMix64 {
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-}
+/// The tests' seeded generator.
+typealias RejectedTextRandom = SplitMix64
 
 /// What makes a generated trip bad, and the reason the reader gives.
 enum RejectedTextFault: CaseIterable {

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TripKit
 import TripFormats
+import TripTestSupport
 
 @Suite("SQLite store layout")
 struct SQLiteLayoutTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
 
     private func store(at version: SchemaVersion) throws -> String {
         let path = scratch.path("v\(version.major).sqlite")
@@ -92,7 +93,7 @@ struct SQLiteLayoutTests {
 
     @Test("the sample store has the derived 1.0.0 layout", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
     func sampleLayout() throws {
-        let sample = SQLiteScratch.samplesDirectory + "/trips-v1.sqlite"
+        let sample = TestPaths.samples + "/trips-v1.sqlite"
         let ours = try store(at: SchemaVersion(1, 0, 0))
         let query = "SELECT type, name, sql FROM sqlite_master ORDER BY name;"
         #expect(try SQLiteCLI.run(sample, query) == SQLiteCLI.run(ours, query))
@@ -103,16 +104,16 @@ struct SQLiteLayoutTests {
     @Test("the sample store is what its SQL script makes", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
     func sampleIsRebuildable() throws {
         let rebuilt = scratch.path("rebuilt.sqlite")
-        let script = try String(contentsOfFile: SQLiteScratch.samplesDirectory + "/make-trips-v1-sqlite.sql", encoding: .utf8)
+        let script = try String(contentsOfFile: TestPaths.samples + "/make-trips-v1-sqlite.sql", encoding: .utf8)
         try SQLiteCLI.run(rebuilt, script)
-        let sample = SQLiteScratch.samplesDirectory + "/trips-v1.sqlite"
+        let sample = TestPaths.samples + "/trips-v1.sqlite"
         #expect(try SQLiteCLI.run(rebuilt, ".dump") == SQLiteCLI.run(sample, ".dump"))
     }
 }
 
 @Suite("SQLite delete rules")
 struct SQLiteDeleteRuleTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
 
     private func deleteParis(at version: SchemaVersion) throws -> (items: String, orphans: String, accommodations: String) {
         let schema = SQLiteTesting.schema(version)

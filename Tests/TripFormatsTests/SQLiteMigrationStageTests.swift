@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 // Migrating a store in place, stage by stage: what each stage does to the tables, that rows and
 // ids survive, that every failure leaves the store as it was, backups, locks and WAL stores.
@@ -67,7 +68,7 @@ enum SQLiteMigrationTesting {
 
 @Suite("SQLite migration stages in place", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
 struct SQLiteMigrationStageTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
     typealias M = SQLiteMigrationTesting
 
@@ -216,7 +217,7 @@ struct SQLiteMigrationStageTests {
 
     @Test("generated trips with shared names migrate in place as convert migrates them", arguments: [1, 2, 3] as [UInt64])
     func generated(seed: UInt64) throws {
-        var generator = SQLiteTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.sqlite(seed: seed)
         var trips = (0..<40).map { _ in generator.trip(schema: TripSchemaV1.self) }
         // Every fourth trip takes an earlier trip's name: names with quotes, semicolons and SQL among them.
         for i in stride(from: 3, to: trips.count, by: 4) {
@@ -348,13 +349,13 @@ struct SQLiteMigrationStageTests {
 
 @Suite("SQLite WAL stores", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
 struct SQLiteWALTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
     typealias M = SQLiteMigrationTesting
 
     /// A 1.0.0 store in WAL mode whose `-wal` file holds trips not yet checkpointed, copied (store
     /// and `-wal`, no `-shm`) to `copy` while the connection that wrote them is still open.
-    static func walStore(_ scratch: SQLiteScratch, copy: String) throws {
+    static func walStore(_ scratch: ScratchDirectory, copy: String) throws {
         let path = scratch.path("live.sqlite")
         try M.makeStore(Array(M.v1Trips.prefix(2)), at: path, schema: TripSchemaV1.self)
         let c = try SQLiteConnection(path: path, access: .writing)
@@ -409,7 +410,7 @@ struct SQLiteWALTests {
 
 @Suite("SQLite upsert through the cascade", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
 struct SQLiteCascadeUpsertTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     @Test("an upsert at 3.0.0 replaces items and accommodations and orphans nothing", arguments: [

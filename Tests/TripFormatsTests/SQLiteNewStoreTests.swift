@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TripKit
+import TripTestSupport
 import TripFormats
 
 /// How a new store is filled: with foreign keys off (the writer keeps them true itself), trips many
@@ -8,13 +9,13 @@ import TripFormats
 /// place from the writer's own buffer (related rows' batches: SQLiteRoundTripTests.batches).
 @Suite("SQLite new store loading")
 struct SQLiteNewStoreTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     /// Generated trips (more than two INSERTs' worth, so that batches and the trips left for the
     /// end meet), some names coming again with other values: soon after (in the same batch) or far.
     private static func tripsRepeatingNames(seed: UInt64) -> [ModelObject] {
-        var generator = SQLiteTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.sqlite(seed: seed)
         var trips = (0..<300).map { _ in generator.trip(schema: TripSchemaV3.self) }
         for k in 0..<40 {
             let from = generator.random.below(trips.count - 1)
@@ -104,7 +105,7 @@ struct SQLiteNewStoreTests {
 
     @Test("text longer than the writer's value buffer, empty text and short text survive batches that outgrow it")
     func textOutgrowingTheBuffer() throws {
-        var generator = SQLiteSplitMix64(seed: 7)
+        var generator = SplitMix64(seed: 7)
         // Items of every size class: empty, inline in a Swift String (up to 15 bytes), a few KB, and
         // one larger than the buffer's first 4 KiB, so the buffer grows in the middle of a batch.
         let texts = ["", "short", String(repeating: "é", count: 7), String(repeating: "ab'c;", count: 700),

@@ -2,15 +2,16 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 @Suite("SQLite reading")
 struct SQLiteReaderTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     @Test("the sample reads as 1.0.0 by its metadata, duplicates and all, without the orphaned item")
     func sample() throws {
-        let path = SQLiteScratch.samplesDirectory + "/trips-v1.sqlite"
+        let path = TestPaths.samples + "/trips-v1.sqlite"
         let result = try SQLiteTesting.readStore(path)
         #expect(result.detection == Detection(format: "sqlite", version: SchemaVersion(1, 0, 0), evidence: .marker("metadata schemaVersion 1.0.0")))
         #expect(result.rejected == [])
@@ -142,7 +143,7 @@ struct SQLiteReaderTests {
 
     @Test("the factory reads a store and refuses standard input")
     func factory() throws {
-        let path = SQLiteScratch.samplesDirectory + "/trips-v1.sqlite"
+        let path = TestPaths.samples + "/trips-v1.sqlite"
         var reader = try FormatFactory.makeReader(.file(path), format: .sqlite, options: ReadOptions())
         var count = 0
         while case .trip? = try reader.next() { count += 1 }

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TripKit
 import TripFormats
+import TripTestSupport
 
 @Suite("SQLite round trips")
 struct SQLiteRoundTripTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     @Test("a store written and read back gives the same trips", arguments: TripMigrationPlan.versions)
@@ -85,7 +86,7 @@ struct SQLiteRoundTripTests {
     func property(version: SchemaVersion) throws {
         let schema = SQLiteTesting.schema(version)
         for seed in UInt64(1)...25 {
-            var generator = SQLiteTripGenerator(seed: seed &* 0x9E37_79B9 &+ UInt64(version.major))
+            var generator = ArbitraryTrips.sqlite(seed: seed &* 0x9E37_79B9 &+ UInt64(version.major))
             let trips = (0..<generator.random.below(40)).map { _ in generator.trip(schema: schema) }
             let path = scratch.path("property-\(seed).sqlite")
             try SQLiteTesting.writeStore(trips, to: path, schema: schema)
@@ -98,7 +99,7 @@ struct SQLiteRoundTripTests {
     @Test("merging generated trips into a store gives what the migration context's merge gives")
     func mergeProperty() throws {
         for seed in UInt64(1)...10 {
-            var generator = SQLiteTripGenerator(seed: seed)
+            var generator = ArbitraryTrips.sqlite(seed: seed)
             let stored = (0..<10).map { _ in generator.trip(schema: TripSchemaV3.self) }
             // Incoming: the same names with other values, and some new trips.
             var incoming: [ModelObject] = []

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TripKit
 import TripFormats
+import TripTestSupport
 
 @Suite("SQLite atomic writes")
 struct SQLiteAtomicWriteTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
 
     @Test("a new store is absent until finish, and only the store remains after it")
     func absentUntilFinish() throws {
@@ -111,7 +112,7 @@ struct SQLiteAtomicWriteTests {
 
 @Suite("SQLite upsert into an existing store")
 struct SQLiteUpsertTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     // The store holds Alpha and Beta; Alpha comes again with other values, and Gamma is new.
@@ -220,7 +221,7 @@ struct SQLiteUpsertTests {
 
 @Suite("SQLite migration in place")
 struct SQLiteMigrationTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
     typealias F = SQLiteFixtures
 
     @Test("an older store is refused without migrate, and left as it was", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
@@ -315,11 +316,11 @@ struct SQLiteMigrationTests {
 
 @Suite("SQLite in the pipeline")
 struct SQLitePipelineTests {
-    let scratch = SQLiteScratch()
+    let scratch = ScratchDirectory()
 
     @Test("a conversion into an existing store accounts for every trip read")
     func accounting() throws {
-        let sample = SQLiteScratch.samplesDirectory + "/trips-v1.sqlite"
+        let sample = TestPaths.samples + "/trips-v1.sqlite"
         let path = scratch.path("store.sqlite")
         let stored = SQLiteFixtures.trip("Paris Getaway", destination: "Paris", items: [SQLiteFixtures.item("Sainte-Chapelle")])
         try SQLiteTesting.writeStore([stored], to: path)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 import TripFormats
+import TripTestSupport
 
 /// The writers that take formatted bytes (JSON, JSON Lines, CSV rows) write the same file whether the
 /// pipeline formats trips on one thread or on several.
@@ -34,7 +35,7 @@ struct ThreadedWritingTests {
           arguments: [Format.json, .jsonl, .csv, .tsv])
     func sameFile(format: Format) throws {
         for (seed, count) in [(1 as UInt64, 0), (2, 1), (3, 257), (4, 1500)] {
-            var generator = JSONTripGenerator(seed: seed)
+            var generator = ArbitraryTrips.json(seed: seed)
             // Distinct names, so that deduplication keeps every generated trip.
             let trips = generator.trips(count, in: TripSchemaV3.self).enumerated().map { i, trip -> ModelObject in
                 var trip = trip

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripFormats
 import TripKit
+import TripTestSupport
 
 /// One case of a conformance manifest.
 struct XMLConformanceCase: CustomStringConvertible, Sendable {
@@ -13,7 +14,7 @@ struct XMLConformanceCase: CustomStringConvertible, Sendable {
 }
 
 private func manifest(_ relative: String) -> [XMLConformanceCase] {
-    guard let root = XMLTestPaths.conformance,
+    guard let root = TestPaths.conformance,
           let data = FileManager.default.contents(atPath: root + "/" + relative),
           let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
     return list.compactMap { entry in
@@ -37,7 +38,7 @@ private struct Outcome {
 /// (the .ent, .dtd and .txt files an attack points at) is a FIFO: opening one would block, so a read
 /// that finishes shows no such file was opened.
 private func readGuarded(_ path: String) throws -> Outcome {
-    let dir = XMLTempDir()
+    let dir = ScratchDirectory()
     let source = (path as NSString).deletingLastPathComponent
     let own = (path as NSString).lastPathComponent
     for name in try FileManager.default.contentsOfDirectory(atPath: source) where name != own && !name.hasSuffix(".xml") {
@@ -67,18 +68,18 @@ private func isShapeOrDTDError(_ error: TripError, doctype: Bool) -> Bool {
     error.message.contains("expected a <trip> element") || (doctype && error.message.contains("DTD declarations are not allowed"))
 }
 
-@Suite("XMLConformance", .enabled(if: XMLTestPaths.conformance != nil, "../shared/conformance is absent"))
+@Suite("XMLConformance", .enabled(if: TestPaths.conformance != nil, "../shared/conformance is absent"))
 struct XMLConformanceTests {
     @Test("libxml2's must-reject documents are rejected as data errors", arguments: libxml2Cases.filter { $0.expect == "reject" })
     func mustReject(_ c: XMLConformanceCase) throws {
-        let outcome = try readGuarded(XMLTestPaths.conformance! + "/libxml2/" + c.file)
+        let outcome = try readGuarded(TestPaths.conformance! + "/libxml2/" + c.file)
         #expect(outcome.error?.kind == .data, "\(c.file) was accepted")
         #expect(outcome.error?.message.contains("\n") == false)
     }
 
     @Test("libxml2's well-formed documents give no syntax error", arguments: libxml2Cases.filter { $0.expect == "wf-not-trip" })
     func wellFormed(_ c: XMLConformanceCase) throws {
-        let outcome = try readGuarded(XMLTestPaths.conformance! + "/libxml2/" + c.file)
+        let outcome = try readGuarded(TestPaths.conformance! + "/libxml2/" + c.file)
         if let error = outcome.error {
             #expect(isShapeOrDTDError(error, doctype: c.hasDoctype), "\(c.file): \(error.message)")
         } else {
@@ -89,14 +90,14 @@ struct XMLConformanceTests {
 
     @Test("libxml2's either documents are accepted or rejected, never more", arguments: libxml2Cases.filter { $0.expect == "either" })
     func either(_ c: XMLConformanceCase) throws {
-        let outcome = try readGuarded(XMLTestPaths.conformance! + "/libxml2/" + c.file)
+        let outcome = try readGuarded(TestPaths.conformance! + "/libxml2/" + c.file)
         #expect(outcome.result != nil || outcome.error?.kind == .data)
         #expect(outcome.seconds < 1)
     }
 
     @Test("entity-expansion documents are refused in bounded time, reading no other file", arguments: libxml2Cases.filter { $0.expect == "attack" })
     func entityExpansion(_ c: XMLConformanceCase) throws {
-        let outcome = try readGuarded(XMLTestPaths.conformance! + "/libxml2/" + c.file)
+        let outcome = try readGuarded(TestPaths.conformance! + "/libxml2/" + c.file)
         #expect(outcome.seconds < 1, "\(c.file) took \(outcome.seconds) s")
         if let result = outcome.result {
             // Accepted only when it holds nothing: nothing was expanded into a value.
@@ -108,7 +109,7 @@ struct XMLConformanceTests {
 
     @Test("the XML attacks are refused or harmless, in bounded time", arguments: attackCases)
     func attack(_ c: XMLConformanceCase) throws {
-        let outcome = try readGuarded(XMLTestPaths.conformance! + "/attacks/" + c.file)
+        let outcome = try readGuarded(TestPaths.conformance! + "/attacks/" + c.file)
         #expect(outcome.seconds < 1, "\(c.file) took \(outcome.seconds) s")
         switch c.expect {
         case "reject":
@@ -128,10 +129,10 @@ struct XMLConformanceTests {
     @Test("an external DTD over HTTP is not fetched: no connection reaches a listening socket")
     func noNetwork() throws {
         let listener = try XMLLoopbackListener()
-        let text = try String(contentsOfFile: XMLTestPaths.conformance! + "/attacks/xml/external-dtd-loopback.xml", encoding: .utf8)
+        let text = try String(contentsOfFile: TestPaths.conformance! + "/attacks/xml/external-dtd-loopback.xml", encoding: .utf8)
             .replacingOccurrences(of: "127.0.0.1:9", with: "127.0.0.1:\(listener.port)")
         #expect(text.contains(":\(listener.port)/"))
-        let dir = XMLTempDir()
+        let dir = ScratchDirectory()
         let path = dir.file("loopback.xml", text)
         let result = try withExtendedLifetime(dir) { try xmlReadWithDeadline(path) }
         #expect(result?.objects.count == 1)

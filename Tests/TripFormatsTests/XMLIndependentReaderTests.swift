@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripFormats
 import TripKit
+import TripTestSupport
 
 /// A trip as another XML reader sees it: element texts by name.
 private struct ForeignTrip: Codable, Equatable {
@@ -65,26 +66,26 @@ private struct ForeignDocument: Codable { var version: String?; var trips: [Fore
 
 @Suite("XMLIndependentReaders")
 struct XMLIndependentReaderTests {
-    @Test("xmllint accepts what the writer writes", .enabled(if: xmlToolPath("xmllint") != nil, "xmllint is not installed (apt-get install libxml2-utils)"),
+    @Test("xmllint accepts what the writer writes", .enabled(if: ExternalTool.path("xmllint") != nil, "xmllint is not installed (apt-get install libxml2-utils)"),
           arguments: [TripSchemaV3.self, TripSchemaV1.self] as [any VersionedSchema.Type])
     func xmllintAccepts(schema: any VersionedSchema.Type) throws {
-        var generator = XMLTripGenerator(seed: 7, schema: schema)
-        let dir = XMLTempDir()
+        var generator = ArbitraryTrips.xml(seed: 7, schema: schema)
+        let dir = ScratchDirectory()
         let path = dir.file("out.xml", try xmlWrite((0..<200).map { _ in generator.trip() }, schema: schema))
-        let run = try xmlRun(xmlToolPath("xmllint")!, ["--noout", "--nonet", path])
+        let run = try ExternalTool.run(ExternalTool.path("xmllint")!, ["--noout", "--nonet", path])
         #expect(run.status == 0, "xmllint: \(run.stderr)")
         #expect(run.stderr.isEmpty)
     }
 
-    @Test("python3's xml.etree reads exactly the values meant", .enabled(if: xmlToolPath("python3") != nil, "python3 is not installed"),
+    @Test("python3's xml.etree reads exactly the values meant", .enabled(if: ExternalTool.path("python3") != nil, "python3 is not installed"),
           arguments: [(TripSchemaV3.self, 21), (TripSchemaV1.self, 22)] as [(any VersionedSchema.Type, UInt64)])
     func elementTreeReads(schema: any VersionedSchema.Type, seed: UInt64) throws {
-        var generator = XMLTripGenerator(seed: seed, schema: schema)
+        var generator = ArbitraryTrips.xml(seed: seed, schema: schema)
         let trips = (0..<200).map { _ in generator.trip() }
-        let dir = XMLTempDir()
+        let dir = ScratchDirectory()
         let path = dir.file("out.xml", try xmlWrite(trips, schema: schema))
         let script = dir.file("read.py", elementTreeScript)
-        let run = try xmlRun(xmlToolPath("python3")!, [script, path])
+        let run = try ExternalTool.run(ExternalTool.path("python3")!, [script, path])
         #expect(run.status == 0, "python3: \(run.stderr)")
         let document = try JSONDecoder().decode(ForeignDocument.self, from: run.stdout)
         #expect(document.version == schema.versionIdentifier.description)

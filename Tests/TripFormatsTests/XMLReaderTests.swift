@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripFormats
 import TripKit
+import TripTestSupport
 
 /// A 3.0.0 trip's fields in element form, for building inputs.
 private func tripElements(_ name: String = "A") -> String {
@@ -14,7 +15,7 @@ struct XMLReaderTests {
 
     @Test("the 1.0.0 legacy spellings bucketListItem and livingAccommodations are read, tripViews ignored")
     func legacySpellings() throws {
-        let result = try xmlRead(XMLTestPaths.samples + "/trips-v1.xml")
+        let result = try xmlRead(TestPaths.samples + "/trips-v1.xml")
         #expect(result.detection.version == SchemaVersion(1, 0, 0))
         #expect(result.detection.evidence == .marker("schemaVersion 1.0.0"))
         #expect(result.detection.transientIgnored == 1)
@@ -246,7 +247,7 @@ struct XMLReaderTests {
 
     @Test("trips before a syntax error are handed out before the error")
     func tripsBeforeError() throws {
-        let dir = XMLTempDir()
+        let dir = ScratchDirectory()
         let path = dir.file("in.xml", "<trips><trip>\(tripElements())</trip><oops></trips>")
         try withExtendedLifetime(dir) {
             var reader = try FormatFactory.makeReader(.file(path), format: .xml, options: ReadOptions())
@@ -257,7 +258,7 @@ struct XMLReaderTests {
 
     @Test("a DOCTYPE that names an external DTD is ignored, and nothing is fetched")
     func externalDTDIgnored() throws {
-        let dir = XMLTempDir()
+        let dir = ScratchDirectory()
         let fifo = dir.path + "/trips.dtd"
         #expect(mkfifo(fifo, 0o600) == 0)
         let path = dir.file("in.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE trips SYSTEM \"trips.dtd\">\n<trips><trip>\(tripElements())</trip></trips>")

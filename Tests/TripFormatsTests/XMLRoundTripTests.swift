@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import TripFormats
 import TripKit
+import TripTestSupport
 
 @Suite("XMLRoundTrip")
 struct XMLRoundTripTests {
     @Test("the 3.0.0 sample is read and written back byte for byte")
     func sampleThree() throws {
-        let path = XMLTestPaths.samples + "/trips-v3.xml"
+        let path = TestPaths.samples + "/trips-v3.xml"
         let original = try String(contentsOfFile: path, encoding: .utf8)
         let read = try xmlRead(path)
         #expect(read.rejections.isEmpty)
@@ -17,7 +18,7 @@ struct XMLRoundTripTests {
 
     @Test("the 1.0.0 sample written at 1.0.0 reads back to the same trips, duplicates included")
     func sampleOne() throws {
-        let read = try xmlRead(XMLTestPaths.samples + "/trips-v1.xml")
+        let read = try xmlRead(TestPaths.samples + "/trips-v1.xml")
         let text = try xmlWrite(read.objects, schema: TripSchemaV1.self)
         #expect(text.contains("<start_date>2024-05-01T09:30:00Z</start_date>"))
         #expect(!text.contains("tripViews"))
@@ -52,7 +53,7 @@ struct XMLRoundTripTests {
     }
 
     private func roundTrip(seed: UInt64, schema: any VersionedSchema.Type, count: Int) throws {
-        var generator = XMLTripGenerator(seed: seed, schema: schema)
+        var generator = ArbitraryTrips.xml(seed: seed, schema: schema)
         let trips = (0..<count).map { _ in generator.trip() }
         let text = try xmlWrite(trips, schema: schema)
         let read = try xmlRead(text: text)

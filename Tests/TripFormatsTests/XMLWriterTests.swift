@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripFormats
 import TripKit
+import TripTestSupport
 
 @Suite("XMLWriter")
 struct XMLWriterTests {
@@ -89,7 +90,7 @@ struct XMLWriterTests {
     @Test("escaping is the same wherever a markup character falls, in words of eight bytes or after them")
     func escapingAtEveryOffset() throws {
         let pieces = ["a", " ", "&", "<", ">", "\"", "'", "\r", "\n", "\t", "é", "\u{FFFD}", "\u{EFBF}", "€", "😀"]
-        var random = XMLSplitMix64(seed: 0x5EED_4321)
+        var random = SplitMix64(seed: 0x5EED_4321)
         func next() -> Int { Int(random.next() % 1_000_003) }
         var names: [String] = []
         for _ in 0..<500 {
@@ -106,7 +107,7 @@ struct XMLWriterTests {
 
     @Test("a control character XML 1.0 cannot carry refuses the trip, naming it and the field")
     func controlCharacter() throws {
-        let dir = XMLTempDir()
+        let dir = ScratchDirectory()
         let path = dir.path + "/out.xml"
         var writer = try FormatFactory.makeWriter(.file(path), format: .xml, options: WriteOptions(schema: TripSchemaV3.self))
         try writer.write(xmlTripV3("Fine"))
@@ -130,7 +131,7 @@ struct XMLWriterTests {
 
     @Test("nothing is visible before finish, and abort leaves no file")
     func atomicOutput() throws {
-        let dir = XMLTempDir()
+        let dir = ScratchDirectory()
         let path = dir.path + "/out.xml"
         var writer = try FormatFactory.makeWriter(.file(path), format: .xml, options: WriteOptions())
         try writer.write(xmlTripV3("A"))

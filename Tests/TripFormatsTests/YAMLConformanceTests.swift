@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 /// The parser against ../shared/conformance: yaml-test-suite at the event level (through the same
 /// parser and alias resolver as the trip reader), and the YAML attack files through the trip reader.
@@ -10,7 +11,7 @@ struct YAMLConformanceTests {
     typealias S = YAMLTestSupport
 
     static var suiteDirectory: String? {
-        S.sharedDirectory.map { $0 + "/conformance/yaml-test-suite/cases" }
+        TestPaths.shared.map { $0 + "/conformance/yaml-test-suite/cases" }
     }
 
     static var hasSuite: Bool {
@@ -180,7 +181,7 @@ struct YAMLConformanceTests {
 
     // MARK: - Attacks
 
-    static var attackDirectory: String? { S.sharedDirectory.map { $0 + "/conformance/attacks/yaml" } }
+    static var attackDirectory: String? { TestPaths.shared.map { $0 + "/conformance/attacks/yaml" } }
     static var hasAttacks: Bool { attackDirectory.map { FileManager.default.fileExists(atPath: $0) } ?? false }
 
     @Test("the YAML attack files are refused by the trip reader, quickly, with one-line data errors",

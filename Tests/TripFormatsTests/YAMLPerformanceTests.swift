@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TripKit
+import TripTestSupport
 @testable import TripFormats
 
 /// Throughput, in a release build: a generated 100k-trip file written and read,
@@ -13,7 +14,7 @@ import TripKit
 struct YAMLPerformanceTests {
     static func makeTrips(_ count: Int) -> [ModelObject] {
         let words = ["Paris", "Lisbon", "Tokyo", "Visit the museum", "Eat pastries: twice", "Walk by the river", "no"]
-        var rng = YAMLSplitMix64(seed: 7)
+        var rng = SplitMix64(seed: 7)
         return (0..<count).map { i in
             let items = (0..<Int.random(in: 0...4, using: &rng)).map { j in
                 ModelObject(attributes: [.string("\(words[Int.random(in: 0..<words.count, using: &rng)]) \(j)"),

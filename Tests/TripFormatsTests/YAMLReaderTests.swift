@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 @Suite("YAMLReader")
 struct YAMLReaderTests {
@@ -437,7 +438,7 @@ struct YAMLReaderTests {
 @Suite("YAMLSamples")
 struct YAMLSamplesTests {
     typealias S = YAMLTestSupport
-    static let samples = S.packageDirectory + "/samples"
+    static let samples = TestPaths.samples
 
     @Test("the 1.0.0 sample reads as five 1.0.0 trips, duplicate names with different bucket lists")
     func legacySample() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 @Suite("YAMLRoundTrip")
 struct YAMLRoundTripTests {
@@ -40,7 +41,7 @@ struct YAMLRoundTripTests {
 
     @Test("arbitrary trips round-trip exactly", arguments: [1, 2, 3, 4] as [UInt64])
     func property(seed: UInt64) throws {
-        var generator = YAMLTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.yaml(seed: seed)
         let trips = (0..<150).map { _ in generator.trip() }
         let path = try S.writeFile(trips)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -103,7 +104,7 @@ struct YAMLRoundTripTests {
     @Test("PyYAML's safe_load reads our output as exactly the values written, strings staying strings",
           .enabled(if: S.hasPyYAML, "python3 with PyYAML is not installed"), arguments: [11, 12, 13] as [UInt64])
     func pyyamlReadsOurOutput(seed: UInt64) throws {
-        var generator = YAMLTripGenerator(seed: seed)
+        var generator = ArbitraryTrips.yaml(seed: seed)
         var trips = Self.example
         trips += (0..<200).map { _ in generator.trip() }
         let path = try S.writeFile(trips)

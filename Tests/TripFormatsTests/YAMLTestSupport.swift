@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TripKit
+import TripTestSupport
 @testable import TripFormats
 
 /// Helpers for the YAML suites: building trips, reading and writing text, running PyYAML.
@@ -33,12 +34,7 @@ enum YAMLTestSupport {
 
     // MARK: - Reading and writing
 
-    struct ReadResult {
-        var trips: [TripRecord] = []
-        var rejections: [Rejection] = []
-        var detection: Detection
-        var objects: [ModelObject] { trips.map(\.object) }
-    }
+    typealias ReadResult = ReadItems
 
     static func read(_ text: String, name: String = "t.yaml", options: ReadOptions = ReadOptions()) throws -> ReadResult {
         try read(bytes: Array(text.utf8), name: name, options: options)
@@ -46,28 +42,15 @@ enum YAMLTestSupport {
 
     static func read(bytes: [UInt8], name: String = "t.yaml", options: ReadOptions = ReadOptions()) throws -> ReadResult {
         var reader = YAMLRecordReader(parser: YAMLEventParser(bytes: bytes, name: name), options: options)
-        var trips: [TripRecord] = [], rejections: [Rejection] = []
-        while let item = try reader.next() {
-            switch item {
-            case .trip(let t): trips.append(t)
-            case .rejected(let r): rejections.append(r)
-            }
-        }
-        #expect(try reader.next() == nil)
-        return ReadResult(trips: trips, rejections: rejections, detection: reader.detection)
+        let result = try ReadItems(reading: &reader)
+        #expect(result.endsAgain)
+        return result
     }
 
     /// Reads a file through the public factory, as the tool does.
     static func readFile(_ path: String, options: ReadOptions = ReadOptions()) throws -> ReadResult {
         var reader = try FormatFactory.makeReader(.file(path), format: .yaml, options: options)
-        var trips: [TripRecord] = [], rejections: [Rejection] = []
-        while let item = try reader.next() {
-            switch item {
-            case .trip(let t): trips.append(t)
-            case .rejected(let r): rejections.append(r)
-            }
-        }
-        return ReadResult(trips: trips, rejections: rejections, detection: reader.detection)
+        return try ReadItems(reading: &reader)
     }
 
     /// The message of the data error a read throws, or nil when it throws none.
@@ -106,18 +89,6 @@ enum YAMLTestSupport {
 
     // MARK: - Shared material and tools
 
-    /// `../shared` beside the package, or nil when absent.
-    static var sharedDirectory: String? {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shared = package.deletingLastPathComponent().appendingPathComponent("shared").path
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: shared, isDirectory: &isDirectory) && isDirectory.boolValue ? shared : nil
-    }
-
-    static var packageDirectory: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-
     /// Whether python3 with PyYAML is available.
     static let hasPyYAML: Bool = {
         (try? runPython("import yaml; print('ok')", arguments: []))?.status == 0
@@ -125,18 +96,10 @@ enum YAMLTestSupport {
 
     /// Runs a python3 script; stdout and the exit status.
     static func runPython(_ script: String, arguments: [String]) throws -> (output: String, error: String, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self), String(decoding: errData, as: UTF8.self), process.terminationStatus)
+        let result = try ExternalTool.python(script, arguments)
+        return (result.out, result.stderr, result.status)
     }
+
 }
 
 // MARK: - A small JSON reader for expectations (in.json, PyYAML's answers)
@@ -255,27 +218,11 @@ enum YAMLTestJSON {
 
 // MARK: - Seeded generation
 
-/// SplitMix64: a small seeded PRNG, so a failing property case can be replayed.
-struct YAMLSplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Arbitrary trips for round-trip properties: any Unicode, YAML trigger words, edge spaces,
-/// newlines (trailing ones too) and CR, tabs, quotes, `: ` and ` #`, 0 to many items, with and
-/// without accommodation, dates with and without milliseconds.
-struct YAMLTripGenerator {
-    var rng: YAMLSplitMix64
-    init(seed: UInt64) { rng = YAMLSplitMix64(seed: seed) }
-
-    static let triggers = [
+extension TripText {
+    /// YAML's hard text: every plain scalar YAML 1.1 or 1.2 resolves to another type, indicators,
+    /// comments, document markers, edge spaces, newlines (trailing ones too), CR, tabs, quotes; a third
+    /// of the strings are one of them exactly.
+    static let yaml = TripText(pieces: [
         "no", "No", "NO", "yes", "Yes", "on", "off", "On", "OFF", "y", "Y", "n", "N", "true", "False", "null", "Null",
         "NULL", "~", "", "1_000", "0x1F", "0o17", "017", "1e3", "1.5", "-1", "+1", ".inf", "-.inf", ".NaN", "12:30:45",
         "2024-05-01", "2024-05-01T09:30:00Z", "2001-12-14 21:59:43.10 -5", "=", "<<", "- item", "? key", "[a]", "{a: 1}",
@@ -283,49 +230,11 @@ struct YAMLTripGenerator {
         "#comment", " lead", "trail ", " both ", "line\nbreak", "trailing\n", "trailing\n\n", "\n", "cr\rlf\r\n", "\ttab",
         "tab\t", "back\\slash", "---", "...", "--- x", "é", "東京", "emoji 🧳", "\u{85}nel", "ls\u{2028}ps\u{2029}",
         "\u{FEFF}bom", "nbsp\u{A0}", "ctl\u{1}\u{7F}\u{9F}", "zero\u{0}", "Paris", "Saint-Malo", "a  b",
-    ]
+        "Visit the Louvre", "Old town (2)", "Zürich", "a.b/c_d-e",
+    ], wholePiecePercent: 33)
+}
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
-
-    mutating func string() -> String {
-        switch int(0...5) {
-        case 0: return Self.triggers[int(0...Self.triggers.count - 1)]
-        case 1: return Self.triggers[int(0...Self.triggers.count - 1)] + Self.triggers[int(0...Self.triggers.count - 1)]
-        case 2: return ["Paris", "Visit the Louvre", "Old town (2)", "Zürich", "a.b/c_d-e"][int(0...4)]
-        default:
-            var s = String.UnicodeScalarView()
-            for _ in 0..<int(0...12) {
-                let pick = int(0...9)
-                let v: UInt32
-                switch pick {
-                case 0...4: v = UInt32(int(0x20...0x7E))
-                case 5: v = UInt32([0x0A, 0x0D, 0x09, 0x20, 0x22, 0x27, 0x3A, 0x23, 0x5C, 0x2D][int(0...9)])
-                case 6: v = UInt32(int(0...0x1F))
-                case 7: v = UInt32(int(0x80...0x7FF))
-                case 8: v = UInt32(int(0x800...0xFFFF))
-                default: v = UInt32(int(0x10000...0x10FFFF))
-                }
-                if let u = Unicode.Scalar(v) { s.append(u) }
-            }
-            return String(s)
-        }
-    }
-
-    mutating func date() -> Value {
-        // Years 1900...2100, with milliseconds half the time.
-        let seconds = Int64(int(-2_208_988_800...4_102_444_799))
-        let ms = int(0...1) == 0 ? 0 : Int64(int(0...999))
-        return .date(Timestamp(milliseconds: seconds * 1000 + ms))
-    }
-
-    mutating func trip(name: String? = nil) -> ModelObject {
-        var items: [ModelObject] = []
-        for _ in 0..<[0, 0, 1, 2, 3, 7][int(0...5)] {
-            items.append(ModelObject(attributes: [.string(string()), .string(string()), .bool(int(0...1) == 1), .bool(int(0...1) == 1)]))
-        }
-        let accommodation: ModelObject? = int(0...2) == 0 ? nil : ModelObject(attributes: [.string(string()), .string(string())])
-        return YAMLTestSupport.normalized(ModelObject(
-            attributes: [.string(name ?? string()), .string(string()), date(), date(), .int(0)],
-            relationships: [.toMany(items), .toOne(accommodation)]))
-    }
+extension ArbitraryTrips {
+    /// Arbitrary 3.0.0 trips for the YAML tests, as a reader gives them back.
+    static func yaml(seed: UInt64) -> ArbitraryTrips { ArbitraryTrips(seed: seed, text: .yaml) }
 }

@@ -1,5 +1,6 @@
 import Testing
 import TripKit
+import TripTestSupport
 
 /// The migration context holds its trips encoded in byte chunks (`ObjectArena`); what goes in must
 /// come out, in order, with its origin, through every operation.
@@ -7,8 +8,8 @@ import TripKit
 struct CompactStorageTests {
     /// A seeded generator of arbitrary objects: any Unicode, empty and long strings, every value kind.
     struct Gen {
-        var random: SplitMix
-        init(state: UInt64) { random = SplitMix(seed: state) }
+        var random: SplitMix64
+        init(state: UInt64) { random = SplitMix64(seed: state) }
         mutating func next() -> UInt64 { random.next() }
         mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
         mutating func string() -> String {

@@ -1,5 +1,6 @@
 import Testing
 import TripKit
+import TripTestSupport
 
 @Suite("Pipeline: read, detect, migrate, dedupe, write, and account for every record")
 struct PipelineTests {
@@ -75,7 +76,7 @@ struct PipelineTests {
 
     @Test("read = written + merged + dropped + rejected, under every policy", arguments: [DeduplicationPolicy.merge, .last, .first])
     func accounting(policy: DeduplicationPolicy) throws {
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<25 {
             var items: [ReadItem] = []
             let n = Int(rng.next() % 40)
@@ -122,17 +123,5 @@ struct PipelineTests {
         #expect(s.read == s.written + s.merged + s.dropped + s.rejected)
         #expect(seen.map(\.origin.source) == ["in.json", "in.json"])
         #expect(seen.map(\.origin.record) == [2, 3])
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

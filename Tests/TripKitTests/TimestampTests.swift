@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TripKit
+import TripTestSupport
 
 @Suite("Dates")
 struct TimestampTests {
@@ -27,16 +28,10 @@ struct TimestampTests {
         foundation.timeZone = TimeZone(identifier: "UTC")
         // From 1600 on: before the Gregorian reform Foundation's calendar is not proleptic.
         let lowest: Int64 = -11_676_096_000_000, highest: Int64 = 253_402_300_799_999
-        var state: UInt64 = 0x5EED
+        var random = SplitMix64(seed: 0x5EED)
         var samples: [Int64] = [0, -1, 1, 999, 1000, lowest, highest, 951_782_400_000, 1_714_555_800_250]
         for _ in 0..<5_000 {
-            // SplitMix64.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            let ms = lowest + Int64(z % UInt64(highest - lowest + 1))
+            let ms = lowest + Int64(random.next() % UInt64(highest - lowest + 1))
             samples.append(ms)
             samples.append(ms - ms % 1000)
         }

@@ -93,7 +93,7 @@ enum SQLiteMigration {
     static func load(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected) throws -> LoadedTrips {
         let path = connection.path
         var loaded = LoadedTrips()
-        let cursor = try SQLiteTripCursor(connection, store: store, byID: false)
+        let cursor = try StoreTripCursor(connection, try store.tripQueries(path, byID: false))
         var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: ReadOptions(sourceVersion: store.version))
         while let id = try cursor.next(into: &builder, record: loaded.ids.count + 1) {
             switch builder.endRecord() {

@@ -60,7 +60,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         let deleteRoot: SQLiteStatement
         /// Per child table: a delete of its rows by trip, where the delete rule does not cascade.
         let deleteChildren: [SQLiteStatement?]
-        let loader: SQLiteTripCursor
+        let loader: StoreTripCursor
     }
 
     /// Opens the target: an existing SQLite store to write into, else a new store in a temporary file.
@@ -232,7 +232,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                     : try c.prepare("DELETE FROM \(quoted(child.name)) WHERE \(quoted(layout.foreignKey)) = ?1",
                                     doing: "cannot replace a trip")
             },
-            loader: try SQLiteTripCursor(c, store: try SQLiteStoreStructure(c).detect(), byID: true))
+            loader: try StoreTripCursor(c, try SQLiteStoreStructure(c).detect().tripQueries(c.path, byID: true)))
         duplicates = made
         return made
     }
@@ -241,7 +241,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private func load(_ id: Int64, _ statements: DuplicateStatements) throws -> ModelObject {
         var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue,
                                     options: ReadOptions(sourceVersion: options.schema.versionIdentifier))
-        try statements.loader.rewind(id: id)
+        try statements.loader.rewind(key: id)
         guard try statements.loader.next(into: &builder, record: 0) != nil else {
             throw TripError.data("\(path): the trip with row id \(id) vanished while being merged")
         }

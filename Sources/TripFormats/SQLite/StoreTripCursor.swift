@@ -1,0 +1,201 @@
+import TripKit
+
+/// The statements that read a store's trips, and the field names of their columns, as the store's
+/// layout names them (`SQLiteLayout`'s `trips` and `trip_id`, or Core Data's `ZTRIP` and `Z_PK`).
+struct StoreTripQueries {
+    /// How a relationship's rows are found for a trip.
+    enum Reach {
+        /// By a merge join on the trip's key: the statement's first column holds it, and its rows
+        /// come in the order of the trips.
+        case joined
+        /// By the key the trip row holds in this column of the trip statement, bound to `?1`.
+        case lookedUp(tripColumn: Int32)
+    }
+
+    /// The rows at the other end of one relationship of the trip.
+    struct Related {
+        /// The relationship's name, as the builder knows it.
+        let relationship: String
+        let sql: String
+        /// The field names of the statement's columns after the first.
+        let fields: [String]
+        let reach: Reach
+    }
+
+    /// The trip rows in key order (or the one trip whose key binds `?1`): the key first, then the
+    /// attribute columns `tripFields` names, then any columns `Reach.lookedUp` points at.
+    let tripSQL: String
+    let tripFields: [String]
+    let related: [Related]
+    /// Whether the statements read the one trip `StoreTripCursor.rewind(key:)` names, rather than all.
+    let isByKey: Bool
+}
+
+/// Feeds a store's trips to a `RecordBuilder`: the trip rows in key order, each followed by its related
+/// rows, read by a merge join on the trip's key (one query per table, not one per trip) or, for a to-one
+/// only the trip's row names, looked up by key.
+final class StoreTripCursor {
+    /// One relationship's rows.
+    private final class Related {
+        let relationship: String
+        let statement: SQLiteStatement
+        let isJoined: Bool
+        /// The trip statement's column holding the key to look up (a looked-up relationship).
+        let tripColumn: Int32
+        var columns: StoreColumns
+        var field: Int?
+        var hasRow = false
+        var rowTrip: Int64 = 0
+
+        init(_ query: StoreTripQueries.Related, statement: SQLiteStatement) {
+            relationship = query.relationship
+            self.statement = statement
+            columns = StoreColumns(names: query.fields)
+            switch query.reach {
+            case .joined: isJoined = true; tripColumn = -1
+            case .lookedUp(let column): isJoined = false; tripColumn = column
+            }
+        }
+
+        func advance() throws {
+            hasRow = try statement.step()
+            if hasRow { rowTrip = statement.int64(0) }
+        }
+    }
+
+    let path: String
+    private let trips: SQLiteStatement
+    private var tripColumns: StoreColumns
+    private let related: [Related]
+    private let isByKey: Bool
+    private var isStarted = false
+
+    init(_ connection: SQLiteConnection, _ queries: StoreTripQueries) throws {
+        path = connection.path
+        isByKey = queries.isByKey
+        tripColumns = StoreColumns(names: queries.tripFields)
+        trips = try connection.prepare(queries.tripSQL)
+        related = try queries.related.map { Related($0, statement: try connection.prepare($0.sql)) }
+    }
+
+    /// Makes the next `next` read the trip with this key (a cursor of `isByKey` queries).
+    func rewind(key: Int64) throws {
+        trips.reset()
+        try trips.bind(1, key)
+        for r in related where r.isJoined {
+            r.statement.reset()
+            try r.statement.bind(1, key)
+            r.hasRow = false
+        }
+        isStarted = false
+    }
+
+    /// Feeds the next trip to the builder, from `beginRecord` to its last related object (the caller
+    /// ends the record); returns the trip's key, or nil after the last trip.
+    func next(into builder: inout RecordBuilder, record: Int) throws -> Int64? {
+        if !isStarted {
+            isStarted = true
+            for r in related where r.isJoined { try r.advance() }
+        }
+        guard try trips.step() else { return nil }
+        let key = trips.int64(0)
+        builder.beginRecord(origin: RecordOrigin(source: path, record: record))
+        if !tripColumns.isResolved {
+            for r in related { r.field = builder.field(r.relationship) }
+        }
+        tripColumns.feed(trips, into: &builder)
+        for r in related {
+            guard let field = r.field else { continue }
+            if r.isJoined {
+                // Rows whose trip is gone (a store written without foreign keys), or is another
+                // entity's row, are stepped over.
+                while r.hasRow, r.rowTrip < key { try r.advance() }
+                while r.hasRow, r.rowTrip == key {
+                    take(r, field, into: &builder)
+                    try r.advance()
+                }
+            } else if !trips.isNull(r.tripColumn) {
+                try r.statement.bind(1, trips.int64(r.tripColumn))
+                if try r.statement.step() { take(r, field, into: &builder) }
+                r.statement.reset()
+            }
+        }
+        // One trip read: nothing is left open on the connection, which the caller may write on.
+        if isByKey { trips.reset() }
+        return key
+    }
+
+    private func take(_ r: Related, _ field: Int, into builder: inout RecordBuilder) {
+        builder.beginObject(field)
+        r.columns.feed(r.statement, into: &builder)
+        builder.endObject()
+    }
+}
+
+/// A table's attribute columns, each handed to the builder under a field name, resolved to the
+/// builder's fields on first use.
+struct StoreColumns {
+    struct Column {
+        let column: Int32
+        let name: String
+    }
+
+    var list: [Column] = []
+    private var fields: [Int?] = []
+    private var kinds: [SchemaVocabulary.FieldKind?] = []
+    private(set) var isResolved = false
+
+    /// The longest value read: a store made by anyone may hold a value of a gigabyte.
+    static let maximumValueBytes = 16 << 20
+
+    /// Columns numbered from 1 (column 0 is the key the query selects first).
+    init(names: [String]) {
+        list = names.enumerated().map { Column(column: Int32($0.offset + 1), name: $0.element) }
+    }
+
+    mutating func resolve(_ builder: RecordBuilder) {
+        fields = list.map { builder.field($0.name) }
+        kinds = fields.map { $0.map(builder.kind(of:)) }
+        isResolved = true
+    }
+
+    /// Hands the statement's current row to the builder, column by column.
+    mutating func feed(_ statement: SQLiteStatement, into builder: inout RecordBuilder) {
+        if !isResolved { resolve(builder) }
+        for (i, source) in list.enumerated() {
+            guard let field = fields[i], let kind = kinds[i] else {
+                builder.unknownField(source.name)
+                continue
+            }
+            // The storage class first: asking a number for its size converts it, after which its
+            // storage class is undefined.
+            let storage = statement.storage(source.column)
+            if storage == .text || storage == .blob {
+                let size = statement.byteCount(source.column)
+                guard size <= StoreColumns.maximumValueBytes else {
+                    builder.fail("field '\(source.name)': a value of \(size) bytes is longer than the limit of \(StoreColumns.maximumValueBytes >> 20) MiB")
+                    continue
+                }
+            }
+            builder.set(field, StoreColumns.token(statement, source.column, storage, kind))
+        }
+    }
+
+    /// A column's value as the scalar the builder expects for the field's type: text for strings,
+    /// ISO 8601 text (or a number of the date epoch) for dates, 0/1 for Booleans.
+    static func token(_ s: SQLiteStatement, _ column: Int32, _ storage: SQLiteStatement.Storage,
+                      _ kind: SchemaVocabulary.FieldKind) -> ScalarToken {
+        if storage == .null { return .null }
+        switch kind {
+        case .attribute(.string):
+            return .string(s.text(column))
+        case .attribute(.date):
+            return storage == .integer || storage == .real ? .number(s.text(column)) : .string(s.text(column))
+        case .attribute(.int):
+            return .number(s.text(column))
+        default:
+            // Booleans (0 and 1, or their spellings in text) and anything else: text the schema types.
+            return .text(s.text(column))
+        }
+    }
+}

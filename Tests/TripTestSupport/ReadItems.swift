@@ -1,0 +1,25 @@
+import TripKit
+
+/// Everything a reader gave, read to the end.
+public struct ReadItems {
+    public var trips: [TripRecord] = []
+    public var rejections: [Rejection] = []
+    public var detection: Detection
+    /// Whether the reader said nil again when asked once more after the end, as readers must.
+    public var endsAgain = true
+
+    public var objects: [ModelObject] { trips.map(\.object) }
+
+    /// Reads to the end, then asks once more.
+    public init(reading reader: inout some RecordReader) throws {
+        detection = reader.detection
+        while let item = try reader.next() {
+            switch item {
+            case .trip(let t): trips.append(t)
+            case .rejected(let r): rejections.append(r)
+            }
+        }
+        endsAgain = try reader.next() == nil
+        detection = reader.detection
+    }
+}
