@@ -230,6 +230,42 @@ struct RecordBuilderTests {
         }
     }
 
+    @Test("objects nested deeper than ever before are built, and the next record starts clean")
+    func deepNesting() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        // Before the version is known (related objects kept pending), then after it.
+        for round in 0..<2 {
+            b.beginRecord(origin: RecordOrigin(source: "test", record: 2 * round + 1))
+            for (k, v) in v3Fields { b.set(k, v) }
+            // An object where a string belongs, 40 deep: each level is a frame of its own.
+            for _ in 0..<40 {
+                b.beginObject(b.field("name")!)
+                b.set("destination", .string("x"))
+            }
+            let rejected = b.endRecord()
+            #expect(rejected.rejection?.reason == "field 'name': expected a string, found an object")
+            let item = build(&b, record: 2 * round + 2, v3Fields,
+                             items: [[("title", .string("Louvre")), ("isInPlan", .bool(true))]],
+                             accommodation: [("address", .string("1 Rue"))])
+            let trip = try #require(item.trip)
+            #expect(trip.object == object(TestTrip(name: "Paris", destination: "France", start: "2024-05-01", end: "2024-05-08",
+                                                   items: [("Louvre", "", false, true)], accommodation: ("1 Rue", ""))))
+        }
+    }
+
+    @Test("the first record's related objects, kept until its version is known, are built as later records' are")
+    func pendingMatchesEager() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        let items: [[(String, ScalarToken)]] = [[("title", .string("Louvre"))], [("title", .string("Orsay")), ("details", .string("d"))]]
+        let first = try #require(build(&b, v1Fields, items: items, itemsKey: "bucketListItem",
+                                       accommodation: [("placeName", .string("Ritz"))], accommodationKey: "livingAccommodations").trip)
+        let second = try #require(build(&b, record: 2, v1Fields, items: items, itemsKey: "bucketListItem",
+                                        accommodation: [("placeName", .string("Ritz"))], accommodationKey: "livingAccommodations").trip)
+        #expect(first.object == second.object)
+        #expect(first.object.relationships[0].objects.map(\.attributes[0]) == [.string("Louvre"), .string("Orsay")])
+        #expect(first.object.relationships[1].objects.map(\.attributes) == [[.string(""), .string("Ritz")]])
+    }
+
     /// A 3.0.0 trip with one item, where `field` (of the trip, or else of the item) is set by `setter`.
     private func buildSetting(_ b: inout RecordBuilder, _ field: String, _ setter: (inout RecordBuilder, Int) -> Void) -> ReadItem {
         b.beginRecord(origin: RecordOrigin(source: "test", record: 1))
