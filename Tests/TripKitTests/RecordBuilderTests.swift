@@ -230,6 +230,20 @@ struct RecordBuilderTests {
         }
     }
 
+    @Test("setting a field from a Boolean gives what the same Boolean as a token gives",
+          arguments: ["name", "startDate", "tripViews", "bucketList", "livingAccommodation", "hasReservation", "isInPlan", "title"])
+    func boolMatchesToken(field: String) {
+        for value in [false, true] {
+            var byToken = RecordBuilder(source: "t", format: "json")
+            var byBool = RecordBuilder(source: "t", format: "json")
+            let expected = buildSetting(&byToken, field) { b, f in b.set(f, .bool(value)) }
+            let got = buildSetting(&byBool, field) { b, f in b.set(f, bool: value) }
+            #expect(got.trip?.object == expected.trip?.object, "\(field) = \(value)")
+            #expect(got.rejection?.reason == expected.rejection?.reason, "\(field) = \(value)")
+            #expect(byBool.detection == byToken.detection)
+        }
+    }
+
     @Test("objects nested deeper than ever before are built, and the next record starts clean")
     func deepNesting() throws {
         var b = RecordBuilder(source: "t", format: "json")

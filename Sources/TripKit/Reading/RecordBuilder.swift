@@ -235,6 +235,17 @@ public struct RecordBuilder {
         }
     }
 
+    /// Sets a resolved field from a typed Boolean (JSON's `true` and `false`): the same as
+    /// `set(field, .bool(b))`, without the conversion a token goes through.
+    public mutating func set(_ field: Int, bool b: Bool) {
+        let top = depth - 1
+        guard case .attribute(.bool) = facts[heads[top].factsStart + field].kind else {
+            set(field, .bool(b))
+            return
+        }
+        if note(field) { values[top * valueStride + field] = .bool(b) }
+    }
+
     /// Sets a resolved field from a typed string's UTF-8 bytes (a JSON string): the same as
     /// `set(field, .string(String(decoding: bytes, as: UTF8.self)))`, but an ISO 8601 date is read
     /// from the bytes, with no `String` made. The bytes are not kept.
