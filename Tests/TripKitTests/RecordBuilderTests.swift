@@ -280,6 +280,25 @@ struct RecordBuilderTests {
         #expect(first.object.relationships[1].objects.map(\.attributes) == [[.string(""), .string("Ritz")]])
     }
 
+    @Test("invalid UTF-8 set from bytes is repaired as String(decoding:) repairs it, short or long")
+    func bytesRepairInvalidUTF8() throws {
+        let samples: [[UInt8]] = [[0x61, 0xFF, 0x62], [0xC3], Array("a long string past fifteen bytes".utf8) + [0xE2, 0x82],
+                                  [0xED, 0xA0, 0x80] + Array(repeating: 0x7A, count: 20)]
+        for bytes in samples {
+            for isText in [false, true] {
+                let expected = String(decoding: bytes, as: UTF8.self)
+                var b = RecordBuilder(source: "t", format: "json")
+                let item = buildSetting(&b, "name") { b, f in
+                    bytes.withUnsafeBytes { raw in
+                        if isText { b.set(f, text: raw) } else { b.set(f, string: raw) }
+                    }
+                }
+                let trip = try #require(item.trip)
+                #expect(trip.object.attributes[0] == .string(expected), "\(bytes), text: \(isText)")
+            }
+        }
+    }
+
     /// A 3.0.0 trip with one item, where `field` (of the trip, or else of the item) is set by `setter`.
     private func buildSetting(_ b: inout RecordBuilder, _ field: String, _ setter: (inout RecordBuilder, Int) -> Void) -> ReadItem {
         b.beginRecord(origin: RecordOrigin(source: "test", record: 1))

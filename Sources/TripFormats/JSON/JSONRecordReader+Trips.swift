@@ -118,8 +118,7 @@ extension JSONRecordReader {
         // Keys usually come in the order of the vocabulary: the one after the last is tried first.
         var hint = 0
         while true {
-            let entry: Int?
-            var unknownName: String?
+            var entry = -1
             if pendingKey == nil, let i = table.match(at: scanner.base + scanner.pos + 1,
                                                       available: scanner.end - scanner.pos - 1, hint: hint) {
                 scanner.pos += table.entries[i].count + 2
@@ -127,19 +126,21 @@ extension JSONRecordReader {
             } else {
                 let key: UnsafeRawBufferPointer
                 if let pendingKey { key = pendingKey } else { key = try scanner.readString() }
-                entry = table.lookup(key)
-                if entry == nil { unknownName = String(decoding: key, as: UTF8.self) }
+                pendingKey = nil
+                if let i = table.lookup(key) {
+                    entry = i
+                } else {
+                    // The key's bytes are valid only until the scanner moves on.
+                    let name = String(decoding: key, as: UTF8.self)
+                    try readColon()
+                    builder.unknownField(name)
+                    try scanner.skipValue(depth: depth)
+                }
             }
-            pendingKey = nil
-            if let entry { hint = entry + 1 }
-            guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after an object key") }
-            scanner.pos += 1
-            guard let v = try scanner.peek() else { throw scanner.unexpected("a JSON value") }
-            if let entry {
-                try readField(table, entry, startingWith: v, depth: depth)
-            } else {
-                builder.unknownField(unknownName!)
-                try scanner.skipValue(depth: depth)
+            if entry >= 0 {
+                hint = entry + 1
+                try readColon()
+                try readField(table, entry, startingWith: scanner.base[scanner.pos], depth: depth)
             }
             guard let c = try scanner.peek() else { throw scanner.unexpected("',' or '}' after an object member") }
             if c == 0x7D {
@@ -150,6 +151,14 @@ extension JSONRecordReader {
             scanner.pos += 1
             guard try scanner.peek() == 0x22 else { throw scanner.unexpected("an object key (a string)") }
         }
+    }
+
+    /// Moves past the `:` after a key, and the whitespace after it; a value follows.
+    @inline(__always)
+    private mutating func readColon() throws {
+        guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after an object key") }
+        scanner.pos += 1
+        guard try scanner.peek() != nil else { throw scanner.unexpected("a JSON value") }
     }
 
     /// Reads a known field's value, starting with `v` at `pos`.

@@ -274,7 +274,7 @@ public struct RecordBuilder {
         let value: Value
         switch type {
         case .string:
-            value = .string(String(decoding: bytes, as: UTF8.self))
+            value = .string(RecordBuilder.string(bytes))
         case .date:
             let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
             guard let ms = Timestamp.parseISO8601(utf8) else { return false }
@@ -293,6 +293,18 @@ public struct RecordBuilder {
         }
         if note(field) { values[top * valueStride + field] = value }
         return true
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self)`, made in place: a short ASCII string is not
+    /// validated, a long one is copied into its storage once, then validated there.
+    @inline(__always)
+    private static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let count = bytes.count
+        guard count > 0, let source = bytes.baseAddress else { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source, byteCount: count)
+            return count
+        }
     }
 
     /// Marks a field present (an empty list, a null to-one) without giving it objects.
