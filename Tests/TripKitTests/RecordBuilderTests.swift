@@ -299,6 +299,24 @@ struct RecordBuilderTests {
         }
     }
 
+    @Test("an attribute with a legacy spelling takes whichever spelling the record gives")
+    func legacyAttributeSpelling() throws {
+        // Two fields fill one slot here, so objects are built the general way, not slot by slot.
+        let vocabulary = SchemaVocabulary([RecordBuilderLegacySchema.self])
+        let cases: [([(String, ScalarToken)], [Value])] = [
+            ([("label", .string("x"))], [.string("x"), .string("")]),
+            ([("title", .string("x")), ("note", .string("n"))], [.string("x"), .string("n")]),
+            ([("note", .string("n")), ("label", .string("x"))], [.string("x"), .string("n")]),
+        ]
+        for (fields, attributes) in cases {
+            var b = RecordBuilder(vocabulary: vocabulary, source: "t", format: "json")
+            b.beginRecord(origin: RecordOrigin(source: "test", record: 1))
+            for (k, v) in fields { b.set(k, v) }
+            let trip = try #require(b.endRecord().trip, "\(fields)")
+            #expect(trip.object.attributes == attributes)
+        }
+    }
+
     /// A 3.0.0 trip with one item, where `field` (of the trip, or else of the item) is set by `setter`.
     private func buildSetting(_ b: inout RecordBuilder, _ field: String, _ setter: (inout RecordBuilder, Int) -> Void) -> ReadItem {
         b.beginRecord(origin: RecordOrigin(source: "test", record: 1))
@@ -313,4 +331,13 @@ struct RecordBuilderTests {
         }
         return b.endRecord()
     }
+}
+
+/// A one-version schema whose first attribute has a legacy spelling.
+private enum RecordBuilderLegacySchema: VersionedSchema {
+    static let versionIdentifier = SchemaVersion(1, 0, 0)
+    static let entities: [Entity] = [
+        Entity("Thing", attributes: [Attribute("title", .string), Attribute("note", .string, default: .string(""))],
+               legacySpellings: ["label": "title"]),
+    ]
 }

@@ -515,19 +515,39 @@ public struct RecordBuilder {
         let template = layout.template
         var attributes: [Value] = []
         attributes.reserveCapacity(template.count)
-        for value in template { attributes.append(value) }
-        attributes.withUnsafeMutableBufferPointer { out in
+        if let fieldOfSlot = layout.fieldOfSlot {
+            // Slot by slot: the value of the field that fills it, moved, or the template's.
+            for slot in 0..<template.count {
+                let fi = fieldOfSlot[slot]
+                if fi >= 0, present & (UInt64(1) << UInt64(fi)) != 0, !values[fi].isNull {
+                    attributes.append((values + fi).move())
+                    (values + fi).initialize(to: .null)
+                } else {
+                    attributes.append(template[slot])
+                }
+            }
+            // Present fields that fill no slot of this version.
             var bits = present
             while bits != 0 {
                 let fi = bits.trailingZeroBitCount
                 bits &= bits - 1
-                let slot = layout.attributeSlot[fi]
-                let cell = values + fi
-                if slot >= 0, !cell.pointee.isNull {
-                    out[slot] = cell.move()
-                    cell.initialize(to: .null)
-                } else {
-                    cell.pointee = .null
+                if !values[fi].isNull { values[fi] = .null }
+            }
+        } else {
+            for value in template { attributes.append(value) }
+            attributes.withUnsafeMutableBufferPointer { out in
+                var bits = present
+                while bits != 0 {
+                    let fi = bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    let slot = layout.attributeSlot[fi]
+                    let cell = values + fi
+                    if slot >= 0, !cell.pointee.isNull {
+                        out[slot] = cell.move()
+                        cell.initialize(to: .null)
+                    } else {
+                        cell.pointee = .null
+                    }
                 }
             }
         }
