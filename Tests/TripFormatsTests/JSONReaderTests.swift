@@ -285,6 +285,33 @@ struct JSONReaderTests {
         #expect(try reader.next() == nil)
     }
 
+    @Test("keys read the same plain, escaped, in any order, and near misses are unknown fields")
+    func keySpellings() throws {
+        let inOrder = #"{"name": "Rome", "destination": "Italy", "startDate": "2024-05-01T00:00:00Z", "endDate": "2024-05-08T00:00:00Z", "bucketList": [{"title": "t", "isInPlan": true}], "livingAccommodation": {"address": "a", "placeName": "p"}}"#
+        let plain = try S.read("[\(inOrder)]")
+        #expect(plain.trips.count == 1)
+        let escaped = inOrder.replacingOccurrences(of: #""name""#, with: #""n\u0061me""#)
+            .replacingOccurrences(of: #""title""#, with: #""titl\u0065""#)
+            .replacingOccurrences(of: #""address""#, with: #""\u0061ddress""#)
+        #expect(try S.read("[\(escaped)]").objects == plain.objects)
+        let reversed = #"{"livingAccommodation": {"placeName": "p", "address": "a"}, "bucketList": [{"isInPlan": true, "title": "t"}], "endDate": "2024-05-08T00:00:00Z", "startDate": "2024-05-01T00:00:00Z", "destination": "Italy", "name": "Rome"}"#
+        #expect(try S.read("[\(reversed)]").objects == plain.objects)
+        for near in ["nam", "names", "name ", "Name", #"name\u0000"#, "bucketListItems", "n"] {
+            let bad = inOrder.replacingOccurrences(of: #""destination""#, with: #""\#(near)""#)
+            let result = try S.read("[\(bad)]")
+            let shown = near == #"name\u0000"# ? "name\u{0}" : near
+            #expect(result.rejections.map(\.reason) == ["unknown field '\(shown)' matches no schema version"], "\(near)")
+        }
+    }
+
+    @Test("a Boolean where a string belongs rejects the trip, and a misspelled literal stops the read")
+    func booleanLiterals() throws {
+        let bad = Self.romeV3.replacingOccurrences(of: #""Rome""#, with: "true")
+        #expect(try S.read("[\(bad)]").rejections.map(\.reason) == ["field 'name': expected a string, found true"])
+        let misspelled = #"[{"bucketList": [{"title": "t", "isInPlan": truth}]}]"#
+        #expect(S.readError(misspelled) == "t.json:1:45: expected a JSON value, found 'truth'")
+    }
+
     // MARK: - Chunk boundaries
 
     @Test("tokens split across chunks of any size read the same", arguments: [1, 2, 3, 5, 7, 11, 64])

@@ -230,6 +230,93 @@ struct RecordBuilderTests {
         }
     }
 
+    @Test("setting a field from a Boolean gives what the same Boolean as a token gives",
+          arguments: ["name", "startDate", "tripViews", "bucketList", "livingAccommodation", "hasReservation", "isInPlan", "title"])
+    func boolMatchesToken(field: String) {
+        for value in [false, true] {
+            var byToken = RecordBuilder(source: "t", format: "json")
+            var byBool = RecordBuilder(source: "t", format: "json")
+            let expected = buildSetting(&byToken, field) { b, f in b.set(f, .bool(value)) }
+            let got = buildSetting(&byBool, field) { b, f in b.set(f, bool: value) }
+            #expect(got.trip?.object == expected.trip?.object, "\(field) = \(value)")
+            #expect(got.rejection?.reason == expected.rejection?.reason, "\(field) = \(value)")
+            #expect(byBool.detection == byToken.detection)
+        }
+    }
+
+    @Test("objects nested deeper than ever before are built, and the next record starts clean")
+    func deepNesting() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        // Before the version is known (related objects kept pending), then after it.
+        for round in 0..<2 {
+            b.beginRecord(origin: RecordOrigin(source: "test", record: 2 * round + 1))
+            for (k, v) in v3Fields { b.set(k, v) }
+            // An object where a string belongs, 40 deep: each level is a frame of its own.
+            for _ in 0..<40 {
+                b.beginObject(b.field("name")!)
+                b.set("destination", .string("x"))
+            }
+            let rejected = b.endRecord()
+            #expect(rejected.rejection?.reason == "field 'name': expected a string, found an object")
+            let item = build(&b, record: 2 * round + 2, v3Fields,
+                             items: [[("title", .string("Louvre")), ("isInPlan", .bool(true))]],
+                             accommodation: [("address", .string("1 Rue"))])
+            let trip = try #require(item.trip)
+            #expect(trip.object == object(TestTrip(name: "Paris", destination: "France", start: "2024-05-01", end: "2024-05-08",
+                                                   items: [("Louvre", "", false, true)], accommodation: ("1 Rue", ""))))
+        }
+    }
+
+    @Test("the first record's related objects, kept until its version is known, are built as later records' are")
+    func pendingMatchesEager() throws {
+        var b = RecordBuilder(source: "t", format: "json")
+        let items: [[(String, ScalarToken)]] = [[("title", .string("Louvre"))], [("title", .string("Orsay")), ("details", .string("d"))]]
+        let first = try #require(build(&b, v1Fields, items: items, itemsKey: "bucketListItem",
+                                       accommodation: [("placeName", .string("Ritz"))], accommodationKey: "livingAccommodations").trip)
+        let second = try #require(build(&b, record: 2, v1Fields, items: items, itemsKey: "bucketListItem",
+                                        accommodation: [("placeName", .string("Ritz"))], accommodationKey: "livingAccommodations").trip)
+        #expect(first.object == second.object)
+        #expect(first.object.relationships[0].objects.map(\.attributes[0]) == [.string("Louvre"), .string("Orsay")])
+        #expect(first.object.relationships[1].objects.map(\.attributes) == [[.string(""), .string("Ritz")]])
+    }
+
+    @Test("invalid UTF-8 set from bytes is repaired as String(decoding:) repairs it, short or long")
+    func bytesRepairInvalidUTF8() throws {
+        let samples: [[UInt8]] = [[0x61, 0xFF, 0x62], [0xC3], Array("a long string past fifteen bytes".utf8) + [0xE2, 0x82],
+                                  [0xED, 0xA0, 0x80] + Array(repeating: 0x7A, count: 20)]
+        for bytes in samples {
+            for isText in [false, true] {
+                let expected = String(decoding: bytes, as: UTF8.self)
+                var b = RecordBuilder(source: "t", format: "json")
+                let item = buildSetting(&b, "name") { b, f in
+                    bytes.withUnsafeBytes { raw in
+                        if isText { b.set(f, text: raw) } else { b.set(f, string: raw) }
+                    }
+                }
+                let trip = try #require(item.trip)
+                #expect(trip.object.attributes[0] == .string(expected), "\(bytes), text: \(isText)")
+            }
+        }
+    }
+
+    @Test("an attribute with a legacy spelling takes whichever spelling the record gives")
+    func legacyAttributeSpelling() throws {
+        // Two fields fill one slot here, so objects are built the general way, not slot by slot.
+        let vocabulary = SchemaVocabulary([RecordBuilderLegacySchema.self])
+        let cases: [([(String, ScalarToken)], [Value])] = [
+            ([("label", .string("x"))], [.string("x"), .string("")]),
+            ([("title", .string("x")), ("note", .string("n"))], [.string("x"), .string("n")]),
+            ([("note", .string("n")), ("label", .string("x"))], [.string("x"), .string("n")]),
+        ]
+        for (fields, attributes) in cases {
+            var b = RecordBuilder(vocabulary: vocabulary, source: "t", format: "json")
+            b.beginRecord(origin: RecordOrigin(source: "test", record: 1))
+            for (k, v) in fields { b.set(k, v) }
+            let trip = try #require(b.endRecord().trip, "\(fields)")
+            #expect(trip.object.attributes == attributes)
+        }
+    }
+
     /// A 3.0.0 trip with one item, where `field` (of the trip, or else of the item) is set by `setter`.
     private func buildSetting(_ b: inout RecordBuilder, _ field: String, _ setter: (inout RecordBuilder, Int) -> Void) -> ReadItem {
         b.beginRecord(origin: RecordOrigin(source: "test", record: 1))
@@ -244,4 +331,13 @@ struct RecordBuilderTests {
         }
         return b.endRecord()
     }
+}
+
+/// A one-version schema whose first attribute has a legacy spelling.
+private enum RecordBuilderLegacySchema: VersionedSchema {
+    static let versionIdentifier = SchemaVersion(1, 0, 0)
+    static let entities: [Entity] = [
+        Entity("Thing", attributes: [Attribute("title", .string), Attribute("note", .string, default: .string(""))],
+               legacySpellings: ["label": "title"]),
+    ]
 }

@@ -8,8 +8,10 @@ import TripKit
 /// One entity's field names as bytes, so a key is matched without making a String of it.
 final class JSONFieldTable {
     struct Entry {
-        /// Where the name's bytes are in `bytes`.
+        /// Where the name's bytes are in `bytes` (followed there by a closing quote).
         let offset: Int, count: Int, first: UInt8
+        /// The name can be matched in the input's raw bytes: it is ASCII with nothing to escape.
+        let isPlain: Bool
         /// The field's index in the vocabulary entity: what the builder takes.
         let field: Int
         let kind: SchemaVocabulary.FieldKind
@@ -21,16 +23,17 @@ final class JSONFieldTable {
 
     init(_ fields: SchemaVocabulary.EntityFields) {
         names = fields.fields.map(\.name)
-        let all = names.flatMap { Array($0.utf8) }
+        let all: [UInt8] = names.flatMap { Array($0.utf8) + [0x22] }
         bytes = .allocate(capacity: max(1, all.count))
         bytes.initialize(from: all, count: all.count)
         entries = .allocate(capacity: names.count)
         var offset = 0
         for (i, f) in fields.fields.enumerated() {
             let count = f.name.utf8.count
+            let isPlain = count > 0 && f.name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C }
             (entries.baseAddress! + i).initialize(to: Entry(offset: offset, count: count, first: f.name.utf8.first ?? 0,
-                                                            field: i, kind: f.kind))
-            offset += count
+                                                            isPlain: isPlain, field: i, kind: f.kind))
+            offset += count + 1
         }
     }
 
@@ -48,6 +51,25 @@ final class JSONFieldTable {
         for i in 0..<entries.count {
             let e = entries[i]
             if e.count == count, e.first == first, JSONFieldTable.bytesEqual(keyBase, bytes + e.offset, count) { return i }
+        }
+        return nil
+    }
+
+    /// The index of the entry whose name, then a closing quote, is at `p` (just past a key's
+    /// opening quote), with `available` bytes readable there; `hint` is tried first. Nil when no
+    /// name is there as it is: the key may be escaped, unknown, or go on past the bytes read.
+    /// Such a key's text is exactly the name, so this gives what `readString` and `lookup` give.
+    @inline(__always)
+    func match(at p: UnsafePointer<UInt8>, available: Int, hint: Int) -> Int? {
+        let n = entries.count
+        guard available > 0 else { return nil }
+        let first = p.pointee
+        var i = hint < n ? hint : 0
+        for _ in 0..<n {
+            let e = entries[i]
+            if e.first == first, e.count < available, e.isPlain,
+               JSONFieldTable.bytesEqual(p, bytes + e.offset, e.count &+ 1) { return i }
+            i = i &+ 1 == n ? 0 : i &+ 1
         }
         return nil
     }
@@ -93,20 +115,32 @@ extension JSONRecordReader {
             guard b == 0x22 else { throw scanner.unexpected("an object key (a string)") }
         }
         let table = tables[entity]
+        // Keys usually come in the order of the vocabulary: the one after the last is tried first.
+        var hint = 0
         while true {
-            let key: UnsafeRawBufferPointer
-            if let pendingKey { key = pendingKey } else { key = try scanner.readString() }
-            pendingKey = nil
-            let entry = table.lookup(key)
-            let unknownName = entry == nil ? String(decoding: key, as: UTF8.self) : nil
-            guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after an object key") }
-            scanner.pos += 1
-            guard let v = try scanner.peek() else { throw scanner.unexpected("a JSON value") }
-            if let entry {
-                try readField(table, entry, startingWith: v, depth: depth)
+            var entry = -1
+            if pendingKey == nil, let i = table.match(at: scanner.base + scanner.pos + 1,
+                                                      available: scanner.end - scanner.pos - 1, hint: hint) {
+                scanner.pos += table.entries[i].count + 2
+                entry = i
             } else {
-                builder.unknownField(unknownName!)
-                try scanner.skipValue(depth: depth)
+                let key: UnsafeRawBufferPointer
+                if let pendingKey { key = pendingKey } else { key = try scanner.readString() }
+                pendingKey = nil
+                if let i = table.lookup(key) {
+                    entry = i
+                } else {
+                    // The key's bytes are valid only until the scanner moves on.
+                    let name = String(decoding: key, as: UTF8.self)
+                    try readColon()
+                    builder.unknownField(name)
+                    try scanner.skipValue(depth: depth)
+                }
+            }
+            if entry >= 0 {
+                hint = entry + 1
+                try readColon()
+                try readField(table, entry, startingWith: scanner.base[scanner.pos], depth: depth)
             }
             guard let c = try scanner.peek() else { throw scanner.unexpected("',' or '}' after an object member") }
             if c == 0x7D {
@@ -117,6 +151,14 @@ extension JSONRecordReader {
             scanner.pos += 1
             guard try scanner.peek() == 0x22 else { throw scanner.unexpected("an object key (a string)") }
         }
+    }
+
+    /// Moves past the `:` after a key, and the whitespace after it; a value follows.
+    @inline(__always)
+    private mutating func readColon() throws {
+        guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after an object key") }
+        scanner.pos += 1
+        guard try scanner.peek() != nil else { throw scanner.unexpected("a JSON value") }
     }
 
     /// Reads a known field's value, starting with `v` at `pos`.
@@ -131,7 +173,10 @@ extension JSONRecordReader {
                 try scanner.skipValue(depth: depth)
             } else if v == 0x22 {
                 // The builder takes the string's bytes: a date is read from them, with no String made.
-                builder.set(entry.field, string: try scanner.readString())
+                builder.set(entry.field, string: try scanner.readPlainString())
+            } else if v == 0x74 || v == 0x66 {
+                // `t` or `f`: true, false, or an error.
+                builder.set(entry.field, bool: try scanner.readLiteral() == .true)
             } else {
                 builder.set(entry.field, try readScalar(v))
             }

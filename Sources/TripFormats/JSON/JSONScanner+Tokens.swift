@@ -67,6 +67,27 @@ extension JSONScanner {
         b >= 0x20 && b != 0x22 && b != 0x5C && b < 0x80
     }
 
+    /// `readString()`, inlined for the common string: plain ASCII with nothing escaped, its closing
+    /// quote among the bytes read. Any other string is left to `readString()`, from its start.
+    @inline(__always)
+    mutating func readPlainString() throws -> UnsafeRawBufferPointer {
+        let start = pos &+ 1
+        var p = start
+        while p &+ 8 <= end {
+            let m = JSONScanner.specialMask(UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)))
+            if m != 0 {
+                p &+= m.trailingZeroBitCount &>> 3
+                if base[p] == 0x22, p &- start <= limits.maxStringBytes {
+                    pos = p &+ 1
+                    return UnsafeRawBufferPointer(start: base + start, count: p &- start)
+                }
+                break
+            }
+            p &+= 8
+        }
+        return try readString()
+    }
+
     /// Reads a string whose opening quote is at `pos` and returns its decoded UTF-8 bytes, valid
     /// until the scanner moves on. With `collect` false the string is only checked (the bytes
     /// returned are then meaningless).

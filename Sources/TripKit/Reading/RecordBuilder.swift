@@ -35,20 +35,6 @@ public struct RecordBuilder {
         var children: [[Pending]]
     }
 
-    /// An object being built. Frames are pooled: their buffers are reset, not reallocated, per record.
-    private struct Frame {
-        var entity: Int = 0
-        var field: Int = -1           // the field of the parent frame this object belongs to
-        var values: [Value] = []      // by field index of the entity's vocabulary
-        var present: UInt64 = 0
-        /// Materialized related objects, by relationship slot (when the version is known).
-        var related: [[ModelObject]] = []
-        var hasRelated = false
-        /// Related objects kept by field index until the version is known.
-        var pending: [[Pending]] = []
-        var hasPending = false
-    }
-
     /// What the per-scalar path needs of a field, in one flat array of plain values (indexed
     /// `factsStart[entity] + field`): reading the vocabulary's nested structs per scalar costs more.
     private struct FieldFacts {
@@ -58,7 +44,17 @@ public struct RecordBuilder {
     private let facts: [FieldFacts]
     private let factsStart: [Int]
 
-    private var frames: [Frame] = []
+    /// The objects being built, one frame per depth. The buffers' addresses are copied here, so
+    /// the per-scalar path reads them from the builder, not from the class; they change only when
+    /// the frames grow. Copies of a builder share its frames: keep one copy.
+    private let frames: RecordFrames
+    private var heads: UnsafeMutablePointer<RecordFrames.Head>
+    private var values: UnsafeMutablePointer<Value>
+    private var related: UnsafeMutablePointer<[ModelObject]>
+    private let valueStride: Int
+    private let relatedStride: Int
+    /// Per depth: related objects kept by field index until the version is known (the first record).
+    private var pending: [[[Pending]]] = []
     private var depth = 0
     private var origin = RecordOrigin(source: "", record: 0)
     private var errors: [String] = []
@@ -86,6 +82,10 @@ public struct RecordBuilder {
         }
         facts = all
         factsStart = start
+        let relationships = vocabulary.layouts.flatMap { $0.map(\.isToMany.count) }.max() ?? 0
+        frames = RecordFrames(valueStride: vocabulary.entities.map(\.fields.count).max() ?? 0, relatedStride: relationships)
+        heads = frames.heads; values = frames.values; related = frames.related
+        valueStride = frames.valueStride; relatedStride = frames.relatedStride
         if let v = options.sourceVersion, let i = vocabulary.versionIndex(v) {
             versionIndex = i; evidence = .override
         }
@@ -145,53 +145,48 @@ public struct RecordBuilder {
     }
 
     private mutating func pushFrame(entity: Int, field: Int) {
-        if depth == frames.count { frames.append(Frame()) }
-        // A frame serves objects of any entity: its values only ever grow (the fields past the
-        // entity's own stay null), so alternating entities at one depth costs no reallocation.
-        let count = (entity + 1 < factsStart.count ? factsStart[entity + 1] : facts.count) - factsStart[entity]
-        if frames[depth].values.count < count {
-            frames[depth].values.append(contentsOf: repeatElement(.null, count: count - frames[depth].values.count))
+        if depth == frames.capacity {
+            frames.grow()
+            heads = frames.heads; values = frames.values; related = frames.related
         }
-        frames[depth].entity = entity
-        frames[depth].field = field
-        frames[depth].present = 0
+        heads[depth] = RecordFrames.Head(entity: entity, field: field, factsStart: factsStart[entity])
         depth += 1
     }
 
-    /// Clears a popped frame's buffers for reuse.
+    /// Clears a popped frame's values and related objects for reuse.
     private mutating func resetFrame(_ i: Int) {
-        if frames[i].present != 0 {
-            let present = frames[i].present
-            frames[i].values.withUnsafeMutableBufferPointer { values in
-                var bits = present
-                while bits != 0 {
-                    values[bits.trailingZeroBitCount] = .null
-                    bits &= bits - 1
-                }
+        let head = heads[i]
+        if head.present != 0 {
+            let frameValues = values + i * valueStride
+            var bits = head.present
+            while bits != 0 {
+                frameValues[bits.trailingZeroBitCount] = .null
+                bits &= bits - 1
             }
-            frames[i].present = 0
+            heads[i].present = 0
         }
-        if frames[i].hasRelated {
-            for k in frames[i].related.indices { frames[i].related[k] = [] }
-            frames[i].hasRelated = false
+        if head.hasRelated {
+            let lists = related + i * relatedStride
+            for k in 0..<relatedStride where !lists[k].isEmpty { lists[k] = [] }
+            heads[i].hasRelated = false
         }
-        if frames[i].hasPending {
-            for k in frames[i].pending.indices { frames[i].pending[k] = [] }
-            frames[i].hasPending = false
+        if head.hasPending {
+            pending[i] = []
+            heads[i].hasPending = false
         }
     }
 
     /// The name of the entity of the object being built.
-    public var currentEntityName: String { vocabulary.entities[frames[depth - 1].entity].name }
+    public var currentEntityName: String { vocabulary.entities[heads[depth - 1].entity].name }
 
     /// Resolves a field name of the object being built; nil for a name no version declares.
     public func field(_ name: String) -> Int? {
-        vocabulary.entities[frames[depth - 1].entity].index[name]
+        vocabulary.entities[heads[depth - 1].entity].index[name]
     }
 
     /// What a resolved field is.
     public func kind(of field: Int) -> SchemaVocabulary.FieldKind {
-        facts[factsStart[frames[depth - 1].entity] + field].kind
+        facts[heads[depth - 1].factsStart + field].kind
     }
 
     /// Notes a field no version declares: the record is rejected, unless unknown fields are ignored.
@@ -216,8 +211,8 @@ public struct RecordBuilder {
     /// Sets a resolved field from a scalar.
     public mutating func set(_ field: Int, _ token: ScalarToken) {
         let top = depth - 1
-        let entity = frames[top].entity
-        switch facts[factsStart[entity] + field].kind {
+        let entity = heads[top].entity
+        switch facts[heads[top].factsStart + field].kind {
         case .transient:
             sawTransient = true
             return
@@ -234,10 +229,21 @@ public struct RecordBuilder {
         case .attribute(let type):
             if !note(field) { return }
             switch RecordBuilder.convert(token, to: type, epoch: options.dateEpoch) {
-            case .success(let value): frames[top].values[field] = value
+            case .success(let value): values[top * valueStride + field] = value
             case .failure(let failure): fail("field '\(vocabulary.entities[entity].fields[field].name)': \(failure.message)")
             }
         }
+    }
+
+    /// Sets a resolved field from a typed Boolean (JSON's `true` and `false`): the same as
+    /// `set(field, .bool(b))`, without the conversion a token goes through.
+    public mutating func set(_ field: Int, bool b: Bool) {
+        let top = depth - 1
+        guard case .attribute(.bool) = facts[heads[top].factsStart + field].kind else {
+            set(field, .bool(b))
+            return
+        }
+        if note(field) { values[top * valueStride + field] = .bool(b) }
     }
 
     /// Sets a resolved field from a typed string's UTF-8 bytes (a JSON string): the same as
@@ -264,11 +270,11 @@ public struct RecordBuilder {
     @inline(__always)
     private mutating func setFromBytes(_ field: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) -> Bool {
         let top = depth - 1
-        guard case .attribute(let type) = facts[factsStart[frames[top].entity] + field].kind else { return false }
+        guard case .attribute(let type) = facts[heads[top].factsStart + field].kind else { return false }
         let value: Value
         switch type {
         case .string:
-            value = .string(String(decoding: bytes, as: UTF8.self))
+            value = .string(RecordBuilder.string(bytes))
         case .date:
             let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
             guard let ms = Timestamp.parseISO8601(utf8) else { return false }
@@ -285,8 +291,20 @@ public struct RecordBuilder {
         default:
             return false
         }
-        if note(field) { frames[top].values[field] = value }
+        if note(field) { values[top * valueStride + field] = value }
         return true
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self)`, made in place: a short ASCII string is not
+    /// validated, a long one is copied into its storage once, then validated there.
+    @inline(__always)
+    private static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let count = bytes.count
+        guard count > 0, let source = bytes.baseAddress else { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: source, byteCount: count)
+            return count
+        }
     }
 
     /// Marks a field present (an empty list, a null to-one) without giving it objects.
@@ -297,15 +315,15 @@ public struct RecordBuilder {
     /// Records a field's presence and its version evidence; false for a field given twice.
     @inline(__always)
     private mutating func note(_ field: Int, allowRepeat: Bool = false) -> Bool {
-        let top = depth - 1
-        let entity = frames[top].entity
+        let head = heads + (depth - 1)
         let bit: UInt64 = field < 64 ? UInt64(1) << UInt64(field) : 0
-        if frames[top].present & bit != 0, !allowRepeat {
-            fail("field '\(vocabulary.entities[entity].fields[field].name)' is given twice")
+        if head.pointee.present & bit != 0, !allowRepeat {
+            fail("field '\(vocabulary.entities[head.pointee.entity].fields[field].name)' is given twice")
             return false
         }
-        frames[top].present |= bit
-        let versions = facts[factsStart[entity] + field].versions
+        head.pointee.present |= bit
+        let entity = head.pointee.entity
+        let versions = facts[head.pointee.factsStart + field].versions
         if versions != vocabulary.allVersions {
             recordMask &= versions
             if distinguishingBits[entity] & bit == 0 {
@@ -328,18 +346,18 @@ public struct RecordBuilder {
     /// Starts a related object in a relationship field of the object being built.
     public mutating func beginObject(_ field: Int) {
         let top = depth - 1
-        let f = vocabulary.entities[frames[top].entity].fields[field]
+        let head = heads[top]
         let destination: Int
-        switch f.kind {
+        switch facts[head.factsStart + field].kind {
         case .toMany(let d): destination = d
         case .toOne(let d):
             destination = d
-            if frames[top].present & (field < 64 ? UInt64(1) << UInt64(field) : 0) != 0, relatedCount(top, field) > 0 {
-                fail("field '\(f.name)' holds more than one object")
+            if head.present & (field < 64 ? UInt64(1) << UInt64(field) : 0) != 0, relatedCount(top, field) > 0 {
+                fail("field '\(vocabulary.entities[head.entity].fields[field].name)' holds more than one object")
             }
-        default:
-            fail("field '\(f.name)': expected \(f.kind.expectation), found an object")
-            destination = frames[top].entity
+        case let kind:
+            fail("field '\(vocabulary.entities[head.entity].fields[field].name)': expected \(kind.expectation), found an object")
+            destination = head.entity
         }
         _ = note(field, allowRepeat: true)
         pushFrame(entity: destination, field: field)
@@ -347,10 +365,10 @@ public struct RecordBuilder {
 
     private func relatedCount(_ frame: Int, _ field: Int) -> Int {
         if let v = eagerVersion {
-            let slot = vocabulary.layouts[frames[frame].entity][v].relationshipSlot[field]
-            if slot >= 0, slot < frames[frame].related.count { return frames[frame].related[slot].count }
+            let slot = vocabulary.layouts[heads[frame].entity][v].relationshipSlot[field]
+            if slot >= 0 { return related[frame * relatedStride + slot].count }
         }
-        if field < frames[frame].pending.count { return frames[frame].pending[field].count }
+        if heads[frame].hasPending, field < pending[frame].count { return pending[frame][field].count }
         return 0
     }
 
@@ -366,29 +384,31 @@ public struct RecordBuilder {
     public mutating func endObject() {
         let child = depth - 1
         let parent = depth - 2
-        let field = frames[child].field
-        let entity = frames[child].entity
-        if let v = eagerVersion, !frames[child].hasPending {
-            let layout = vocabulary.layouts[frames[parent].entity][v]
+        let head = heads[child]
+        let field = head.field
+        if let v = eagerVersion, !head.hasPending {
+            let layout = vocabulary.layouts[heads[parent].entity][v]
             let slot = field < layout.relationshipSlot.count ? layout.relationshipSlot[field] : -1
             if slot >= 0 {
                 var problems: [String] = []
                 let object = materialize(frame: child, version: v, problems: &problems)
                 if let first = problems.first { fail(first) }
-                if frames[parent].related.count < layout.isToMany.count {
-                    frames[parent].related = Array(repeating: [], count: layout.isToMany.count)
-                }
-                frames[parent].related[slot].append(object)
-                frames[parent].hasRelated = true
+                let list = related + (parent * relatedStride + slot)
+                // Room for a few objects at once: growing one at a time reallocates at 1, 2 and 4.
+                if list.pointee.capacity == 0 { list.pointee.reserveCapacity(4) }
+                list.pointee.append(object)
+                heads[parent].hasRelated = true
             } else {
-                fail("field '\(vocabulary.entities[frames[parent].entity].fields[field].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
+                fail("field '\(vocabulary.entities[heads[parent].entity].fields[field].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
             }
         } else {
-            let pending = Pending(entity: entity, values: frames[child].values, present: frames[child].present,
-                                  children: frames[child].hasPending ? frames[child].pending : [])
-            while frames[parent].pending.count <= field { frames[parent].pending.append([]) }
-            frames[parent].pending[field].append(pending)
-            frames[parent].hasPending = true
+            let frameValues = Array(UnsafeBufferPointer(start: values + child * valueStride, count: valueStride))
+            let item = Pending(entity: head.entity, values: frameValues, present: head.present,
+                               children: head.hasPending ? pending[child] : [])
+            while pending.count <= parent { pending.append([]) }
+            while pending[parent].count <= field { pending[parent].append([]) }
+            pending[parent][field].append(item)
+            heads[parent].hasPending = true
         }
         resetFrame(child)
         depth -= 1
@@ -444,21 +464,24 @@ public struct RecordBuilder {
     /// Builds the object of a frame in a version's layout. The frame's values, related objects and
     /// pending objects are moved into the object, not copied: the frame is reset right after.
     private mutating func materialize(frame i: Int, version v: Int, problems: inout [String]) -> ModelObject {
-        let entity = frames[i].entity, present = frames[i].present
-        var pending: [[Pending]] = []
-        if frames[i].hasPending { swap(&pending, &frames[i].pending) }
-        let vocabulary = self.vocabulary
-        var object = frames[i].values.withUnsafeMutableBufferPointer { values in
-            RecordBuilder.makeObject(vocabulary, entity: entity, values: values, present: present, pending: pending,
-                                     version: v, problems: &problems)
-        }
-        // The values are all null now: resetting the frame has none to clear.
-        frames[i].present = 0
-        guard frames[i].hasRelated else { return object }
-        let layout = vocabulary.layouts[entity][v]
-        for slot in frames[i].related.indices where !frames[i].related[slot].isEmpty {
+        let head = heads[i]
+        var framePending: [[Pending]] = []
+        if head.hasPending { swap(&framePending, &pending[i]) }
+        let layout = vocabulary.layouts[head.entity][v]
+        let lists = related + i * relatedStride
+        // The related objects go straight into the object, unless pending ones are merged with them.
+        let movesRelated = head.hasRelated && framePending.isEmpty && layout.exists
+        var object = RecordBuilder.makeObject(vocabulary, entity: head.entity, values: values + i * valueStride,
+                                              present: head.present, pending: framePending, version: v,
+                                              related: movesRelated ? lists : nil, problems: &problems)
+        // The values are all null now (and the related lists empty, when moved): resetting the
+        // frame has none to clear.
+        heads[i].present = 0
+        if movesRelated { heads[i].hasRelated = false }
+        guard heads[i].hasRelated, layout.exists else { return object }
+        for slot in 0..<layout.isToMany.count where !lists[slot].isEmpty {
             var objects: [ModelObject] = []
-            swap(&objects, &frames[i].related[slot])
+            swap(&objects, &lists[slot])
             if layout.isToMany[slot] {
                 if case .toMany(let existing) = object.relationships[slot], !existing.isEmpty {
                     object.relationships[slot] = .toMany(existing + objects)
@@ -469,13 +492,17 @@ public struct RecordBuilder {
                 object.relationships[slot] = .toOne(RecordBuilder.noneIfDefaults(objects[0], layout.noneWhenDefaults[slot]))
             }
         }
+        heads[i].hasRelated = false
         return object
     }
 
     /// Builds an object of entity `e` in version `v` from the values of its present fields, which are
     /// moved out of `values` (every present field's value is null afterwards), and pending related objects.
-    private static func makeObject(_ vocabulary: SchemaVocabulary, entity e: Int, values: UnsafeMutableBufferPointer<Value>,
+    /// `related`, when given, holds the object's related lists by relationship slot: they are moved
+    /// into the object (and left empty).
+    private static func makeObject(_ vocabulary: SchemaVocabulary, entity e: Int, values: UnsafeMutablePointer<Value>,
                                    present: UInt64, pending: [[Pending]], version v: Int,
+                                   related: UnsafeMutablePointer<[ModelObject]>? = nil,
                                    problems: inout [String]) -> ModelObject {
         let layout = vocabulary.layouts[e][v]
         guard layout.exists else {
@@ -488,19 +515,39 @@ public struct RecordBuilder {
         let template = layout.template
         var attributes: [Value] = []
         attributes.reserveCapacity(template.count)
-        for value in template { attributes.append(value) }
-        attributes.withUnsafeMutableBufferPointer { out in
+        if let fieldOfSlot = layout.fieldOfSlot {
+            // Slot by slot: the value of the field that fills it, moved, or the template's.
+            for slot in 0..<template.count {
+                let fi = fieldOfSlot[slot]
+                if fi >= 0, present & (UInt64(1) << UInt64(fi)) != 0, !values[fi].isNull {
+                    attributes.append((values + fi).move())
+                    (values + fi).initialize(to: .null)
+                } else {
+                    attributes.append(template[slot])
+                }
+            }
+            // Present fields that fill no slot of this version.
             var bits = present
             while bits != 0 {
                 let fi = bits.trailingZeroBitCount
                 bits &= bits - 1
-                let slot = layout.attributeSlot[fi]
-                let cell = values.baseAddress! + fi
-                if slot >= 0, !cell.pointee.isNull {
-                    out[slot] = cell.move()
-                    cell.initialize(to: .null)
-                } else {
-                    cell.pointee = .null
+                if !values[fi].isNull { values[fi] = .null }
+            }
+        } else {
+            for value in template { attributes.append(value) }
+            attributes.withUnsafeMutableBufferPointer { out in
+                var bits = present
+                while bits != 0 {
+                    let fi = bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    let slot = layout.attributeSlot[fi]
+                    let cell = values + fi
+                    if slot >= 0, !cell.pointee.isNull {
+                        out[slot] = cell.move()
+                        cell.initialize(to: .null)
+                    } else {
+                        cell.pointee = .null
+                    }
                 }
             }
         }
@@ -509,6 +556,22 @@ public struct RecordBuilder {
             problems.append("missing required field '\(layout.attributeNames[slot])'\(where_)")
         }
         var relationships = layout.emptyRelationships
+        if let related, let first = (0..<layout.isToMany.count).first(where: { !related[$0].isEmpty }) {
+            // Built once, at its final size: changing the layout's shared empty relationships
+            // would copy them first.
+            relationships = []
+            relationships.reserveCapacity(layout.isToMany.count)
+            for slot in 0..<layout.isToMany.count {
+                if slot < first || related[slot].isEmpty {
+                    relationships.append(layout.emptyRelationships[slot])
+                    continue
+                }
+                var objects: [ModelObject] = []
+                swap(&objects, &related[slot])
+                relationships.append(layout.isToMany[slot] ? .toMany(objects)
+                                     : .toOne(noneIfDefaults(objects[0], layout.noneWhenDefaults[slot])))
+            }
+        }
         for (fi, list) in pending.enumerated() where !list.isEmpty {
             let slot = layout.relationshipSlot[fi]
             guard slot >= 0 else {
@@ -518,8 +581,8 @@ public struct RecordBuilder {
             let objects = list.map { p in
                 var values = p.values
                 return values.withUnsafeMutableBufferPointer {
-                    makeObject(vocabulary, entity: p.entity, values: $0, present: p.present, pending: p.children,
-                               version: v, problems: &problems)
+                    makeObject(vocabulary, entity: p.entity, values: $0.baseAddress!, present: p.present,
+                               pending: p.children, version: v, problems: &problems)
                 }
             }
             if layout.isToMany[slot] {

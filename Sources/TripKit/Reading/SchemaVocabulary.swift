@@ -141,6 +141,9 @@ extension SchemaVocabulary {
         let attributeNames: [String]
         /// Per field of the entity's vocabulary: the attribute slot, or -1.
         let attributeSlot: [Int]
+        /// Per attribute slot: the one field (below 64) that fills it, or -1 for none; nil when some
+        /// slot has several (legacy spellings of an attribute), so slots cannot be filled in order.
+        let fieldOfSlot: [Int]?
         /// Per field: the relationship slot, or -1.
         let relationshipSlot: [Int]
         /// Per relationship slot: to-many or not.
@@ -158,6 +161,13 @@ extension SchemaVocabulary {
             self.attributeSlot = attributeSlot; self.relationshipSlot = relationshipSlot
             self.isToMany = isToMany; self.noneWhenDefaults = noneWhenDefaults
             emptyRelationships = isToMany.map { $0 ? Related.toMany([]) : Related.toOne(nil) }
+            var fields = Array(repeating: -1, count: template.count)
+            var isSingle = true
+            for (field, slot) in attributeSlot.enumerated() where slot >= 0 {
+                if fields[slot] >= 0 || field >= 64 { isSingle = false }
+                fields[slot] = field
+            }
+            fieldOfSlot = isSingle ? fields : nil
         }
     }
 
