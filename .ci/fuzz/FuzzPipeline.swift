@@ -2,7 +2,7 @@
 //
 // The input's first byte picks the run (`FuzzPipelineRun`); the rest is split at "\n%%\n" lines into
 // up to three inputs of one format. The pipeline runs over them once per dedupe policy, as the CLI
-// runs it (reading ahead on a thread under every other policy), and every run that ends must account
+// runs it (decoding ahead for a store under every other policy), and every run that ends must account
 // for every record: read = written + merged + dropped + rejected (ConversionSummary), each merged,
 // dropped or rejected record set aside once with its kind,
 // the writer given exactly the trips counted written, in the target's layout and, where the target's
@@ -68,9 +68,9 @@ func fuzzPipeline(_ input: UnsafeBufferPointer<UInt8>) {
         pipeline.targetVersion = run.target.versionIdentifier
         pipeline.policy = policy
         pipeline.keepsGoing = run.keepsGoing
-        // Every other policy reads (and decodes for a store) ahead on threads, as the CLI does with
+        // Every other policy decodes trips for a store ahead on a thread, as the CLI does with
         // --jobs 2 or more; the others on one thread, as with --jobs 1.
-        pipeline.readsAhead = p % 2 == 1
+        pipeline.decodesAhead = p % 2 == 1
         let label = "the pipeline (\(run.format.rawValue) to \(run.toStore ? "a store" : "a writer") at \(run.target.versionIdentifier), --dedupe \(policy.rawValue)\(run.keepsGoing ? ", rejects set aside" : ""))"
         if run.toStore {
             let store = fuzzScratch("pipeline-out.sqlite")

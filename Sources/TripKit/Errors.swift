@@ -30,6 +30,15 @@ public struct TripError: Error, Sendable, CustomStringConvertible, Equatable {
 extension String {
     /// The value quoted for a message, shortened: errors quote the offending value, never the record.
     public var quotedForMessage: String {
+        // Most values are short and need no escape: then they are quoted as they are (this runs for
+        // every merged duplicate; counting characters costs more than the message). At most 40
+        // bytes is at most 40 characters; no byte below 0x20, no DEL, no quote, and no 0xC2 or 0xE2
+        // lead byte (which start every C1 control and U+2028/U+2029) means nothing to escape.
+        var copy = self
+        let plain = copy.withUTF8 { bytes in
+            bytes.count <= 40 && !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "'") || $0 == 0xC2 || $0 == 0xE2 })
+        }
+        if plain { return "'" + self + "'" }
         var s = self
         if s.count > 40 { s = String(s.prefix(37)) + "..." }
         var out = "'"

@@ -15,6 +15,9 @@ final class Handoff<Item>: @unchecked Sendable {
     private var ended = false
     private var failure: (any Error)?
     private var cancelled = false
+    /// Batches the taker is done with, released on the producer's thread: memory is then freed
+    /// by the thread that allocated it (freeing another thread's blocks costs malloc's locks).
+    private var returned: [[Item]] = []
     private let window: Int
     private var thread = pthread_t()
 
@@ -40,13 +43,22 @@ final class Handoff<Item>: @unchecked Sendable {
 
     /// Hands a batch over; waits while `window` batches are waiting. False once `cancel` was called.
     func put(_ batch: [Item]) -> Bool {
-        monitor.withLock {
+        var done: [[Item]] = []
+        let taken = monitor.withLock {
             while !cancelled, ready.count >= window { monitor.wait() }
             guard !cancelled else { return false }
             ready.append(batch)
+            swap(&done, &returned)
             monitor.broadcast()
             return true
         }
+        done = []  // released here, on the producer's thread
+        return taken
+    }
+
+    /// Hands a taken batch back, to be released on the producer's thread.
+    private func giveBack(_ batch: [Item]) {
+        monitor.withLock { returned.append(batch) }
     }
 
     /// The next batch; nil at the end, after which the thread has ended and been joined. Throws what
@@ -82,6 +94,7 @@ final class Handoff<Item>: @unchecked Sendable {
         do {
             while let batch = try take() {
                 for item in batch { try body(item) }
+                giveBack(batch)
             }
         } catch {
             cancel()

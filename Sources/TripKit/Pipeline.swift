@@ -25,10 +25,9 @@ public struct Pipeline {
     /// Threads that format trips for writers that can take formatted bytes (JSON, JSON Lines, CSV
     /// rows); 1 formats on the calling thread. Only the calling thread writes.
     public var encodingThreads = 1
-    /// Whether the reader runs on a thread of its own while this one stores the trips it has read,
-    /// and trips are decoded ahead on another while this one hands earlier ones to a writer that
-    /// takes objects (a store). Items, rejections and errors arrive in the order they would without.
-    public var readsAhead = false
+    /// Whether trips are decoded ahead on a thread of their own while this one hands earlier ones to
+    /// a writer that takes objects (a store). Trips and errors arrive in the order they would without.
+    public var decodesAhead = false
 
     public init() {}
 
@@ -50,7 +49,7 @@ public struct Pipeline {
                 // The layout is known once the reader has seen the records; the context takes it then.
                 let context = MigrationContext(schema: targetSchema, policy: policy)
                 var inputSummary = InputSummary(name: input.name)
-                try Pipeline.forEachItem(of: &reader, ahead: readsAhead) { item in
+                while let item = try reader.next() {
                     switch item {
                     case .trip(let record):
                         context.insert(record.object, origin: record.origin)
@@ -98,7 +97,7 @@ public struct Pipeline {
                     encode({ arena.object(at: $0) }, range, &bytes)
                 }, write: { bytes, trips in try encoding.writeEncoded(bytes, trips: trips) })
                 writer = encoding
-            } else if readsAhead, let decoded = Pipeline.decodeAhead(all.arena) {
+            } else if decodesAhead, let decoded = Pipeline.decodeAhead(all.arena) {
                 try decoded.forEach { object in try writer.write(object) }
             } else {
                 try all.forEach { object, _ in try writer.write(object) }
@@ -134,41 +133,8 @@ public struct Pipeline {
     }
 }
 
-extension ReadItem {
-    var isRejection: Bool { if case .rejected = self { true } else { false } }
-}
-
 extension Pipeline {
     static let handoffBatch = 256
-
-    /// Calls `body` with each item of the reader, in order. Ahead, the reader runs on a thread of its
-    /// own meanwhile (or here, when no thread can be started).
-    static func forEachItem(of reader: inout any RecordReader, ahead: Bool, _ body: (ReadItem) throws -> Void) throws {
-        final class Shared: @unchecked Sendable {
-            var reader: any RecordReader
-            init(_ reader: any RecordReader) { self.reader = reader }
-        }
-        func here() throws { while let item = try reader.next() { try body(item) } }
-        guard ahead else { return try here() }
-        let shared = Shared(reader)
-        guard let items = Handoff<ReadItem>.start({ handoff in
-            var batch: [ReadItem] = []
-            batch.reserveCapacity(handoffBatch)
-            while let item = try shared.reader.next() {
-                batch.append(item)
-                // A rejection goes over at once: without --rejects it ends the run, which must not
-                // wait for a slow input to fill the batch.
-                if batch.count == handoffBatch || item.isRejection {
-                    guard handoff.put(batch) else { return }
-                    batch = []
-                    batch.reserveCapacity(handoffBatch)
-                }
-            }
-            if !batch.isEmpty { _ = handoff.put(batch) }
-        }) else { return try here() }
-        try items.forEach(body)
-        reader = shared.reader
-    }
 
     /// The arena's objects, decoded in order on a thread of their own; nil when none could be started.
     static func decodeAhead(_ arena: ObjectArena) -> Handoff<ModelObject>? {

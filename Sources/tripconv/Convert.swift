@@ -44,7 +44,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension), each deduplicated on its own.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more read each input on a thread of its own (default: the number of cores; 1: one thread).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int = coreCount
 
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals, each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
@@ -99,11 +99,11 @@ struct Convert: ParsableCommand {
             pipeline.targetVersion = targetVersion
             pipeline.policy = dedupe
             pipeline.keepsGoing = rejects != nil
-            // JSON, JSON Lines and CSV rows are formatted on --jobs threads, and with 2 or more the
-            // reader runs ahead on a thread of its own; only this thread writes.
+            // JSON, JSON Lines and CSV rows are formatted on --jobs threads, and with 2 or more trips
+            // for a store are decoded ahead on a thread of their own; only this thread writes.
             guard jobs >= 1 else { throw TripError.usage("--jobs takes a number of 1 or more") }
             pipeline.encodingThreads = jobs
-            pipeline.readsAhead = jobs > 1
+            pipeline.decodesAhead = jobs > 1
 
             let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             var setAside = 0

@@ -111,6 +111,33 @@ struct CompactStorageTests {
         #expect(context.objects.map { $0.attributes[0].stringValue!.unicodeScalars.count } == [4, 5])
     }
 
+    @Test("merged bucket lists unite by title byte for byte, short lists and long ones alike",
+          arguments: [(3, 4), (16, 16), (17, 16), (30, 30)])
+    func uniteByBytes(earlier: Int, later: Int) throws {
+        // Titles repeat across the two lists; "Caf\u{E9}" and "Cafe\u{301}" are two titles.
+        func titles(_ n: Int, _ tag: String) -> [String] {
+            (0..<n).map { i in i % 5 == 0 ? "Caf\u{E9}" : i % 5 == 1 ? "Cafe\u{301}" : "item \(i % 11)" }
+        }
+        var a = TestTrip(name: "T"), b = TestTrip(name: "T")
+        a.items = titles(earlier, "a").enumerated().map { ($1, "a\($0)", false, false) }
+        b.items = titles(later, "b").enumerated().map { ($1, "b\($0)", true, true) }
+        let context = MigrationContext(schema: TripSchemaV3.self, policy: .merge, objects: [object(a), object(b)])
+        try context.deduplicate("Trip", by: "name")
+        #expect(context.count == 1)
+        // The model: first-seen order of titles by their bytes, the later item of a title winning.
+        var order: [[UInt8]] = [], last: [[UInt8]: String] = [:]
+        for (title, details, _, _) in a.items + b.items {
+            let key = Array(title.utf8)
+            if last[key] == nil { order.append(key) }
+            last[key] = details
+        }
+        guard case .toMany(let items) = context.objects[0].relationships[0] else {
+            Issue.record("the bucket list is not a to-many relationship"); return
+        }
+        #expect(items.map { Array($0.attributes[0].stringValue!.utf8) } == order)
+        #expect(items.map { $0.attributes[1].stringValue! } == order.map { last[$0]! })
+    }
+
     @Test("deduplicating many generated trips agrees with a dictionary of names, for every policy",
           arguments: [DeduplicationPolicy.merge, .last, .first])
     func agreesWithDictionary(policy: DeduplicationPolicy) throws {

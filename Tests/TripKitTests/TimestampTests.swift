@@ -126,4 +126,20 @@ struct MessageTests {
     func short() {
         #expect(String(repeating: "x", count: 100).quotedForMessage == "'" + String(repeating: "x", count: 37) + "...'")
     }
+
+    @Test("the plain-ASCII shortcut quotes as the general rule does: at 40 and 41 characters, quotes, DEL, non-ASCII")
+    func shortcutAgrees() {
+        let x40 = String(repeating: "x", count: 40), x41 = String(repeating: "x", count: 41)
+        #expect(x40.quotedForMessage == "'" + x40 + "'")
+        #expect(x41.quotedForMessage == "'" + String(repeating: "x", count: 37) + "...'")
+        #expect("it's".quotedForMessage == #"'it\'s'"#)
+        #expect("a\u{7F}b".quotedForMessage == #"'a\u{7f}b'"#)
+        #expect("Café ~ {} Tromsø".quotedForMessage == "'Café ~ {} Tromsø'")
+        #expect("a\u{85}b\u{A0}c".quotedForMessage == #"'a\u{85}b\#u{A0}c'"#)
+        #expect("a\u{2028}b\u{2013}c".quotedForMessage == #"'a\u{2028}b\#u{2013}c'"#)
+        // 40 characters but more than 40 bytes: not shortened.
+        let accents = String(repeating: "é", count: 40)
+        #expect(accents.quotedForMessage == "'" + accents + "'")
+        #expect("".quotedForMessage == "''")
+    }
 }

@@ -178,12 +178,35 @@ public final class MigrationContext {
         if a.isEmpty { return b }
         if b.isEmpty { return a }
         var out: [ModelObject] = []
+        out.reserveCapacity(a.count + b.count)
+        if a.count + b.count <= 32 {
+            // Short lists (bucket lists are): a linear search, without a key array per item.
+            for item in a + b {
+                let key = item.attributes.first ?? .null
+                if let i = out.firstIndex(where: { MigrationContext.sameKey($0.attributes.first ?? .null, key) }) {
+                    out[i] = item
+                } else {
+                    out.append(item)
+                }
+            }
+            return out
+        }
         var at: [[UInt8]: Int] = [:]
         for item in a + b {
             let key = ObjectArena.key(item.attributes.first ?? .null)
             if let i = at[key] { out[i] = item } else { at[key] = out.count; out.append(item) }
         }
         return out
+    }
+
+    /// Whether two values are the same key: strings byte for byte (their UTF-8), as `ObjectArena.key`
+    /// compares them, not by canonical equivalence; other values exactly.
+    static func sameKey(_ x: Value, _ y: Value) -> Bool {
+        switch (x, y) {
+        case (.string(let s), .string(let t)): return s.utf8.count == t.utf8.count && s.utf8.elementsEqual(t.utf8)
+        case (.string, _), (_, .string): return false
+        default: return x == y
+        }
     }
 
     /// How many values of the attribute occur more than once (for `detect`).
