@@ -5,10 +5,10 @@ import Glibc
 /// Items made on a thread of their own and taken on the calling thread, in order and in batches,
 /// with at most `window` batches waiting, so memory stays bounded.
 ///
-/// The pipeline uses it to read ahead (the reader parses on its thread while the calling thread
-/// stores the trips it already has) and to decode ahead (trips are decoded from the arena while the
-/// calling thread writes earlier ones). The items and every error reach the calling thread in the
-/// order they would without the thread; only the calling thread acts on them.
+/// The pipeline uses it to decode ahead: trips are decoded from the arena on the producer's thread
+/// while the calling thread hands earlier ones to a store writer. The items and every error reach
+/// the calling thread in the order they would without the thread; only the calling thread acts on
+/// them. (Reading ahead the same way was measured slower and not kept: docs/BENCHMARKS.md.)
 final class Handoff<Item>: @unchecked Sendable {
     private let monitor = Monitor()
     private var ready: [[Item]] = []
@@ -78,7 +78,8 @@ final class Handoff<Item>: @unchecked Sendable {
     }
 
     /// Called by the taker that stops early (it threw): the producer stops at its next `put`, and its
-    /// thread ends on its own (it is not waited for: it may be blocked reading a pipe).
+    /// thread ends on its own; it is not waited for, so a producer blocked on something slow (a pipe)
+    /// cannot hold up the error.
     func cancel() {
         monitor.withLock {
             cancelled = true
