@@ -33,7 +33,6 @@ struct ObjectArena {
     var entries: [Entry] = []
     private var sources: [String] = []
     private var sourceIndex: [String: UInt32] = [:]
-    private var scratch: [UInt8] = []
 
     init() {}
 
@@ -66,17 +65,22 @@ struct ObjectArena {
     // MARK: Storing
 
     /// Encodes an object; returns where it is, with the given origin, without making it live.
+    /// The encoding's size is counted first, so it is written once, in place, at the chunk's end.
     mutating func store(_ object: ModelObject, origin: PackedOrigin) -> Entry {
-        scratch.removeAll(keepingCapacity: true)
-        ObjectArena.encode(object, into: &scratch)
-        if chunks.isEmpty || chunks[chunks.count - 1].count + scratch.count > ObjectArena.chunkSize {
+        let size = ObjectArena.encodedSize(object)
+        if chunks.isEmpty || chunks[chunks.count - 1].count + size > ObjectArena.chunkSize {
             var chunk: [UInt8] = []
-            chunk.reserveCapacity(max(ObjectArena.chunkSize, scratch.count))
+            chunk.reserveCapacity(max(ObjectArena.chunkSize, size))
             chunks.append(chunk)
         }
         let c = chunks.count - 1
         let offset = chunks[c].count
-        chunks[c].append(contentsOf: scratch)
+        chunks[c].append(contentsOf: repeatElement(0, count: size))
+        chunks[c].withUnsafeMutableBufferPointer { bytes in
+            let start = bytes.baseAddress! + offset
+            let end = ObjectArena.write(object, at: start)
+            precondition(end - start == size, "ObjectArena: an encoding's size was miscounted")
+        }
         return Entry(chunk: UInt32(c), offset: UInt32(offset), origin: origin)
     }
 
@@ -188,20 +192,76 @@ struct ObjectArena {
         static let toOneNone: UInt8 = 0, toOneSome: UInt8 = 1, toMany: UInt8 = 2
     }
 
-    static func encode(_ object: ModelObject, into out: inout [UInt8]) {
-        writeCount(object.attributes.count, &out)
-        for v in object.attributes { encode(v, into: &out) }
-        writeCount(object.relationships.count, &out)
-        for r in object.relationships {
-            switch r {
-            case .toOne(nil): out.append(Tag.toOneNone)
-            case .toOne(let o?): out.append(Tag.toOneSome); encode(o, into: &out)
-            case .toMany(let list):
-                out.append(Tag.toMany)
-                writeCount(list.count, &out)
-                for o in list { encode(o, into: &out) }
+    /// How many bytes `write` puts down for an object.
+    static func encodedSize(_ object: ModelObject) -> Int {
+        var n = countSize(object.attributes.count) + countSize(object.relationships.count)
+        for v in object.attributes {
+            switch v {
+            case .string(let s): let k = s.utf8.count; n += 1 + countSize(k) + k
+            case .date, .int: n += 9
+            default: n += 1
             }
         }
+        for r in object.relationships {
+            switch r {
+            case .toOne(nil): n += 1
+            case .toOne(let o?): n += 1 + encodedSize(o)
+            case .toMany(let list):
+                n += 1 + countSize(list.count)
+                for o in list { n += encodedSize(o) }
+            }
+        }
+        return n
+    }
+
+    private static func countSize(_ n: Int) -> Int {
+        var v = UInt64(n), k = 1
+        while v >= 0x80 { v >>= 7; k += 1 }
+        return k
+    }
+
+    /// Writes an object's encoding at `start` (room for `encodedSize(object)` bytes); returns where
+    /// it ends. Values are encoded as `encode(_:into:)` encodes them.
+    static func write(_ object: ModelObject, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var p = start
+        @inline(__always) func put(_ b: UInt8) { p.pointee = b; p += 1 }
+        @inline(__always) func putCount(_ n: Int) {
+            var v = UInt64(n)
+            while v >= 0x80 { put(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
+            put(UInt8(v))
+        }
+        @inline(__always) func putInt64(_ n: Int64) {
+            var v = UInt64(bitPattern: n)
+            for _ in 0..<8 { put(UInt8(truncatingIfNeeded: v)); v >>= 8 }
+        }
+        putCount(object.attributes.count)
+        for v in object.attributes {
+            switch v {
+            case .null: put(Tag.null)
+            case .string(var s):
+                put(Tag.string)
+                s.withUTF8 { utf8 in
+                    putCount(utf8.count)
+                    if let base = utf8.baseAddress { p.update(from: base, count: utf8.count) }
+                    p += utf8.count
+                }
+            case .date(let t): put(Tag.date); putInt64(t.milliseconds)
+            case .bool(let b): put(b ? Tag.trueValue : Tag.falseValue)
+            case .int(let n): put(Tag.int); putInt64(n)
+            }
+        }
+        putCount(object.relationships.count)
+        for r in object.relationships {
+            switch r {
+            case .toOne(nil): put(Tag.toOneNone)
+            case .toOne(let o?): put(Tag.toOneSome); p = write(o, at: p)
+            case .toMany(let list):
+                put(Tag.toMany)
+                putCount(list.count)
+                for o in list { p = write(o, at: p) }
+            }
+        }
+        return p
     }
 
     /// A value's encoding, as a key under which equal bytes are equal values.
