@@ -195,13 +195,7 @@ struct ObjectArena {
     /// How many bytes `write` puts down for an object.
     static func encodedSize(_ object: ModelObject) -> Int {
         var n = countSize(object.attributes.count) + countSize(object.relationships.count)
-        for v in object.attributes {
-            switch v {
-            case .string(let s): let k = s.utf8.count; n += 1 + countSize(k) + k
-            case .date, .int: n += 9
-            default: n += 1
-            }
-        }
+        for v in object.attributes { n += encodedSize(v) }
         for r in object.relationships {
             switch r {
             case .toOne(nil): n += 1
@@ -214,87 +208,80 @@ struct ObjectArena {
         return n
     }
 
+    /// How many bytes `write` puts down for a value.
+    @inline(__always) static func encodedSize(_ value: Value) -> Int {
+        switch value {
+        case .string(let s): let k = s.utf8.count; return 1 + countSize(k) + k
+        case .date, .int: return 9
+        case .null, .bool: return 1
+        }
+    }
+
     private static func countSize(_ n: Int) -> Int {
         var v = UInt64(n), k = 1
         while v >= 0x80 { v >>= 7; k += 1 }
         return k
     }
 
-    /// Writes an object's encoding at `start` (room for `encodedSize(object)` bytes); returns where
-    /// it ends. Values are encoded as `encode(_:into:)` encodes them.
+    /// Writes an object's encoding at `p` (room for `encodedSize(object)` bytes); returns where it ends.
     static func write(_ object: ModelObject, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         var p = start
-        @inline(__always) func put(_ b: UInt8) { p.pointee = b; p += 1 }
-        @inline(__always) func putCount(_ n: Int) {
-            var v = UInt64(n)
-            while v >= 0x80 { put(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
-            put(UInt8(v))
-        }
-        @inline(__always) func putInt64(_ n: Int64) {
-            var v = UInt64(bitPattern: n)
-            for _ in 0..<8 { put(UInt8(truncatingIfNeeded: v)); v >>= 8 }
-        }
-        putCount(object.attributes.count)
-        for v in object.attributes {
-            switch v {
-            case .null: put(Tag.null)
-            case .string(var s):
-                put(Tag.string)
-                s.withUTF8 { utf8 in
-                    putCount(utf8.count)
-                    if let base = utf8.baseAddress { p.update(from: base, count: utf8.count) }
-                    p += utf8.count
-                }
-            case .date(let t): put(Tag.date); putInt64(t.milliseconds)
-            case .bool(let b): put(b ? Tag.trueValue : Tag.falseValue)
-            case .int(let n): put(Tag.int); putInt64(n)
-            }
-        }
-        putCount(object.relationships.count)
+        putCount(object.attributes.count, &p)
+        for v in object.attributes { p = write(v, at: p) }
+        putCount(object.relationships.count, &p)
         for r in object.relationships {
             switch r {
-            case .toOne(nil): put(Tag.toOneNone)
-            case .toOne(let o?): put(Tag.toOneSome); p = write(o, at: p)
+            case .toOne(nil): put(Tag.toOneNone, &p)
+            case .toOne(let o?): put(Tag.toOneSome, &p); p = write(o, at: p)
             case .toMany(let list):
-                put(Tag.toMany)
-                putCount(list.count)
+                put(Tag.toMany, &p)
+                putCount(list.count, &p)
                 for o in list { p = write(o, at: p) }
             }
         }
         return p
     }
 
+    /// Writes a value's encoding (its tag and payload) at `p`; returns where it ends.
+    @inline(__always) static func write(_ value: Value, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var p = start
+        switch value {
+        case .null: put(Tag.null, &p)
+        case .string(var s):
+            put(Tag.string, &p)
+            s.withUTF8 { utf8 in
+                putCount(utf8.count, &p)
+                if let base = utf8.baseAddress { p.update(from: base, count: utf8.count) }
+                p += utf8.count
+            }
+        case .date(let t): put(Tag.date, &p); putInt64(t.milliseconds, &p)
+        case .bool(let b): put(b ? Tag.trueValue : Tag.falseValue, &p)
+        case .int(let n): put(Tag.int, &p); putInt64(n, &p)
+        }
+        return p
+    }
+
+    @inline(__always) private static func put(_ b: UInt8, _ p: inout UnsafeMutablePointer<UInt8>) {
+        p.pointee = b
+        p += 1
+    }
+
+    @inline(__always) private static func putCount(_ n: Int, _ p: inout UnsafeMutablePointer<UInt8>) {
+        var v = UInt64(n)
+        while v >= 0x80 { put(UInt8(truncatingIfNeeded: v) | 0x80, &p); v >>= 7 }
+        put(UInt8(v), &p)
+    }
+
+    @inline(__always) private static func putInt64(_ n: Int64, _ p: inout UnsafeMutablePointer<UInt8>) {
+        var v = UInt64(bitPattern: n)
+        for _ in 0..<8 { put(UInt8(truncatingIfNeeded: v), &p); v >>= 8 }
+    }
+
     /// A value's encoding, as a key under which equal bytes are equal values.
     static func key(_ value: Value) -> [UInt8] {
-        var out: [UInt8] = []
-        encode(value, into: &out)
-        return out
-    }
-
-    static func encode(_ value: Value, into out: inout [UInt8]) {
-        switch value {
-        case .null: out.append(Tag.null)
-        case .string(var s):
-            out.append(Tag.string)
-            s.withUTF8 { utf8 in
-                writeCount(utf8.count, &out)
-                out.append(contentsOf: utf8)
-            }
-        case .date(let t): out.append(Tag.date); writeInt64(t.milliseconds, &out)
-        case .bool(let b): out.append(b ? Tag.trueValue : Tag.falseValue)
-        case .int(let n): out.append(Tag.int); writeInt64(n, &out)
+        [UInt8](unsafeUninitializedCapacity: encodedSize(value)) { bytes, count in
+            count = write(value, at: bytes.baseAddress!) - bytes.baseAddress!
         }
-    }
-
-    private static func writeCount(_ n: Int, _ out: inout [UInt8]) {
-        var v = UInt64(n)
-        while v >= 0x80 { out.append(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
-        out.append(UInt8(v))
-    }
-
-    private static func writeInt64(_ n: Int64, _ out: inout [UInt8]) {
-        var v = UInt64(bitPattern: n)
-        for _ in 0..<8 { out.append(UInt8(truncatingIfNeeded: v)); v >>= 8 }
     }
 
     // MARK: Decoding
