@@ -32,6 +32,11 @@ public final class ByteInput {
     public let name: String
     private var fd: Int32
     private let ownsDescriptor: Bool
+    /// Where a regular file's reading started, to read it again; -1 for a pipe or a terminal.
+    private var startOffset: off_t = -1
+    /// Whether reads count toward `totalBytesRead` (not while an input is read a first time only
+    /// to be checked).
+    public var countsProgress = true
 
     /// Opens a file for reading; a missing or unreadable file is a `.noInput` error.
     public init(_ location: InputLocation) throws {
@@ -53,6 +58,24 @@ public final class ByteInput {
         }
     }
 
+    /// Whether the input can be read again from where its reading started: a regular file.
+    public var canRewind: Bool {
+        if startOffset < 0 {
+            var st = stat()
+            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+            let at = lseek(fd, 0, SEEK_CUR)
+            guard at >= 0 else { return false }
+            startOffset = at
+        }
+        return true
+    }
+
+    /// Goes back to where reading started (see `canRewind`, which must be asked first); false if
+    /// that is not possible.
+    public func rewind() -> Bool {
+        startOffset >= 0 && lseek(fd, startOffset, SEEK_SET) == startOffset
+    }
+
     deinit { if ownsDescriptor && fd >= 0 { close(fd) } }
 
     /// Reads up to `buffer.count` bytes; 0 at the end of input. An I/O error is an `.io` error.
@@ -61,7 +84,7 @@ public final class ByteInput {
         while true {
             let n = Glibc.read(fd, base, buffer.count)
             if n >= 0 {
-                totalBytesRead.add(n, ordering: .relaxed)
+                if countsProgress { totalBytesRead.add(n, ordering: .relaxed) }
                 return n
             }
             if errno == EINTR { continue }

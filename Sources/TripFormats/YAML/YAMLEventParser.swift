@@ -186,9 +186,14 @@ struct YAMLLimits {
     var maxAnchoredEvents = 1_000_000
     /// A rejected trip's text longer than this (in bytes) is not kept.
     var maxRecordTextBytes = 1 << 20
+    /// Whether an input that can be read twice, and fits the block subset, is read by
+    /// `YAMLBlockScanner` instead of libyaml (false: always libyaml, for comparisons).
+    var usesBlockScanner = true
 }
 
-/// libyaml's event parser, fed chunk by chunk from a `ByteInput` through a read handler.
+/// libyaml's event parser, fed chunk by chunk from a `ByteInput` through a read handler; or, for
+/// an input that fits the block subset and can be read twice, `YAMLBlockScanner`, which gives the
+/// same events (see YAMLBlockScanner.swift). The choice is made at the first event.
 ///
 /// C error codes become `TripError.data("FILE:LINE:COLUMN: problem")` here, and nowhere else.
 final class YAMLEventParser {
@@ -215,6 +220,14 @@ final class YAMLEventParser {
     @exclusivity(unchecked) fileprivate var tooMuchWithoutEvent = false
     /// The input handed to libyaml, and byte offsets for mappings' marks.
     @exclusivity(unchecked) private var source: YAMLSourceMap
+    /// The block-subset scanner, when the input fits it; decided at the first event.
+    @exclusivity(unchecked) private var fast: YAMLBlockScanner?
+    @exclusivity(unchecked) private var decided = false
+    /// `next()`'s place in `scratch` when the scanner fills it a line at a time.
+    @exclusivity(unchecked) private var scratchPosition = 0
+
+    /// Whether the block-subset scanner reads this input (known after the first event).
+    var readsWithBlockScanner: Bool { fast != nil }
 
     /// Reads from an input.
     convenience init(input: ByteInput, limits: YAMLLimits = YAMLLimits()) {
@@ -254,6 +267,19 @@ final class YAMLEventParser {
     /// The next event; after the stream's end, the stream's end again. An error is thrown again on
     /// every later call.
     func next() throws -> YAMLEvent {
+        if !decided { try decide() }
+        if let fast {
+            lastInput = YAMLBatchInput(lowMark: fast.lowMark)
+            if scratchPosition >= scratch.events.count {
+                scratch.events.removeAll(keepingCapacity: true)
+                scratch.bytes.removeAll(keepingCapacity: true)
+                scratchPosition = 0
+                _ = try parseFast(fast, into: &scratch)
+                fast.seal(into: &lastInput)
+            }
+            scratchPosition += 1
+            return scratch.event(at: scratchPosition - 1, keyTable: keyTable)
+        }
         scratch.events.removeAll(keepingCapacity: true)
         scratch.bytes.removeAll(keepingCapacity: true)
         lastInput = YAMLBatchInput(lowMark: source.lowMark)
@@ -267,7 +293,11 @@ final class YAMLEventParser {
 
     /// As `YAMLEventBatch.mappingOffset(at:of:)`, for the event `next()` gave last.
     func mappingOffset(of event: YAMLEvent) -> Int {
-        scratch.events.isEmpty ? -1 : scratch.mappingOffset(at: 0, of: event)
+        if fast != nil {
+            return scratchPosition > 0 && scratchPosition <= scratch.events.count
+                ? scratch.mappingOffset(at: scratchPosition - 1, of: event) : -1
+        }
+        return scratch.events.isEmpty ? -1 : scratch.mappingOffset(at: 0, of: event)
     }
 
     /// Parses the next event into a batch, as raw bytes (no string is made here, so that a parse
@@ -275,6 +305,8 @@ final class YAMLEventParser {
     /// an error is thrown again on every later call.
     func parse(into batch: inout YAMLEventBatch) throws -> YAMLEvent.Kind {
         if let failure { throw failure }
+        if !decided { try decide() }
+        if let fast { return try parseFast(fast, into: &batch) }
         if finished {
             batch.events.append(YAMLRawEvent(kind: .streamEnd))
             return .streamEnd
@@ -348,6 +380,47 @@ final class YAMLEventParser {
         return out.kind
     }
 
+    // MARK: - The block-subset scanner
+
+    /// Reads the whole input once with the block-subset scanner and, if it fits, reads it with
+    /// that scanner from the start; otherwise with libyaml, also from the start.
+    private func decide() throws {
+        decided = true
+        guard limits.usesBlockScanner else { return }
+        if let input {
+            guard input.canRewind else { return }
+            input.countsProgress = false
+            let fits = YAMLBlockScanner(source: .input(input), limits: limits).fits()
+            input.countsProgress = true
+            guard input.rewind() else {
+                let error = TripError(.io, "\(name): cannot go back to the start of the input to read it")
+                failure = error
+                throw error
+            }
+            if fits { fast = YAMLBlockScanner(source: .input(input), limits: limits) }
+        } else if let pending, pendingOffset == 0 {
+            if YAMLBlockScanner(source: .bytes(pending), limits: limits).fits() {
+                fast = YAMLBlockScanner(source: .bytes(pending), limits: limits)
+            }
+        }
+    }
+
+    /// The scanner's events for one line; it read the whole input before without finding anything
+    /// outside the subset, so finding something now means the input changed meanwhile.
+    private func parseFast(_ fast: YAMLBlockScanner, into batch: inout YAMLEventBatch) throws -> YAMLEvent.Kind {
+        if let failure { throw failure }
+        do {
+            return try fast.parse(into: &batch)
+        } catch is YAMLBlockScanner.OutsideSubset {
+            let error = TripError.data("\(name): the input changed while it was read (it was read twice: once to choose a parser)")
+            failure = error
+            throw error
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
     // MARK: - Source text
 
     /// Where libyaml's scanner is, in characters and in bytes.
@@ -363,13 +436,14 @@ final class YAMLEventParser {
     }
 
     /// Bytes of input read since the last `seal`.
-    var unsealedInputBytes: Int { source.unsealedCount }
+    var unsealedInputBytes: Int { fast?.unsealedInputBytes ?? source.unsealedCount }
 
     /// No offset given from now on is below this.
-    var lowMark: Int { source.lowMark }
+    var lowMark: Int { fast?.lowMark ?? source.lowMark }
 
     /// Adds to a batch's input what was read while its events were parsed.
     func seal(into input: inout YAMLBatchInput) {
+        if let fast { return fast.seal(into: &input) }
         if let segment = source.seal(scanPosition) { input.segments.append(segment) }
     }
 

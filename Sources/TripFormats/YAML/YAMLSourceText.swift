@@ -36,6 +36,32 @@ final class YAMLInputBytes: @unchecked Sendable {
         (pointer + count).update(from: source, count: bytes.count)
         count += bytes.count
     }
+
+    /// Room left before the next growth.
+    var freeCapacity: Int { capacity - count }
+
+    /// Makes room for at least `extra` more bytes.
+    func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        capacity = max(capacity * 2, count + extra)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        grown.update(from: pointer, count: count)
+        pointer.deallocate()
+        pointer = grown
+    }
+
+    /// Lets `body` write into the free room; keeps the bytes it says it wrote.
+    func fill(_ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
+        let n = try body(UnsafeMutableRawBufferPointer(start: pointer + count, count: capacity - count))
+        count += n
+        return n
+    }
+
+    /// Forgets the bytes from `newCount` on (before anyone else reads them).
+    func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
+    }
 }
 
 /// A run of the input's bytes and its offset in the input.
