@@ -116,6 +116,7 @@ public struct Pipeline {
                 all.ledgerAppend(entries)
                 // Every entry is a trip the writer did not write as given: merged, dropped or rejected.
                 summary.written -= entries.count
+                summary.replacedInStore = store.replacedStoredTrips
             }
             for entry in all.ledger {
                 switch entry.kind {
@@ -157,6 +158,13 @@ extension Pipeline {
 /// trip's own origin (input file, line, record) in its place.
 public protocol LedgerKeeping {
     var ledger: [Rejection] { get }
+    /// Stored trips that written trips replaced (an upsert under `last`): the written trips count
+    /// as written, and the replaced ones were no input's, so they are only counted here.
+    var replacedStoredTrips: Int { get }
+}
+
+extension LedgerKeeping {
+    public var replacedStoredTrips: Int { 0 }
 }
 
 extension MigrationContext {

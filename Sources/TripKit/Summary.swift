@@ -20,6 +20,8 @@ public struct ConversionSummary: Sendable {
     public var dropped = 0
     public var rejectedByWriter = 0
     public var written = 0
+    /// Of the trips written, those that replaced a trip the target store held (`--dedupe last`).
+    public var replacedInStore = 0
 
     public init(targetVersion: SchemaVersion, policy: DeduplicationPolicy) {
         self.targetVersion = targetVersion; self.policy = policy
@@ -47,7 +49,8 @@ public struct ConversionSummary: Sendable {
         parts.append("merged \(merged)")
         parts.append("dropped \(dropped)")
         parts.append("rejected \(rejected)")
-        parts.append("wrote \(written) at \(targetVersion)")
+        parts.append("wrote \(written) at \(targetVersion)"
+                     + (replacedInStore > 0 ? " (\(replacedInStore) replacing stored trip\(replacedInStore == 1 ? "" : "s"))" : ""))
         parts.append(String(format3(elapsedSeconds)) + " s")
         return parts.joined(separator: "; ")
     }

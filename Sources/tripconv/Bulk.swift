@@ -110,6 +110,7 @@ struct BulkRun {
             ("inputs", .int(outcomes.count)), ("converted", .int(ok.count)), ("failed", .int(outcomes.count - ok.count)),
             ("read", total { $0.read }), ("written", total { $0.written }), ("merged", total { $0.merged }),
             ("dropped", total { $0.dropped }), ("rejected", total { $0.rejected }),
+            ("replacedInStore", total { $0.replacedInStore }),
             ("perInput", .array(outcomes.map { o in
                 var pairs: [(String, JSONText.Node)] = [
                     ("input", .string(o.input)), ("output", .string(o.output)),
@@ -123,6 +124,7 @@ struct BulkRun {
                               ("evidence", .string(i.detection.evidence.description)),
                               ("read", .int(s.read)), ("written", .int(s.written)), ("merged", .int(s.merged)),
                               ("dropped", .int(s.dropped)), ("rejected", .int(s.rejected)),
+                              ("replacedInStore", .int(s.replacedInStore)),
                               ("stages", .array(i.stages.map { .string($0) }))]
                 }
                 return .object(pairs)

@@ -17,6 +17,7 @@ enum RunReport {
             pairs += [
                 ("read", .int(s.read)), ("written", .int(s.written)), ("merged", .int(s.merged)),
                 ("dropped", .int(s.dropped)), ("rejected", .int(s.rejected)),
+                ("replacedInStore", .int(s.replacedInStore)),
                 ("targetVersion", .string(s.targetVersion.description)), ("policy", .string(s.policy.rawValue)),
                 ("deduplicatedAcrossInputs", .int(s.deduplicatedAcrossInputs)),
                 ("inputs", .array(s.inputs.map { i in

@@ -60,6 +60,31 @@ struct StoreCLITests {
         #expect(try Self.sqlite(db, "SELECT count(*) FROM bucket_list_items WHERE trip_id IS NULL;") == "0\n")
     }
 
+    @Test("an upsert's accounting: under last the replacing trip counts as written, under merge as merged, under first as dropped",
+          arguments: ["merge", "last", "first"])
+    func upsertAccounting(policy: String) throws {
+        let tmp = try CLI.temporaryDirectory()
+        let db = tmp.appendingPathComponent("trips.sqlite").path
+        let report = tmp.appendingPathComponent("report.json").path
+        #expect(try CLI.tripconv("samples/trips-v2.jsonl", "-o", db, "-q").status == 0)
+        // samples/trips-v3.json holds 2 trips, one of them a name the store holds.
+        let r = try CLI.tripconv("samples/trips-v3.json", "-o", db, "--dedupe", policy, "--report", report)
+        #expect(r.status == 0, "\(r.stderr)")
+        let totals = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
+        let counts = ["read", "written", "merged", "dropped", "rejected", "replacedInStore"].map { totals[$0] as? Int }
+        switch policy {
+        case "last":
+            #expect(counts == [2, 2, 0, 0, 0, 1])
+            #expect(r.stderr.contains("merged 0; dropped 0; rejected 0; wrote 2 at 3.0.0 (1 replacing stored trip);"), "\(r.stderr)")
+        case "merge":
+            #expect(counts == [2, 1, 1, 0, 0, 0])
+            #expect(r.stderr.contains("merged 1; dropped 0; rejected 0; wrote 1 at 3.0.0;"), "\(r.stderr)")
+        default:
+            #expect(counts == [2, 1, 0, 1, 0, 0])
+            #expect(r.stderr.contains("merged 0; dropped 1; rejected 0; wrote 1 at 3.0.0;"), "\(r.stderr)")
+        }
+    }
+
     @Test("a trip merged into a stored one is listed in --rejects with its input's file and line, not the store's")
     func upsertRejectsOrigin() throws {
         let tmp = try CLI.temporaryDirectory()

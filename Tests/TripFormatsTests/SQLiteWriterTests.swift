@@ -143,12 +143,24 @@ struct SQLiteUpsertTests {
                                             reason: "duplicate name 'Alpha': merged into the trip the store holds (row id 1)")])
     }
 
-    @Test("last replaces the stored trip, its items and accommodation, under the same row id")
+    @Test("last replaces the stored trip, its items and accommodation, under the same row id; the incoming trip counts as written")
     func last() throws {
         let (path, writer) = try upsert(.last)
         #expect(try SQLiteTesting.readStore(path).trips == [Self.alphaAgain, Self.beta, Self.gamma])
-        #expect(writer.ledger == [Rejection(kind: .merged, origin: RecordOrigin(source: path, record: 1),
-                                            reason: "duplicate name 'Alpha': replaced the trip the store held (row id 1)")])
+        // Written as given: no ledger entry (which would count it as not written), one replacement.
+        #expect(writer.ledger.isEmpty)
+        #expect(writer.replacedStoredTrips == 1)
+    }
+
+    @Test("last twice on one stored name: the first replaces the stored trip, the second this run's, and is in the ledger")
+    func lastTwice() throws {
+        let path = scratch.path("store.sqlite")
+        try SQLiteTesting.writeStore([Self.alpha, Self.beta], to: path)
+        let writer = try SQLiteTesting.writeStore([Self.alphaAgain, Self.alpha], to: path, policy: .last)
+        #expect(try SQLiteTesting.readStore(path).trips == [Self.alpha, Self.beta])
+        #expect(writer.replacedStoredTrips == 1)
+        #expect(writer.ledger.map(\.kind) == [.merged])
+        #expect(writer.ledger.first?.origin.record == 2)
     }
 
     @Test("first keeps the stored trip and drops the incoming one")

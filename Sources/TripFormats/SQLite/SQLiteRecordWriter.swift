@@ -23,9 +23,17 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     public let path: String
     /// Whether trips go into a store that existed (an upsert), rather than a new one.
     public let isUpdatingExistingStore: Bool
-    /// The incoming trips merged into a stored one (`.merged`, also for a replacement under `last`)
-    /// or dropped in its favour (`.dropped`), with why.
+    /// The incoming trips merged into a stored one (`.merged`) or dropped in its favour
+    /// (`.dropped`), with why. A trip that replaces one the store held before (`last`) is written as
+    /// given: it is not here but counted in `replacedStoredTrips`; one that replaces a trip of the
+    /// same run is here as `.merged`.
     public private(set) var ledger: [Rejection] = []
+    /// Stored trips that incoming ones replaced under `last`.
+    public private(set) var replacedStoredTrips = 0
+    /// Trips with row ids up to this were in the store before this run (0 for a new store).
+    private var storedIDLimit: Int64 = 0
+    /// Stored trips replaced in this run: a second replacement of one replaces this run's trip.
+    private var replacedIDs: Set<Int64> = []
     /// The in-place migration run before writing, if one was.
     public private(set) var migration: SQLiteMigrationReport?
 
@@ -98,6 +106,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                     try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: false)
                 }
                 rows = try SQLiteRowWriter(c, layout: layout)
+                let last = try c.prepare("SELECT coalesce(max(\(quoted(SQLiteLayout.idColumn))), 0) FROM \(quoted(layout.rootTable))")
+                storedIDLimit = try last.step() ? last.int64(0) : 0
             } catch {
                 c.rollbackQuietly()
                 connection = nil
@@ -205,8 +215,15 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                                     reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
         case .last:
             try replace(storedID, with: object, statements, record: record)
-            ledger.append(Rejection(kind: .merged, origin: origin,
-                                    reason: "duplicate \(unique.name) \(nameText): replaced the trip the store held (row id \(storedID))"))
+            if storedID <= storedIDLimit && replacedIDs.insert(storedID).inserted {
+                // A trip the store held before: the incoming one is written as given.
+                replacedStoredTrips += 1
+            } else {
+                // One of this run's own trips, written earlier (the pipeline never sends two of a
+                // name; a caller of the writer may): the two count as one written, one merged.
+                ledger.append(Rejection(kind: .merged, origin: origin,
+                                        reason: "duplicate \(unique.name) \(nameText): replaced the trip written before it in this run (row id \(storedID))"))
+            }
         case .merge:
             let stored = try load(storedID, statements)
             let context = MigrationContext(schema: options.schema, policy: .merge, objects: [stored, object],
