@@ -20,8 +20,8 @@ struct FuzzTarget: Sendable {
 }
 
 /// Every target, by name: the readers, each with fixed and with fuzzed read options, the writers'
-/// round trip and the whole pipeline.
-let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget]
+/// round trip, the whole pipeline, and the YAML scanner against libyaml.
+let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget, fuzzYAMLScannerTarget]
 
 nonisolated(unsafe) var fuzzSelected: FuzzTarget?
 
