@@ -34,9 +34,20 @@ public final class ByteInput {
     private let ownsDescriptor: Bool
     /// Where a regular file's reading started, to read it again; -1 for a pipe or a terminal.
     private var startOffset: off_t = -1
-    /// Whether reads count toward `totalBytesRead` (not while an input is read a first time only
-    /// to be checked).
-    public var countsProgress = true
+    /// How reads count toward `totalBytesRead`: in full, or over two passes (see `beginCheckPass`).
+    private enum Counting {
+        case full
+        /// A first pass, which only checks the input: half its bytes count.
+        case check
+        /// The read after a check that counted `checked` of `size` bytes: the rest, spread evenly.
+        case afterCheck(checked: Int, size: Int)
+    }
+    private var counting = Counting.full
+    /// Bytes read in this pass, and what this pass has counted toward `totalBytesRead`.
+    private var passRead = 0
+    private var passCounted = 0
+    /// What this input has counted toward `totalBytesRead`, over all passes.
+    public private(set) var bytesCounted = 0
 
     /// Opens a file for reading; a missing or unreadable file is a `.noInput` error.
     public init(_ location: InputLocation) throws {
@@ -76,6 +87,47 @@ public final class ByteInput {
         startOffset >= 0 && lseek(fd, startOffset, SEEK_SET) == startOffset
     }
 
+    /// Starts a first pass over a file that will be read again (`rewindForSecondPass`): progress
+    /// then moves evenly through both passes, the check counting half the file's bytes and the
+    /// read the rest, however far the check got.
+    public func beginCheckPass() {
+        counting = .check
+        passRead = 0
+        passCounted = 0
+    }
+
+    /// Rewinds after a check pass (see `beginCheckPass`); false if that is not possible.
+    public func rewindForSecondPass() -> Bool {
+        guard rewind() else { return false }
+        var st = stat()
+        let size = fstat(fd, &st) == 0 ? max(Int(st.st_size) - Int(startOffset), 0) : 0
+        counting = .afterCheck(checked: passCounted, size: size)
+        passRead = 0
+        passCounted = 0
+        return true
+    }
+
+    /// Counts `n` more bytes read toward `totalBytesRead`, as this pass counts them.
+    private func count(_ n: Int) {
+        passRead += n
+        let due: Int
+        switch counting {
+        case .full:
+            due = passRead
+        case .check:
+            due = passRead / 2
+        case .afterCheck(let checked, let size):
+            // The file's size may have changed since it was measured: what lies past it counts in full.
+            let rest = max(size - checked, 0)
+            due = passRead <= size && size > 0 ? rest * passRead / size : rest + (passRead - size)
+        }
+        let add = due - passCounted
+        guard add > 0 else { return }
+        passCounted = due
+        bytesCounted += add
+        totalBytesRead.add(add, ordering: .relaxed)
+    }
+
     deinit { if ownsDescriptor && fd >= 0 { close(fd) } }
 
     /// Reads up to `buffer.count` bytes; 0 at the end of input. An I/O error is an `.io` error.
@@ -84,7 +136,7 @@ public final class ByteInput {
         while true {
             let n = Glibc.read(fd, base, buffer.count)
             if n >= 0 {
-                if countsProgress { totalBytesRead.add(n, ordering: .relaxed) }
+                if n > 0 { count(n) }
                 return n
             }
             if errno == EINTR { continue }

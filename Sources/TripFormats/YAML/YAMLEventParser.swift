@@ -389,10 +389,9 @@ final class YAMLEventParser {
         guard limits.usesBlockScanner else { return }
         if let input {
             guard input.canRewind else { return }
-            input.countsProgress = false
+            input.beginCheckPass()
             let fits = YAMLBlockScanner(source: .input(input), limits: limits).fits()
-            input.countsProgress = true
-            guard input.rewind() else {
+            guard input.rewindForSecondPass() else {
                 let error = TripError(.io, "\(name): cannot go back to the start of the input to read it")
                 failure = error
                 throw error
