@@ -91,6 +91,8 @@ struct YAMLBlockScannerTests {
             "a: 1   \n   \nb: 2",
             "<<: x\n",
             "a: #\n - b\n",
+            "a: 1\r\nb:\r\n  - x # c\r\n\r\n  - 'y'\r\n",
+            "a:\r\n  b: 1\r\n#",
             "a:\n  b: 1\n#",
             "a:\n  b:\n    c: 1\n   ",
             "- a: 1\n  b: [] # x",
@@ -107,7 +109,7 @@ struct YAMLBlockScannerTests {
         let outside = [
             "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: |\n  text\n", "a: >\n  text\n", "a: [1, 2]\n", "a: {b: 1}\n",
             "a: plain\n  continued\n", "a: \"open\n  closed\"\n", "? a\n: b\n", "%YAML 1.2\n---\na: 1\n",
-            "a: 1\n---\nb: 2\n", "a: 1\n...\n", "a:\tb\n", "a: 1\r\nb: 2\r\n", "\u{FEFF}a: 1\n", "a: x\u{2028}y\n",
+            "a: 1\n---\nb: 2\n", "a: 1\n...\n", "a:\tb\n", "a: 1\rb: 2\n", "a: 1\r", "a: \"x\ry\"\r\n", "\u{FEFF}a: 1\n", "a: x\u{2028}y\n",
             "a: x\u{85}y\n", "\"a\": 1\n", "a: b: c\n", "a: 1\n b: 2\n", "a: 1\nb\n", "- a\nb: 1\n", "a: \"x\"y\n",
             "a: \"\\q\"\n", "a: \"\\uD800\"\n", "-\n  a: 1\n", "a: 'x\n", "---\n", "a: \u{7F}\n", "a: \u{1}\n",
             "[a]\n", "a:\n  plain on its own line\n", "a: \"x\"#c\n", "key: - x\n",
@@ -125,6 +127,8 @@ struct YAMLBlockScannerTests {
         let trips = (0..<60).map { _ in generator.trip() }
         let text = try YAMLTestSupport.write(trips)
         #expect(Self.compare(text))
+        // As written on Windows: CR LF line ends.
+        #expect(Self.compare(text.replacingOccurrences(of: "\n", with: "\r\n")))
     }
 
     /// A document in PyYAML's block style: sequences at their key's indentation, single quotes.
@@ -160,7 +164,7 @@ struct YAMLBlockScannerTests {
         #expect(Self.compare(base))
         let pieces: [[UInt8]] = [" ", "\n", "- ", ": ", ":", "#", " #", "\"", "'", "\\", "&a ", "*a", "!", "|", ">", "[", "]",
                                  "{", "}", "[]", "{}", "\t", "é", "\u{2028}", "x", "%", "? ", ",", "---\n", "...\n", "\r",
-                                 "\\u00e9", "\\x", "  ", "    ", "\n  - ", "\n    ", "\n- ", "''", "\u{FEFF}"].map { Array($0.utf8) }
+                                 "\\u00e9", "\\x", "\r\n", "  ", "    ", "\n  - ", "\n    ", "\n- ", "''", "\u{FEFF}"].map { Array($0.utf8) }
         var random = SplitMix64(seed: 2026 + UInt64(document))
         var scanned = 0
         // TRIPCONV_YAML_MUTATIONS=N runs a longer sweep.

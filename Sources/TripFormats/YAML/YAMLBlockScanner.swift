@@ -10,11 +10,11 @@ import TripKit
 // of libyaml's cost: libyaml decodes every character into a buffer of its own and allocates for
 // every token, and it was the whole critical path of reading YAML.
 //
-// The subset: UTF-8 without a byte order mark; lines ending in LF; indentation by spaces; block
+// The subset: UTF-8 without a byte order mark; lines ending in LF or CR LF; indentation by spaces; block
 // mappings with plain keys of one line; block sequences (nested, or at their key's indentation);
 // `key: value` on a sequence entry's line; plain, single-quoted and double-quoted scalars of one
 // line; `[]` and `{}`; comments; one document, with or without `---` first. Anything else (tabs,
-// CR, anchors, aliases, tags, block and multi-line scalars, flow collections with content,
+// a CR alone, anchors, aliases, tags, block and multi-line scalars, flow collections with content,
 // directives, several documents, `? ` keys, characters libyaml refuses, a line over the limits)
 // is outside it.
 //
@@ -70,6 +70,8 @@ final class YAMLBlockScanner {
     @exclusivity(unchecked) private var ls = 0
     @exclusivity(unchecked) private var le = 0
     @exclusivity(unchecked) private var lineIsASCII = true
+    /// Whether the line ends in CR LF (its end, `le`, is then the CR's index).
+    @exclusivity(unchecked) private var lineEndsInCRLF = false
     /// The index of the line's first byte that is not a space.
     @exclusivity(unchecked) private var firstToken = 0
     /// The last line and its length in characters, when it lacks its LF: libyaml ends the blocks
@@ -563,7 +565,7 @@ final class YAMLBlockScanner {
             nextLine += 1
             ls = start
             le = end
-            pos = end + 1
+            pos = end + (lineEndsInCRLF ? 2 : 1)
             if end == count { unfinishedLine = (line, column(end)) }
             var p = start
             while p + 8 <= end {
@@ -583,6 +585,7 @@ final class YAMLBlockScanner {
     private func lineEnd(from: Int) throws -> Int {
         var p = from
         lineIsASCII = true
+        lineEndsInCRLF = false
         while true {
             // The next byte below 0x20 or above 0x7E, eight at a time: the lowest flagged byte
             // is a true one (borrows and carries only run upwards, from a flagged byte).
@@ -598,6 +601,12 @@ final class YAMLBlockScanner {
             }
             let b = base[p]
             if b == 0x0A { return p }
+            if b == 0x0D {
+                // CR LF is one line break to libyaml; a CR alone is one too, and is left to it.
+                guard p + 1 < count, base[p + 1] == 0x0A else { throw OutsideSubset() }
+                lineEndsInCRLF = true
+                return p
+            }
             guard b >= 0x80 else { throw OutsideSubset() }
             p = try checkUTF8(at: p)
             lineIsASCII = false
