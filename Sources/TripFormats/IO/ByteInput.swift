@@ -83,7 +83,7 @@ public final class ByteInput {
 
     /// Goes back to where reading started (see `canRewind`, which must be asked first); false if
     /// that is not possible.
-    public func rewind() -> Bool {
+    private func rewind() -> Bool {
         startOffset >= 0 && lseek(fd, startOffset, SEEK_SET) == startOffset
     }
 

@@ -153,9 +153,7 @@ final class YAMLBlockScanner {
         case .beforeDocument, .afterMarker, .inDocument:
             guard try nextContentLine() else { return try finish(&batch) }
             try processLine(&batch)
-            var end = le
-            while end > ls && base[end - 1] == 0x20 { end -= 1 }
-            lastContentEnd = chunkStart + end
+            lastContentEnd = chunkStart + trimmed(ls, le)
             lowMark = chunkStart + ls
         }
     }
@@ -193,7 +191,7 @@ final class YAMLBlockScanner {
         let n = first - ls
         if n == 0 && isDocumentMarker(first) {
             // `---` alone, once, before the document: an explicit start.
-            guard phase == .beforeDocument, base[first] == 0x2D, try restIsBlank(from: first + 3) else { throw OutsideSubset() }
+            guard phase == .beforeDocument, base[first] == 0x2D, restIsBlank(from: first + 3) else { throw OutsideSubset() }
             emit(.documentStart, line, 0, &batch)
             phase = .afterMarker
             return
@@ -307,7 +305,7 @@ final class YAMLBlockScanner {
             emitScalar(line, column(v), .plain, start: v, count: scan.end - v, &batch)
             end = scan.stop
         }
-        guard try restIsBlank(from: end) else { throw OutsideSubset() }
+        guard restIsBlank(from: end) else { throw OutsideSubset() }
     }
 
     // MARK: - Scalars
@@ -494,7 +492,7 @@ final class YAMLBlockScanner {
     }
 
     /// Whether only spaces, then nothing or a comment, follow `p` (a comment needs a space before).
-    private func restIsBlank(from p: Int) throws -> Bool {
+    private func restIsBlank(from p: Int) -> Bool {
         var q = p
         while q < le && base[q] == 0x20 { q += 1 }
         return q == le || (base[q] == 0x23 && q > p)

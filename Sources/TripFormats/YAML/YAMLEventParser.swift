@@ -387,21 +387,23 @@ final class YAMLEventParser {
     private func decide() throws {
         decided = true
         guard limits.usesBlockScanner else { return }
+        let source: YAMLBlockScanner.Source
         if let input {
             guard input.canRewind else { return }
+            source = .input(input)
             input.beginCheckPass()
-            let fits = YAMLBlockScanner(source: .input(input), limits: limits).fits()
-            guard input.rewindForSecondPass() else {
-                let error = TripError(.io, "\(name): cannot go back to the start of the input to read it")
-                failure = error
-                throw error
-            }
-            if fits { fast = YAMLBlockScanner(source: .input(input), limits: limits) }
         } else if let pending, pendingOffset == 0 {
-            if YAMLBlockScanner(source: .bytes(pending), limits: limits).fits() {
-                fast = YAMLBlockScanner(source: .bytes(pending), limits: limits)
-            }
+            source = .bytes(pending)
+        } else {
+            return
         }
+        let fits = YAMLBlockScanner(source: source, limits: limits).fits()
+        if let input, !input.rewindForSecondPass() {
+            let error = TripError(.io, "\(name): cannot go back to the start of the input to read it")
+            failure = error
+            throw error
+        }
+        if fits { fast = YAMLBlockScanner(source: source, limits: limits) }
     }
 
     /// The scanner's events for one line; it read the whole input before without finding anything

@@ -26,13 +26,7 @@ final class YAMLInputBytes: @unchecked Sendable {
 
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        if count + bytes.count > capacity {
-            capacity = max(capacity * 2, count + bytes.count)
-            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-            grown.update(from: pointer, count: count)
-            pointer.deallocate()
-            pointer = grown
-        }
+        reserve(bytes.count)
         (pointer + count).update(from: source, count: bytes.count)
         count += bytes.count
     }
