@@ -1,4 +1,3 @@
-internal import CLibXML2
 import TripKit
 
 /// An open element the reader is inside of, and what it means.
@@ -113,40 +112,32 @@ struct XMLNameResolver {
     }
 }
 
-@inline(__always)
-func cStringEquals(_ c: UnsafePointer<UInt8>, _ bytes: [UInt8]) -> Bool {
-    for i in bytes.indices where c[i] != bytes[i] { return false }
-    return c[bytes.count] == 0
-}
+/// A start event's attribute events.
+typealias XMLAttributes = UnsafeBufferPointer<XMLEvent>
 
-private let tripElementName = Array("trip".utf8)
 private let schemaVersionName = Array("schemaVersion".utf8)
 
 // MARK: - Events
 
 extension XMLReadState {
     /// An element starts. Elements are known by their local name, whatever their namespace, so a
-    /// document with a default namespace (`<trips xmlns="urn:…">`) reads as one without.
-    mutating func startElement(_ localname: UnsafePointer<UInt8>, attributeCount: Int,
-                               _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        guard failure == nil else { return }
-        depth += 1
-        if depth > XMLLimits.maxDepth {
-            stop("\(place(tagStart())): elements nested deeper than \(XMLLimits.maxDepth) levels")
-            return
-        }
+    /// document with a default namespace (`<trips xmlns="urn:…">`) reads as one without. The parse
+    /// thread has checked the depth, and that the root's children are `<trip>` elements.
+    mutating func startElement(_ event: XMLEvent, attributes: XMLAttributes, _ bytes: UnsafePointer<UInt8>) {
+        let localname = event.name!
         if skipDepth > 0 { skipDepth += 1; return }
+        let attributes = (events: attributes, bytes: bytes)
         guard let top = frames.last else {
-            startRoot(localname, attributeCount, attributes)
+            startRoot(event, attributes)
             return
         }
         switch top.kind {
         case .root:
-            startTrip(localname, attributeCount, attributes)
+            startTrip(event, attributes)
         case .trip, .object, .listAsItem:
-            startField(localname, in: top.entity, attributeCount, attributes)
+            startField(localname, in: top.entity, attributes)
         case .listUndecided, .listOfItems:
-            startListChild(localname, list: top, attributeCount, attributes)
+            startListChild(localname, list: top, attributes)
         case .scalar:
             if !textFailed {
                 textFailed = true
@@ -157,9 +148,7 @@ extension XMLReadState {
     }
 
     /// An element ends; libxml2 has checked that it is the one that started last.
-    mutating func endElement() {
-        guard failure == nil else { return }
-        depth -= 1
+    mutating func endElement(_ event: XMLEvent) {
         if skipDepth > 0 { skipDepth -= 1; return }
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
@@ -173,15 +162,16 @@ extension XMLReadState {
         case .listOfItems:
             break
         case .trip:
-            ready.append(endRecord())
+            ready.append(endRecord(at: event.source))
         case .root:
-            rootClosed = true
+            break
         }
     }
 
-    /// Text, whitespace or CDATA, in pieces: a field's text may come in several.
+    /// Text, whitespace or CDATA, in pieces: a field's text may come in several. (Text between
+    /// trips never comes here: the parse thread allows only whitespace there, and drops it.)
     mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
-        guard failure == nil, skipDepth == 0, let top = frames.last else { return }
+        guard skipDepth == 0, let top = frames.last, top.kind != .root else { return }
         if top.kind == .scalar {
             guard !textFailed else { return }
             guard text.count + count <= XMLLimits.maxTextBytes else {
@@ -200,14 +190,12 @@ extension XMLReadState {
             guard b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D else { break }
             i += 1
         }
-        guard i < count, top.kind == .root || !recordFailed else { return }
+        guard i < count, !recordFailed else { return }
         var end = min(count, i + 64)
         while end > i, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
         let found = String(decoding: UnsafeBufferPointer(start: bytes + i, count: end - i), as: UTF8.self).quotedForMessage
         let element = XMLReadState.display(top.name)
         switch top.kind {
-        case .root:
-            stop("\(place(position(ofText: bytes, count: count, at: i))): expected a <trip> element, found the text \(found)")
         case .listUndecided, .listOfItems:
             failRecord("field '\(element)': expected item elements, found the text \(found)")
         default:
@@ -217,41 +205,36 @@ extension XMLReadState {
 
     // MARK: - Elements by place
 
-    private mutating func startRoot(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        frames.append(XMLFrame(kind: .root, field: -1, entity: builder.vocabulary.rootEntity, name: localname))
-        XMLReadState.forEachAttribute(count, attributes) { name, value in
+    private mutating func startRoot(_ event: XMLEvent, _ attributes: Attributes) {
+        frames.append(XMLFrame(kind: .root, field: -1, entity: builder.vocabulary.rootEntity, name: event.name!))
+        XMLReadState.forEachAttribute(attributes) { name, value in
             guard cStringEquals(name, schemaVersionName) else { return }
             do {
-                try builder.setMarker(value(), place: place(tagStart()))
+                try builder.setMarker(value(), place: place(event))
             } catch let error as TripError {
                 stop(error.message, notes: error.notes)
             } catch {
-                stop("\(place(tagStart())): \(error)")
+                stop("\(place(event)): \(error)")
             }
         }
     }
 
-    private mutating func startTrip(_ localname: UnsafePointer<UInt8>, _ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        let start = tagStart()
-        guard cStringEquals(localname, tripElementName) else {
-            stop("\(place(start)): expected a <trip> element, found <\(XMLReadState.qualifiedName(localname, start))>")
-            return
-        }
+    /// A child of the root: the parse thread has checked that it is a `<trip>`.
+    private mutating func startTrip(_ event: XMLEvent, _ attributes: Attributes) {
         recordCount += 1
         recordFailed = false
         unknownCount = 0
-        let (line, column) = position(start)
-        beginRecordText(at: start)
+        let line = Int(event.line), column = Int(event.column)
+        beginRecordText(at: event.source)
         builder.beginRecord(origin: RecordOrigin(source: name, record: recordCount, line: line > 0 ? line : nil,
                                                  column: line > 0 ? column : nil))
         let root = builder.vocabulary.rootEntity
-        frames.append(XMLFrame(kind: .trip, field: -1, entity: root, name: localname))
-        setFields(fromAttributes: count, attributes, in: root)
+        frames.append(XMLFrame(kind: .trip, field: -1, entity: root, name: event.name!))
+        setFields(fromAttributes: attributes, in: root)
     }
 
     /// A child of a trip or of an object: one of its entity's fields.
-    private mutating func startField(_ localname: UnsafePointer<UInt8>, in entity: Int, _ count: Int,
-                            _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    private mutating func startField(_ localname: UnsafePointer<UInt8>, in entity: Int, _ attributes: Attributes) {
         switch names.resolve(localname, in: entity) {
         case .unknown:
             noteUnknown(localname)
@@ -263,7 +246,7 @@ extension XMLReadState {
             frames.append(XMLFrame(kind: .scalar, field: f, entity: entity, name: localname))
             text.removeAll()
             textFailed = false
-            XMLReadState.forEachAttribute(count, attributes) { name, _ in
+            XMLReadState.forEachAttribute(attributes) { name, _ in
                 guard !textFailed else { return }
                 textFailed = true
                 failRecord("field '\(XMLReadState.display(localname))': expected text, found the attribute '\(XMLReadState.display(name))'")
@@ -271,7 +254,7 @@ extension XMLReadState {
         case .toMany(let f, let d):
             frames.append(XMLFrame(kind: .listUndecided, field: f, entity: d, name: localname))
             // Attributes that are fields of an item make the element one item itself.
-            XMLReadState.forEachAttribute(count, attributes) { name, value in
+            XMLReadState.forEachAttribute(attributes) { name, value in
                 let top = frames.count - 1
                 if case .unknown = names.resolve(name, in: d) {
                     failRecord("field '\(XMLReadState.display(localname))': expected item elements, found the attribute '\(XMLReadState.display(name))'")
@@ -286,18 +269,17 @@ extension XMLReadState {
         case .toOne(let f, let d):
             builder.beginObject(f)
             frames.append(XMLFrame(kind: .object, field: f, entity: d, name: localname))
-            setFields(fromAttributes: count, attributes, in: d)
+            setFields(fromAttributes: attributes, in: d)
         }
     }
 
-    private mutating func startListChild(_ localname: UnsafePointer<UInt8>, list: XMLFrame, _ count: Int,
-                                _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    private mutating func startListChild(_ localname: UnsafePointer<UInt8>, list: XMLFrame, _ attributes: Attributes) {
         let top = frames.count - 1
         if names.isItemName(localname, of: list.entity) {
             frames[top].kind = .listOfItems
             builder.beginObject(list.field)
             frames.append(XMLFrame(kind: .object, field: list.field, entity: list.entity, name: localname))
-            setFields(fromAttributes: count, attributes, in: list.entity)
+            setFields(fromAttributes: attributes, in: list.entity)
             return
         }
         if list.kind == .listUndecided {
@@ -305,7 +287,7 @@ extension XMLReadState {
                 // A field of an item: this list element is one item (`<bucketListItem><title>…`).
                 frames[top].kind = .listAsItem
                 builder.beginObject(list.field)
-                startField(localname, in: list.entity, count, attributes)
+                startField(localname, in: list.entity, attributes)
                 return
             }
         }
@@ -327,25 +309,25 @@ extension XMLReadState {
     private mutating func noteUnknown(_ name: UnsafePointer<UInt8>) {
         unknownCount += 1
         guard options.ignoreUnknown || unknownCount <= 16 else { return }
-        builder.unknownField(XMLReadState.shortened(String(cString: name)))
+        builder.unknownField(XMLParseState.shortened(String(cString: name)))
     }
 
     // MARK: - Attributes
 
-    /// Calls `body` with each attribute not in a namespace (namespaced ones, such as `xml:lang` or
-    /// `xsi:type`, are about the document, not the trip), and a way to make its value.
-    private static func forEachAttribute(_ count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
-                                  _ body: (UnsafePointer<UInt8>, () -> String) -> Void) {
-        guard count > 0, let attributes else { return }
-        for i in 0..<count {
-            let a = attributes + 5 * i
-            guard let name = a[0], a[2] == nil, let start = a[3], let end = a[4] else { continue }
-            body(name) { String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self) }
+    /// An element's attribute events, and the batch's bytes their values lie in.
+    typealias Attributes = (events: XMLAttributes, bytes: UnsafePointer<UInt8>)
+
+    /// Calls `body` with each attribute (the parse thread has left out those in a namespace, such
+    /// as `xml:lang` or `xsi:type`: they are about the document, not the trip), and a way to make its value.
+    private static func forEachAttribute(_ attributes: Attributes, _ body: (UnsafePointer<UInt8>, () -> String) -> Void) {
+        for a in attributes.events {
+            let value = UnsafeBufferPointer(start: attributes.bytes + a.offset, count: Int(a.count))
+            body(a.name!) { String(decoding: value, as: UTF8.self) }
         }
     }
 
-    private mutating func setFields(fromAttributes count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, in entity: Int) {
-        XMLReadState.forEachAttribute(count, attributes) { name, value in setField(name, value(), in: entity) }
+    private mutating func setFields(fromAttributes attributes: Attributes, in entity: Int) {
+        XMLReadState.forEachAttribute(attributes) { name, value in setField(name, value(), in: entity) }
     }
 
     /// Sets a field of the builder's current object (of `entity`) from an attribute.
@@ -358,20 +340,6 @@ extension XMLReadState {
 
     /// A name for a message, cut short when long.
     private static func display(_ name: UnsafePointer<UInt8>) -> String {
-        XMLReadState.shortened(String(cString: name))
-    }
-
-    /// `prefix:local` for a start tag, read from the tag itself.
-    private static func qualifiedName(_ localname: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>?) -> String {
-        let local = String(cString: localname)
-        guard let start else { return local }
-        var p = start + 1, bytes: [UInt8] = []
-        while bytes.count < 200 {
-            let c = p.pointee
-            if c == 0 || c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x3E || c == 0x2F { break }
-            bytes.append(c); p += 1
-        }
-        let written = String(decoding: bytes, as: UTF8.self)
-        return XMLReadState.shortened(written.hasSuffix(local) ? written : local)
+        XMLParseState.shortened(String(cString: name))
     }
 }

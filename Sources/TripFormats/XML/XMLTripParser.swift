@@ -14,49 +14,50 @@ enum XMLLimits {
     static let chunkSize = 1 << 16
 }
 
-/// The XML reader's engine: it owns a libxml2 push-parser context and feeds it the input a chunk
-/// at a time; the SAX2 events go to an `XMLReadState`, which turns them into builder calls. Trips
-/// that a chunk completes wait there until `next()` hands them out.
-final class XMLTripParser {
+/// The XML reader's parse side: it owns a libxml2 push-parser context and feeds it the input a
+/// chunk at a time; the SAX2 events go to an `XMLParseState`, which checks what needs libxml2's
+/// buffer and hands back each chunk's events as a batch. It runs on the thread of an
+/// `XMLEventPipe`, while the reader builds trips from the batches before.
+final class XMLTripParser: @unchecked Sendable {
     let input: ByteInput
     let options: ReadOptions
-    /// The event state, at a fixed address that libxml2 hands back to every callback: reached
+    /// The parse state, at a fixed address that libxml2 hands back to every callback: reached
     /// through a pointer, an event costs no reference counting and no exclusivity check.
-    let state: UnsafeMutablePointer<XMLReadState>
+    let state: UnsafeMutablePointer<XMLParseState>
     private var endOfInput = false
     private let chunk: UnsafeMutableRawBufferPointer
 
     init(input: ByteInput, options: ReadOptions) {
-        XMLReadState.setUpLibXML2
+        XMLParseState.setUpLibXML2
         self.input = input
         self.options = options
         state = .allocate(capacity: 1)
-        state.initialize(to: XMLReadState(name: input.name, options: options))
+        state.initialize(to: XMLParseState(name: input.name))
         chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: XMLLimits.chunkSize, alignment: 16)
     }
 
     deinit {
         if let ctxt = state.pointee.ctxt { xmlFreeParserCtxt(ctxt) }
+        state.pointee.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
         chunk.deallocate()
     }
 
-    var detection: Detection { state.pointee.builder.detection }
-
-    // MARK: - Pulling
-
-    func next() throws -> ReadItem? {
-        while true {
-            if let item = state.pointee.takeReady() { return item }
-            if let failure = state.pointee.failure { throw failure }
-            if endOfInput { return nil }
-            try feed()
+    /// Parses the next chunk and returns its events (in `old`'s memory, if given); the last batch
+    /// says the input ended, or why the read ends. Not called again after the last.
+    func parseChunk(reusing old: XMLEventBatch?) -> XMLEventBatch {
+        do {
+            return try feed(reusing: old)
+        } catch let error as TripError {
+            return state.pointee.sealBatch(failing: error)
+        } catch {
+            return state.pointee.sealBatch(failing: .data("\(input.name): \(error)"))
         }
     }
 
     /// Reads one chunk and gives it to libxml2; at the end of input, tells libxml2 so.
-    private func feed() throws {
+    private func feed(reusing old: XMLEventBatch?) throws -> XMLEventBatch {
         var count = try input.read(into: chunk)
         var start = 0
         let bytes = chunk.baseAddress!.assumingMemoryBound(to: CChar.self)
@@ -75,18 +76,17 @@ final class XMLTripParser {
         state.pointee.terminating = count == 0
         // Errors libxml2 raises without a parser context (encoding conversion) go to the thread's
         // structured handler: point it at this parser for the call, and at a silent one after.
-        xmlSetStructuredErrorFunc(state, xmlReadStateStructuredError)
+        xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
         let status = xmlParseChunk(state.pointee.ctxt, bytes + start, Int32(count - start), terminate)
         xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError)
         if count == 0 { endOfInput = true }
-        state.pointee.checkAfterChunk(status: status, endOfInput: endOfInput)
-        state.pointee.keepRecordText()
+        return state.pointee.sealBatch(status: status, endOfInput: endOfInput, reusing: old)
     }
 
     private func createContext(_ bytes: UnsafePointer<CChar>, _ count: Int, sniffed: UnsafeRawBufferPointer) throws {
-        var handler = XMLReadState.saxHandler
+        var handler = XMLParseState.saxHandler
         let name = state.pointee.name
-        xmlSetStructuredErrorFunc(state, xmlReadStateStructuredError)
+        xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
         defer { xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError) }
         // A document that does not say its encoding is UTF-8, unless `--input-encoding latin1` says otherwise.
         let latin1 = XMLTripParser.wantsLatin1(options.inputEncoding) && !XMLTripParser.declaresEncoding(sniffed)

@@ -49,7 +49,7 @@ final class YAMLBlockScanner {
     // MARK: Input
 
     /// The chunk being scanned: whole lines (only the input's last may lack its LF).
-    @exclusivity(unchecked) private var chunk = YAMLInputBytes(capacity: 1)
+    @exclusivity(unchecked) private var chunk = InputBytes(capacity: 1)
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var count = 0
     /// The input offset of the chunk's first byte.
@@ -57,7 +57,7 @@ final class YAMLBlockScanner {
     /// The bytes after the chunk's last LF, which start the next chunk.
     @exclusivity(unchecked) private var tail: [UInt8] = []
     @exclusivity(unchecked) private var atEOF = false
-    @exclusivity(unchecked) private var unsealed: [YAMLInputSegment] = []
+    @exclusivity(unchecked) private var unsealed: [InputSegment] = []
     @exclusivity(unchecked) private(set) var unsealedInputBytes = 0
 
     // MARK: Position
@@ -642,7 +642,7 @@ final class YAMLBlockScanner {
     private func loadChunk() throws -> Bool {
         guard !atEOF || !tail.isEmpty else { return false }
         let start = chunkStart + count
-        let next = YAMLInputBytes(capacity: max(YAMLBlockScanner.chunkSize, tail.count * 2))
+        let next = InputBytes(capacity: max(YAMLBlockScanner.chunkSize, tail.count * 2))
         tail.withUnsafeBufferPointer { next.append($0) }
         tail.removeAll(keepingCapacity: true)
         var searched = 0
@@ -670,13 +670,13 @@ final class YAMLBlockScanner {
         chunkStart = start
         pos = 0
         if keeps {
-            unsealed.append(YAMLInputSegment(start: start, bytes: next))
+            unsealed.append(InputSegment(start: start, bytes: next))
             unsealedInputBytes += count
         }
         return true
     }
 
-    private func lastLF(_ bytes: YAMLInputBytes, from: Int) -> Int? {
+    private func lastLF(_ bytes: InputBytes, from: Int) -> Int? {
         var i = bytes.count
         while i > from {
             i -= 1
@@ -686,7 +686,7 @@ final class YAMLBlockScanner {
     }
 
     /// Fills the free room of `bytes` (growing it when full) from the source; 0 at the end.
-    private func read(into bytes: YAMLInputBytes) throws -> Int {
+    private func read(into bytes: InputBytes) throws -> Int {
         if bytes.freeCapacity == 0 { bytes.reserve(bytes.count) }
         switch source {
         case .input(let input):

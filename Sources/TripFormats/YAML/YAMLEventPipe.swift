@@ -71,7 +71,7 @@ final class YAMLEventPipe {
     @exclusivity(unchecked) private var position = 0
     private let keyTable: YAMLKeyTable?
     /// The input the batches brought, for the texts of rejected trips.
-    @exclusivity(unchecked) private var window: YAMLSourceWindow
+    @exclusivity(unchecked) private var window: SourceWindow
 
     let name: String
     let limits: YAMLLimits
@@ -81,7 +81,7 @@ final class YAMLEventPipe {
         name = parser.name
         limits = parser.limits
         keyTable = parser.keyTable
-        window = YAMLSourceWindow(maxTextBytes: parser.limits.maxRecordTextBytes)
+        window = SourceWindow(maxTextBytes: parser.limits.maxRecordTextBytes)
         shared = Shared(parser: parser)
         guard threaded else { return }
         let context = Unmanaged.passRetained(shared).toOpaque()

@@ -5,69 +5,12 @@
 // libyaml counts its marks in characters, and it parses on a thread of its own, ahead of the
 // reader. So the parse thread keeps a copy of the input it hands libyaml (`YAMLSourceMap`), turns
 // the marks of the events that start and end mappings into byte offsets, and sends the bytes along
-// with its batches of events; the reader keeps them (`YAMLSourceWindow`) from the start of the open
+// with its batches of events; the reader keeps them (`SourceWindow`) from the start of the open
 // trip on, and makes a string of them only when the trip is rejected.
-
-// MARK: - Bytes
-
-/// Bytes of the input, as read. Filled by the parse thread only until it seals them into a
-/// segment; after that nobody writes them, and both threads read them without copying.
-final class YAMLInputBytes: @unchecked Sendable {
-    private(set) var pointer: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        pointer = .allocate(capacity: capacity)
-    }
-
-    deinit { pointer.deallocate() }
-
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        reserve(bytes.count)
-        (pointer + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    /// Room left before the next growth.
-    var freeCapacity: Int { capacity - count }
-
-    /// Makes room for at least `extra` more bytes.
-    func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
-        capacity = max(capacity * 2, count + extra)
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        grown.update(from: pointer, count: count)
-        pointer.deallocate()
-        pointer = grown
-    }
-
-    /// Lets `body` write into the free room; keeps the bytes it says it wrote.
-    func fill(_ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
-        let n = try body(UnsafeMutableRawBufferPointer(start: pointer + count, count: capacity - count))
-        count += n
-        return n
-    }
-
-    /// Forgets the bytes from `newCount` on (before anyone else reads them).
-    func truncate(to newCount: Int) {
-        precondition(newCount >= 0 && newCount <= count)
-        count = newCount
-    }
-}
-
-/// A run of the input's bytes and its offset in the input.
-struct YAMLInputSegment {
-    let start: Int
-    let bytes: YAMLInputBytes
-    var end: Int { start + bytes.count }
-}
 
 /// The input read while a batch of events was parsed.
 struct YAMLBatchInput {
-    var segments: [YAMLInputSegment] = []
+    var segments: [InputSegment] = []
     /// No offset in the batch's events, or in later ones, is below this.
     var lowMark: Int
 
@@ -93,10 +36,10 @@ struct YAMLScanPosition {
 struct YAMLSourceMap {
     private static let captureCapacity = 1 << 16
     /// The bytes read since the last `seal`.
-    private var capture = YAMLInputBytes(capacity: YAMLSourceMap.captureCapacity)
+    private var capture = InputBytes(capacity: YAMLSourceMap.captureCapacity)
     private var captureStart = 0
     /// Sealed segments still needed: from the one holding the cursor on.
-    private var retained: [YAMLInputSegment] = []
+    private var retained: [InputSegment] = []
     private var cursorCharacter = 0
     private var cursorByte = 0
     private var isStarted = false
@@ -176,14 +119,14 @@ struct YAMLSourceMap {
 
     /// Hands over the bytes read since the last seal, moves the cursor as far as it may go, and
     /// lets go of what lies before it.
-    mutating func seal(_ scan: YAMLScanPosition) -> YAMLInputSegment? {
+    mutating func seal(_ scan: YAMLScanPosition) -> InputSegment? {
         guard isEnabled else { return nil }
-        var segment: YAMLInputSegment? = nil
+        var segment: InputSegment? = nil
         if capture.count > 0 {
-            let s = YAMLInputSegment(start: captureStart, bytes: capture)
+            let s = InputSegment(start: captureStart, bytes: capture)
             captureStart = s.end
             // Room for as much as the last batch read, so the next rarely grows (a copy).
-            capture = YAMLInputBytes(capacity: max(YAMLSourceMap.captureCapacity, s.bytes.count + s.bytes.count / 4))
+            capture = InputBytes(capacity: max(YAMLSourceMap.captureCapacity, s.bytes.count + s.bytes.count / 4))
             retained.append(s)
             segment = s
         }
@@ -232,7 +175,7 @@ struct YAMLSourceMap {
     private mutating func start(_ scan: YAMLScanPosition) -> Bool {
         guard scan.isUTF8 else {
             isEnabled = false
-            capture = YAMLInputBytes(capacity: 1)
+            capture = InputBytes(capacity: 1)
             retained = []
             return false
         }
@@ -275,60 +218,5 @@ struct YAMLSourceMap {
 
     private func byte(at offset: Int) -> UInt8? {
         run(containing: offset).map { $0.pointer[offset - $0.start] }
-    }
-}
-
-// MARK: - The reader's side
-
-/// The reader's side: the input's bytes from the start of the open trip on (or from where the
-/// parse thread's cursor was), as the batches brought them.
-struct YAMLSourceWindow {
-    private var segments: [YAMLInputSegment] = []
-    private var keepFrom = -1
-    private var lowMark = 0
-    let maxTextBytes: Int
-
-    init(maxTextBytes: Int) { self.maxTextBytes = maxTextBytes }
-
-    /// Takes a batch's bytes; no offset in it or after it is below `lowMark`.
-    mutating func add(_ new: [YAMLInputSegment], lowMark: Int) {
-        segments.append(contentsOf: new)
-        self.lowMark = lowMark
-        trim()
-    }
-
-    /// Keeps the bytes from `offset` on (a trip's start), until `release`.
-    mutating func keep(from offset: Int) {
-        keepFrom = offset
-    }
-
-    mutating func release() {
-        keepFrom = -1
-        trim()
-    }
-
-    /// The text of the bytes from `start` to `end`, if they are all here and not too many.
-    func text(from start: Int, to end: Int) -> String? {
-        guard start >= 0, end >= start, end - start <= maxTextBytes, let first = segments.first,
-              start >= first.start, end <= segments[segments.count - 1].end else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(end - start)
-        for s in segments where s.end > start && s.start < end {
-            let from = max(start, s.start), to = min(end, s.end)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: s.bytes.pointer + (from - s.start), count: to - from))
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Lets go of the segments before the open trip, or before `lowMark`; a trip already longer
-    /// than the limit keeps nothing.
-    private mutating func trim() {
-        var floor = lowMark
-        if keepFrom >= 0 {
-            if lowMark - keepFrom > maxTextBytes { keepFrom = -1 } else { floor = min(floor, keepFrom) }
-        }
-        var drop = 0
-        while drop < segments.count, segments[drop].end <= floor { drop += 1 }
-        if drop > 0 { segments.removeFirst(drop) }
     }
 }

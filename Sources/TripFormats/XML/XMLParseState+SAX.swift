@@ -2,7 +2,7 @@ internal import CLibXML2
 import TripKit
 
 // libxml2's side of the reader: the SAX2 handler table, the process-wide safety settings, and the
-// C callbacks, each of which finds its state through the context's user data.
+// C callbacks, each of which finds the parse thread's state through the context's user data.
 //
 // What is refused, and why it is enough: libxml2 only expands an entity it has been told about,
 // and it is told about entities only through `entityDecl` (here a refusal) or a loaded DTD (the
@@ -12,7 +12,7 @@ import TripKit
 // the next token, which also keeps libxml2 from applying ATTLIST default attributes. Every external
 // load goes through an entity loader that refuses everything.
 
-extension XMLReadState {
+extension XMLParseState {
     /// Once per process: initialize libxml2 and refuse every external entity, DTD or XInclude load.
     static let setUpLibXML2: Void = {
         xmlInitParser()
@@ -25,59 +25,59 @@ extension XMLReadState {
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attributes in
             guard let ctx, let localname else { return }
-            XMLReadState.from(ctx).pointee.startElement(localname, attributeCount: Int(count), attributes)
+            XMLParseState.from(ctx).pointee.startElement(localname, attributeCount: Int(count), attributes)
         }
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.endElement()
+            XMLParseState.from(ctx).pointee.endElement()
         }
         // Text, whitespace and CDATA all arrive here: the handlers being the same function keeps
         // libxml2 from ever calling whitespace "ignorable".
-        sax.characters = xmlReadStateCharacters
-        sax.ignorableWhitespace = xmlReadStateCharacters
-        sax.cdataBlock = xmlReadStateCharacters
+        sax.characters = xmlParseStateCharacters
+        sax.ignorableWhitespace = xmlParseStateCharacters
+        sax.cdataBlock = xmlParseStateCharacters
         sax.entityDecl = { ctx, name, _, _, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.refuseDeclaration("ENTITY", name)
+            XMLParseState.from(ctx).pointee.refuseDeclaration("ENTITY", name)
         }
         sax.attributeDecl = { ctx, element, _, _, _, _, tree in
             // The handler owns the enumeration libxml2 passes.
             if let tree { xmlFreeEnumeration(tree) }
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.refuseDeclaration("ATTLIST", element)
+            XMLParseState.from(ctx).pointee.refuseDeclaration("ATTLIST", element)
         }
         sax.elementDecl = { ctx, name, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.refuseDeclaration("ELEMENT", name)
+            XMLParseState.from(ctx).pointee.refuseDeclaration("ELEMENT", name)
         }
         sax.notationDecl = { ctx, name, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.refuseDeclaration("NOTATION", name)
+            XMLParseState.from(ctx).pointee.refuseDeclaration("NOTATION", name)
         }
         sax.unparsedEntityDecl = { ctx, name, _, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.refuseDeclaration("ENTITY", name)
+            XMLParseState.from(ctx).pointee.refuseDeclaration("ENTITY", name)
         }
         sax.reference = { ctx, name in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.refuseReference(name)
+            XMLParseState.from(ctx).pointee.refuseReference(name)
         }
         sax.internalSubset = { ctx, _, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.checkDoctype()
+            XMLParseState.from(ctx).pointee.checkDoctype()
         }
         // Called where libxml2's own handler would load the external DTD: here it loads nothing.
         sax.externalSubset = { ctx, _, _, _ in
             guard let ctx else { return }
-            XMLReadState.from(ctx).pointee.checkDoctypeEnd()
+            XMLParseState.from(ctx).pointee.checkDoctypeEnd()
         }
-        sax.serror = xmlReadStateStructuredError
+        sax.serror = xmlParseStateStructuredError
         return sax
     }
 
     @inline(__always)
-    static func from(_ context: UnsafeMutableRawPointer) -> UnsafeMutablePointer<XMLReadState> {
-        context.assumingMemoryBound(to: XMLReadState.self)
+    static func from(_ context: UnsafeMutableRawPointer) -> UnsafeMutablePointer<XMLParseState> {
+        context.assumingMemoryBound(to: XMLParseState.self)
     }
 
     /// Checks what libxml2 2.9.14's push parser lets through in a DOCTYPE: `<!DOCTYPEdoc>` (no
@@ -112,26 +112,26 @@ extension XMLReadState {
     }
 
     mutating func refuseDeclaration(_ keyword: String, _ name: UnsafePointer<UInt8>?) {
-        let what = XMLReadState.shortened(name.map { String(cString: $0) } ?? "")
+        let what = XMLParseState.shortened(name.map { String(cString: $0) } ?? "")
         stop("\(place(declarationStart(keyword))): DTD declarations are not allowed, found <!\(keyword) \(what)>",
              notes: ["tripconv reads no DTD: a DOCTYPE may name an external DTD (which is never fetched), but not declare anything"])
     }
 
     mutating func refuseReference(_ name: UnsafePointer<UInt8>?) {
-        let what = XMLReadState.shortened(name.map { String(cString: $0) } ?? "")
+        let what = XMLParseState.shortened(name.map { String(cString: $0) } ?? "")
         stop("\(place(nil)): entity references are not allowed, found '&\(what);'",
              notes: ["only &lt; &gt; &amp; &quot; &apos; and character references such as &#233; are read"])
     }
 }
 
-let xmlReadStateCharacters: charactersSAXFunc = { ctx, bytes, count in
+let xmlParseStateCharacters: charactersSAXFunc = { ctx, bytes, count in
     guard let ctx, let bytes, count > 0 else { return }
-    XMLReadState.from(ctx).pointee.characters(bytes, Int(count))
+    XMLParseState.from(ctx).pointee.characters(bytes, Int(count))
 }
 
-let xmlReadStateStructuredError: xmlStructuredErrorFunc = { ctx, error in
+let xmlParseStateStructuredError: xmlStructuredErrorFunc = { ctx, error in
     guard let ctx, let error else { return }
-    XMLReadState.from(ctx).pointee.note(error)
+    XMLParseState.from(ctx).pointee.note(error)
 }
 
 /// Swallows what libxml2 reports outside any of our parses, so it never prints on its own.

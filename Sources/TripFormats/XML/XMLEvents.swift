@@ -1,0 +1,159 @@
+import TripKit
+
+/// One of libxml2's SAX events, as the parse thread hands it to the reader (`XMLEventPipe`).
+///
+/// Names point into libxml2's dictionary, which interns each name once and keeps it for the life of
+/// the parser context; texts and attribute values are copied into the batch's bytes, as libxml2's
+/// buffer moves on. An element's attributes follow its start as `.attribute` events.
+struct XMLEvent {
+    enum Kind: UInt8 {
+        case start, attribute, end, text
+    }
+    var kind: Kind
+    /// A start's attribute events, or a text's or attribute value's byte count.
+    var count: Int32
+    /// A start's or an attribute's local name.
+    var name: UnsafePointer<UInt8>?
+    /// Where a text or attribute value starts in the batch's bytes.
+    var offset: Int
+    /// For the root's and each trip's start, where its tag starts (line 0 when unknown).
+    var line: Int32
+    var column: Int32
+    /// For a trip's start, the input offset of its `<`; for its end, the offset just past its end
+    /// tag (or its `/>`): the bounds of its text. -1 when unknown.
+    var source: Int
+
+    static func start(_ name: UnsafePointer<UInt8>, attributes: Int) -> XMLEvent {
+        XMLEvent(kind: .start, count: Int32(attributes), name: name, offset: 0, line: 0, column: 0, source: -1)
+    }
+}
+
+/// The events of one chunk of input, the input they lie in (for the texts of rejected trips), and
+/// whether the document ends after them, well or with an error. It owns its events and bytes;
+/// once the reader is done with it, it goes back to the parse thread to be filled again
+/// (`XMLEventBuffer.seal(reusing:)`), so that steady reading allocates nothing.
+final class XMLEventBatch: @unchecked Sendable {
+    fileprivate var storage: XMLEventStorage
+    /// The input the chunk's trips lie in: no offset in the batch's events, or in later ones, is
+    /// below `lowMark`.
+    var source: [InputSegment] = []
+    var lowMark = 0
+    /// The read's error, when the document is not one the reader takes.
+    var failure: TripError?
+    /// Whether no batch comes after this one.
+    var isLast = false
+
+    fileprivate init(_ storage: XMLEventStorage) {
+        self.storage = storage
+    }
+
+    var events: UnsafeBufferPointer<XMLEvent> { UnsafeBufferPointer(start: storage.events, count: storage.eventCount) }
+    /// Texts and attribute values.
+    var bytes: UnsafePointer<UInt8> { UnsafePointer(storage.bytes) }
+
+    deinit { storage.deallocate() }
+}
+
+/// Plain memory for events and bytes.
+fileprivate struct XMLEventStorage {
+    var events: UnsafeMutablePointer<XMLEvent>
+    var eventCount = 0
+    var eventCapacity: Int
+    var bytes: UnsafeMutablePointer<UInt8>
+    var byteCount = 0
+    var byteCapacity: Int
+
+    init(events: Int, bytes: Int) {
+        eventCapacity = max(events, 16)
+        byteCapacity = max(bytes, 256)
+        self.events = .allocate(capacity: eventCapacity)
+        self.bytes = .allocate(capacity: byteCapacity)
+    }
+
+    func deallocate() {
+        events.deallocate()
+        bytes.deallocate()
+    }
+}
+
+/// The batch being filled on the parse thread: plain memory, so that an event costs a store and
+/// no reference counting or uniqueness check.
+struct XMLEventBuffer {
+    private var storage: XMLEventStorage
+    var eventCount: Int { storage.eventCount }
+
+    init(events: Int, bytes: Int) {
+        storage = XMLEventStorage(events: events, bytes: bytes)
+    }
+
+    /// Frees what was never sealed (the parse state is dropped).
+    func deallocate() {
+        storage.deallocate()
+    }
+
+    @inline(__always)
+    mutating func append(_ event: XMLEvent) {
+        if storage.eventCount == storage.eventCapacity { growEvents() }
+        (storage.events + storage.eventCount).initialize(to: event)
+        storage.eventCount += 1
+    }
+
+    /// Copies `count` bytes in; returns their offset.
+    @inline(__always)
+    mutating func append(_ source: UnsafePointer<UInt8>, count: Int) -> Int {
+        let offset = storage.byteCount
+        if offset + count > storage.byteCapacity { growBytes(count) }
+        (storage.bytes + offset).update(from: source, count: count)
+        storage.byteCount = offset + count
+        return offset
+    }
+
+    /// Sets the attribute count of the start event at `index`.
+    mutating func setCount(_ count: Int32, at index: Int) {
+        storage.events[index].count = count
+    }
+
+    /// Takes back the last event, a text, and its bytes.
+    mutating func removeLastText() {
+        storage.eventCount -= 1
+        storage.byteCount -= Int(storage.events[storage.eventCount].count)
+    }
+
+    /// Hands the events and bytes to a batch (one the reader is done with, if there is one) and
+    /// goes on in that batch's memory.
+    mutating func seal(reusing old: XMLEventBatch?) -> XMLEventBatch {
+        let batch: XMLEventBatch
+        if let old {
+            batch = old
+            swap(&batch.storage, &storage)
+            batch.source = []
+            batch.lowMark = 0
+            batch.failure = nil
+            batch.isLast = false
+        } else {
+            batch = XMLEventBatch(storage)
+            storage = XMLEventStorage(events: storage.eventCapacity, bytes: storage.byteCapacity)
+        }
+        storage.eventCount = 0
+        storage.byteCount = 0
+        return batch
+    }
+
+    @inline(never)
+    private mutating func growEvents() {
+        storage.eventCapacity *= 2
+        let grown = UnsafeMutablePointer<XMLEvent>.allocate(capacity: storage.eventCapacity)
+        grown.moveInitialize(from: storage.events, count: storage.eventCount)
+        storage.events.deallocate()
+        storage.events = grown
+    }
+
+    @inline(never)
+    private mutating func growBytes(_ extra: Int) {
+        storage.byteCapacity = max(storage.byteCapacity * 2, storage.byteCount + extra)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: storage.byteCapacity)
+        grown.update(from: storage.bytes, count: storage.byteCount)
+        storage.bytes.deallocate()
+        storage.bytes = grown
+    }
+}
