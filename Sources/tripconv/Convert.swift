@@ -44,7 +44,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension), each deduplicated on its own.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own (default: the number of cores; 1: one thread).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int = coreCount
 
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
@@ -94,7 +94,8 @@ struct Convert: ParsableCommand {
             guard let schema = TripMigrationPlan.schema(for: targetVersion) else {
                 throw TripError.usage("unknown target version \(targetVersion)")
             }
-            let readOptions = reading.readOptions
+            var readOptions = reading.readOptions
+            readOptions.parsesAhead = jobs > 1
             var pipeline = Pipeline()
             pipeline.targetVersion = targetVersion
             pipeline.policy = dedupe
@@ -163,7 +164,7 @@ struct Convert: ParsableCommand {
             let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
             let bulk = BulkRun(inputs: inputs, directory: outputDir!, format: format, jobs: jobs, pipeline: pipeline,
-                               readOptions: reading.readOptions,
+                               readOptions: { var o = reading.readOptions; o.parsesAhead = jobs > 1; return o }(),
                                writeOptions: WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
                                                           csvLayout: csvLayout, toolVersion: TripConv.version),
                                rejects: rejectsOutput, verbose: verbose, progress: progress)

@@ -22,6 +22,22 @@ struct ConvertTests {
         return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    @Test("--jobs 1 (XML and YAML parsed on the reader's thread) writes what the default writes, byte for byte")
+    func oneThreadSameOutput() throws {
+        let tmp = try CLI.temporaryDirectory()
+        for sample in ["trips-v1.xml", "trips-v2.xml", "trips-v3.xml", "trips-v1.yaml", "trips-v3.yaml", "stream.yaml"] {
+            var outputs: [Data] = []
+            for jobs in ["1", "2"] {
+                let out = tmp.appendingPathComponent("\(sample)-\(jobs).jsonl").path
+                let r = try CLI.tripconv("samples/\(sample)", "--jobs", jobs, "-q", "-o", out)
+                #expect(r.status == 0, "\(sample) --jobs \(jobs): \(r.stderr)")
+                outputs.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+            }
+            #expect(!outputs[0].isEmpty)
+            #expect(outputs[0] == outputs[1], "\(sample)")
+        }
+    }
+
     @Test("a 1.0.0 export with duplicate names becomes 3.0.0 JSON with one merged trip per name")
     func mergesV1() throws {
         let tmp = try CLI.temporaryDirectory()

@@ -147,3 +147,38 @@ struct XMLParseThreadTests {
         #expect(window.text(from: 6, to: 12) == nil)
     }
 }
+
+/// `ReadOptions.parsesAhead` (false with `--jobs 1`) keeps the XML and YAML parsers on the reader's
+/// thread, and changes nothing that is read.
+@Suite("Parsing ahead, or not")
+struct ParsesAheadTests {
+    static func readAll(_ reader: inout any RecordReader) throws -> [String] {
+        var items: [String] = []
+        while let item = try reader.next() {
+            switch item {
+            case .trip(let t): items.append("\(t.origin) \(t.object)")
+            case .rejected(let r): items.append("\(r.origin) \(r.reason) \(r.text ?? "")")
+            }
+        }
+        return items
+    }
+
+    @Test("XML and YAML parse on a thread of their own by default, and on the reader's with parsesAhead false, reading the same", arguments: [Format.xml, .yaml])
+    func parsesAhead(format: Format) throws {
+        let d = format == .xml ? RejectedTextDocument.xml(rejectedTextTrips(300, seed: 34)) : RejectedTextDocument.yaml(rejectedTextTrips(300, seed: 34), shape: .wrapper, seed: 35)
+        let dir = ScratchDirectory()
+        let path = dir.file("in.\(format)", Array(d.text.utf8))
+        try withExtendedLifetime(dir) {
+            var results: [[String]] = []
+            for ahead in [true, false] {
+                var reader = try FormatFactory.makeReader(.file(path), format: format, options: ReadOptions(parsesAhead: ahead))
+                if let xml = reader as? XMLRecordReader { #expect(xml.parsesAhead == ahead) }
+                else if let yaml = reader as? YAMLRecordReader { #expect(yaml.parsesAhead == ahead) }
+                else { Issue.record("expected the \(format) reader, found \(type(of: reader))") }
+                results.append(try Self.readAll(&reader))
+            }
+            #expect(results[0].count == 300)
+            #expect(results[0] == results[1])
+        }
+    }
+}

@@ -54,7 +54,8 @@ final class BatchPipe<Batch>: @unchecked Sendable {
     }
 
     private let shared: Shared
-    private let threaded: Bool
+    /// Whether the producer runs on a thread of its own.
+    let threaded: Bool
     /// Without a thread: whether the last batch was produced.
     private var done = false
 

@@ -18,11 +18,12 @@ public struct XMLRecordReader: RecordReader {
     private let engine: XMLTripReader
 
     /// Opens an input; a missing file is a `.noInput` error, and nothing is parsed until `next()`.
+    /// libxml2 parses on a thread of its own unless `options.parsesAhead` is false.
     public init(_ input: InputLocation, options: ReadOptions = ReadOptions()) throws {
-        try self.init(input, options: options, threaded: true)
+        try self.init(input, options: options, threaded: options.parsesAhead)
     }
 
-    /// `threaded: false` parses on the caller's thread (for tests and measurements).
+    /// `threaded: false` parses on the caller's thread.
     init(_ input: InputLocation, options: ReadOptions, threaded: Bool) throws {
         engine = XMLTripReader(parser: XMLTripParser(input: try ByteInput(input), options: options), threaded: threaded)
     }
@@ -34,6 +35,9 @@ public struct XMLRecordReader: RecordReader {
     }
 
     public var detection: Detection { engine.state.builder.detection }
+
+    /// Whether libxml2 runs on a thread of its own.
+    var parsesAhead: Bool { engine.parsesAhead }
 }
 
 /// The reader's engine: libxml2 parses on the thread of a pipe (`XMLTripParser`), and the trips are
@@ -50,6 +54,8 @@ final class XMLTripReader {
             return (batch, batch.isLast)
         }
     }
+
+    var parsesAhead: Bool { pipe.threaded }
 
     func next() throws -> ReadItem? {
         while true {

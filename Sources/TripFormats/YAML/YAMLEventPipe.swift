@@ -66,6 +66,8 @@ final class YAMLEventPipe {
 
     private let shared: Shared
     private var thread: pthread_t? = nil
+    /// Whether the parser runs on a thread of its own.
+    var isThreaded: Bool { thread != nil }
     // The consumer's batch and position, read for every event from one thread.
     @exclusivity(unchecked) private var batch = YAMLEventBatch()
     @exclusivity(unchecked) private var position = 0

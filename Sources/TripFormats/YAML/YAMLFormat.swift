@@ -12,7 +12,7 @@ import TripKit
 enum YAMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
         let bytes = try ByteInput(input)
-        return YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options)
+        return YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options, threaded: options.parsesAhead)
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

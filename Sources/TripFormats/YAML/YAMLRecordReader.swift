@@ -34,8 +34,10 @@ struct YAMLRecordReader: RecordReader {
     private var failure: Error?
 
     var detection: Detection { builder.detection }
+    /// Whether the parser runs on a thread of its own.
+    var parsesAhead: Bool { events.parser.isThreaded }
 
-    /// `threaded: false` keeps libyaml on the caller's thread (for measurements).
+    /// `threaded: false` keeps the parser on the caller's thread (`ReadOptions.parsesAhead`).
     init(parser: YAMLEventParser, options: ReadOptions, threaded: Bool = true) {
         source = parser.name
         builder = RecordBuilder(source: parser.name, format: "yaml", options: options)

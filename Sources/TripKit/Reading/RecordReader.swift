@@ -22,11 +22,14 @@ public struct ReadOptions: Sendable, Equatable {
     public var ignoreUnknown: Bool
     /// The encoding of text inputs that carry none of their own: `utf-8` (default) or `latin1`.
     public var inputEncoding: String
+    /// Whether the XML and YAML readers run their parser (libxml2, libyaml or the block scanner) on
+    /// a thread of its own, ahead of the thread that builds trips; false keeps a read on one thread.
+    public var parsesAhead: Bool
 
     public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,
-                inputEncoding: String = "utf-8") {
+                inputEncoding: String = "utf-8", parsesAhead: Bool = true) {
         self.dateEpoch = dateEpoch; self.sourceVersion = sourceVersion; self.ignoreUnknown = ignoreUnknown
-        self.inputEncoding = inputEncoding
+        self.inputEncoding = inputEncoding; self.parsesAhead = parsesAhead
     }
 }
 
