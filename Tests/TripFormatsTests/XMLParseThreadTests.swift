@@ -131,6 +131,53 @@ struct XMLParseThreadTests {
         }
     }
 
+    @Test("input that ends inside a skipped element names that element")
+    func endInsideSkipped() throws {
+        for (text, inside) in [("<trips><trip><foo>", "foo"), ("<trips><trip><name>x<b>", "b"), ("<trips>\n <trip><name>N</name>", "trip")] {
+            let (outcome, difference) = try Self.bothWays(Array(text.utf8))
+            #expect(difference == nil)
+            #expect(outcome.error?.hasSuffix("unexpected end of input inside <\(inside)>") == true, "\(outcome.error ?? "no error")")
+        }
+    }
+
+    @Test("a field of whitespace past the text limit, then a child, is rejected for its length, as when every piece is sent")
+    func blankTextPastLimit() throws {
+        let fields = "<destination>D</destination><startDate>2024-05-01</startDate><endDate>2024-05-08</endDate>"
+        let spaces = String(repeating: " ", count: XMLLimits.maxTextBytes + 1)
+        let text = "<trips><trip><name>\(spaces)<x/></name>\(fields)</trip><trip><name>Ok</name>\(fields)</trip></trips>"
+        let result = try xmlRead(text: text)
+        #expect(result.rejections.map(\.reason) == ["field 'name': text longer than \(XMLLimits.maxTextBytes) bytes"])
+        #expect(result.trips.count == 1)
+        #expect(try Self.bothWays(Array(text.utf8)).difference == nil)
+    }
+
+    @Test("a start tag of megabytes of attributes is read, and the trips after it too")
+    func hugeStartTag() throws {
+        let fields = "<destination>D</destination><startDate>2024-05-01</startDate><endDate>2024-05-08</endDate>"
+        let long = String(repeating: "n", count: 3 << 20)
+        var text = "<trips>\n<trip name=\"\(long)\">\(fields)</trip>\n"
+        for i in 0..<2000 { text += "<trip><name>T\(i)</name>\(fields)</trip>\n" }
+        text += "</trips>\n"
+        let (outcome, difference) = try Self.bothWays(Array(text.utf8))
+        #expect(difference == nil)
+        #expect(outcome.error == nil)
+        #expect(outcome.items.count == 2001)
+        #expect(outcome.items.first?.contains(String(repeating: "n", count: 1000)) == true)
+    }
+
+    @Test("opening an XML reader parses nothing; the first next() starts the parse thread")
+    func startsOnFirstNext() throws {
+        let dir = ScratchDirectory()
+        let path = dir.file("in.xml", Array("<trips><trip><name>A</name><destination>D</destination><startDate>2024-05-01</startDate><endDate>2024-05-08</endDate></trip></trips>".utf8))
+        try withExtendedLifetime(dir) {
+            var reader = try XMLRecordReader(.file(path), options: ReadOptions())
+            #expect(!reader.hasStarted)
+            #expect(reader.parsesAhead)
+            guard case .trip = try reader.next() else { Issue.record("expected a trip"); return }
+            #expect(reader.hasStarted)
+        }
+    }
+
     @Test("a rejected trip's text is not pieced together across input that was never kept")
     func windowGap() {
         func segment(_ start: Int, _ text: String) -> InputSegment {

@@ -10,12 +10,13 @@ import TripKit
 /// trips built on the other).
 ///
 /// The queue holds at most `capacity` batches, so memory stays bounded whatever the input's size.
-/// Dropping the pipe stops the thread at its next batch, and lets it go: it holds its own reference
-/// to the producer, and waiting for it could block on an input that never ends (stdin). If no
-/// thread can be made, or `threaded` is false, the batches are produced on the consumer's thread.
+/// The thread starts when the first batch is asked for. Dropping the pipe stops it at its next
+/// batch, and lets it go: it holds its own reference to the producer, and waiting for it could
+/// block on an input that never ends (stdin). If no thread can be made, or `threaded` is false,
+/// the batches are produced on the consumer's thread.
 ///
 /// The consumer may hand a batch back once it is done with it (`recycle`); the producer gets it
-/// to fill again, so that memory stays warm and steady reading allocates nothing.
+/// to fill again, so that its memory stays warm and is not allocated again.
 final class BatchPipe<Batch>: @unchecked Sendable {
     typealias Produce = (_ recycled: Batch?) -> (batch: Batch, isLast: Bool)
 
@@ -54,23 +55,31 @@ final class BatchPipe<Batch>: @unchecked Sendable {
     }
 
     private let shared: Shared
-    /// Whether the producer runs on a thread of its own.
-    let threaded: Bool
+    /// Whether the producer runs (or, before the first batch is asked for, will run) on a thread
+    /// of its own.
+    private(set) var threaded: Bool
+    /// Whether the first batch was asked for: nothing is produced before.
+    private(set) var started = false
     /// Without a thread: whether the last batch was produced.
     private var done = false
 
     init(capacity: Int = 4, threaded: Bool = true, produce: @escaping Produce) {
         shared = Shared(capacity: capacity, produce: produce)
+        self.threaded = threaded
+    }
+
+    /// Starts the thread, when there is to be one; without it, batches are made in `next()`.
+    private func start() {
+        started = true
         guard threaded, let thread = Threads.start({ [shared] in shared.run() }) else {
-            self.threaded = false
+            threaded = false
             return
         }
         pthread_detach(thread)
-        self.threaded = true
     }
 
     deinit {
-        guard threaded else { return }
+        guard threaded, started else { return }
         shared.monitor.lock()
         shared.cancelled = true
         shared.monitor.broadcast()
@@ -79,6 +88,7 @@ final class BatchPipe<Batch>: @unchecked Sendable {
 
     /// The next batch, waiting for it; nil after the last.
     func next() -> Batch? {
+        if !started { start() }
         guard threaded else {
             guard !done else { return nil }
             let (batch, isLast) = shared.produce(shared.recycled.popLast())

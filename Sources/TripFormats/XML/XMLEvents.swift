@@ -1,6 +1,6 @@
 import TripKit
 
-/// One of libxml2's SAX events, as the parse thread hands it to the reader (`XMLEventPipe`).
+/// One of libxml2's SAX events, as the parse thread hands it to the reader (through a `BatchPipe`).
 ///
 /// Names point into libxml2's dictionary, which interns each name once and keeps it for the life of
 /// the parser context; texts and attribute values are copied into the batch's bytes, as libxml2's
@@ -31,7 +31,8 @@ struct XMLEvent {
 /// The events of one chunk of input, the input they lie in (for the texts of rejected trips), and
 /// whether the document ends after them, well or with an error. It owns its events and bytes;
 /// once the reader is done with it, it goes back to the parse thread to be filled again
-/// (`XMLEventBuffer.seal(reusing:)`), so that steady reading allocates nothing.
+/// (`XMLEventBuffer.seal(reusing:)`), so that events and texts cost no allocation in steady
+/// reading (the copy of the trips' input is one block per chunk).
 final class XMLEventBatch: @unchecked Sendable {
     fileprivate var storage: XMLEventStorage
     /// The input the chunk's trips lie in: no offset in the batch's events, or in later ones, is
@@ -123,7 +124,7 @@ struct XMLEventBuffer {
     /// goes on in that batch's memory.
     mutating func seal(reusing old: XMLEventBatch?) -> XMLEventBatch {
         let batch: XMLEventBatch
-        if let old {
+        if let old, old.storage.eventCapacity <= XMLEventBuffer.keptEvents, old.storage.byteCapacity <= XMLEventBuffer.keptBytes {
             batch = old
             swap(&batch.storage, &storage)
             batch.source = []
@@ -132,12 +133,18 @@ struct XMLEventBuffer {
             batch.isLast = false
         } else {
             batch = XMLEventBatch(storage)
-            storage = XMLEventStorage(events: storage.eventCapacity, bytes: storage.byteCapacity)
+            storage = XMLEventStorage(events: min(storage.eventCapacity, XMLEventBuffer.keptEvents),
+                                      bytes: min(storage.byteCapacity, XMLEventBuffer.keptBytes))
         }
         storage.eventCount = 0
         storage.byteCount = 0
         return batch
     }
+
+    /// A batch that grew past these (one start tag of megabytes of attributes) is not reused:
+    /// its memory goes back when it is dropped.
+    static let keptEvents = 1 << 16
+    static let keptBytes = 1 << 20
 
     @inline(never)
     private mutating func growEvents() {

@@ -26,17 +26,22 @@ struct XMLParseState {
     private var afterEnd = false
     /// How many whitespace-only texts end the batch: a start after them drops them.
     private var blankTail = 0
+    /// The bytes of text since the last start or end: while they are within the reader's limit
+    /// for a field's text, dropping some changes nothing; past it, the reader must see them all
+    /// to say the text is too long.
+    private var textRun = 0
     var rootClosed = false
     /// Where the DOCTYPE's `>` was, when it had no internal subset (see `checkDoctypeEnd`).
     var doctypeClose: Int?
     /// Whether libxml2 is being told the input has ended.
     var terminating = false
 
-    // The input the trips lie in (see `sealBatch`).
+    // The input the trips lie in (see `keepSource`).
     /// The input offset of the open trip's `<`, or -1 (also once the trip is too long to keep).
     private var tripStart = -1
-    /// The lowest offset a trip of the current chunk starts at, or Int.max.
-    private var chunkLow = Int.max
+    /// The lowest offset a trip that ended in the current chunk (and is short enough to keep)
+    /// starts at, or Int.max.
+    private var closedLow = Int.max
     /// How far the input has been copied.
     private var copiedTo = 0
 
@@ -64,11 +69,15 @@ struct XMLParseState {
         open[depth] = localname
         depth += 1
         // Whitespace just before a child is in an element with children, where it means nothing
-        // (a field whose text it would be fails for its child anyway).
-        while blankTail > 0 {
-            batch.removeLastText()
-            blankTail -= 1
+        // (a field whose text it would be fails for its child anyway, unless its text is too long).
+        if textRun <= XMLLimits.maxTextBytes {
+            while blankTail > 0 {
+                batch.removeLastText()
+                blankTail -= 1
+            }
         }
+        blankTail = 0
+        textRun = 0
         afterEnd = false
         var event = XMLEvent.start(localname, attributes: 0)
         if depth <= 2 {
@@ -81,7 +90,6 @@ struct XMLParseState {
                 let offset = start.flatMap(inputOffset(of:)) ?? -1
                 event.source = offset
                 tripStart = offset
-                if offset >= 0 { chunkLow = min(chunkLow, offset) }
             }
             let (line, column) = position(start)
             event.line = Int32(truncatingIfNeeded: line)
@@ -107,11 +115,15 @@ struct XMLParseState {
         depth -= 1
         afterEnd = true
         blankTail = 0
+        textRun = 0
         var event = XMLEvent(kind: .end, count: 0, name: nil, offset: 0, line: 0, column: 0, source: -1)
         switch depth {
         case 1:
             // A trip ends: libxml2 is just past its end tag.
-            event.source = tripStart >= 0 ? inputOffset() ?? -1 : -1
+            if tripStart >= 0, let end = inputOffset(), end - tripStart <= XMLLimits.maxRecordTextBytes {
+                event.source = end
+                closedLow = min(closedLow, tripStart)
+            }
             tripStart = -1
         case 0:
             rootClosed = true
@@ -125,12 +137,7 @@ struct XMLParseState {
     /// means nothing; between a trip's elements, whitespace means nothing either, and is left out.
     mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         guard failure == nil, depth > 0 else { return }
-        var i = 0
-        while i < count {
-            let b = bytes[i]
-            guard b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D else { break }
-            i += 1
-        }
+        let i = XMLText.blankPrefix(bytes, count)
         guard depth == 1 else {
             if i == count {
                 // After a child's end it means nothing; before a child's start, `startElement` drops it.
@@ -139,14 +146,12 @@ struct XMLParseState {
             } else {
                 blankTail = 0
             }
+            textRun += count
             append(.text, name: nil, bytes, count: count)
             return
         }
         guard i < count else { return }
-        var end = min(count, i + 64)
-        while end > i, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
-        let found = String(decoding: UnsafeBufferPointer(start: bytes + i, count: end - i), as: UTF8.self).quotedForMessage
-        stop("\(place(position(ofText: bytes, count: count, at: i))): expected a <trip> element, found the text \(found)")
+        stop("\(place(position(ofText: bytes, count: count, at: i))): expected a <trip> element, found the text \(XMLText.excerpt(bytes, count, from: i))")
     }
 
     @inline(__always)
@@ -179,21 +184,22 @@ struct XMLParseState {
     }
 
     /// Copies out of libxml2's buffer, which the next chunk may drop, the input of the trips that
-    /// started in this chunk or were open in it: from the first such trip's `<` (or from where the
-    /// last copy ended) to libxml2's position. Input between trips is not copied. A trip longer
-    /// than `XMLLimits.maxRecordTextBytes` is not kept past the chunk where it grows past it.
+    /// ended in this chunk or are open at its end: from the first such trip's `<` (or from where
+    /// the last copy ended) to libxml2's position. Input between trips is not copied, nor a trip
+    /// longer than `XMLLimits.maxRecordTextBytes` (whose text is not given).
     private mutating func keepSource(into batch: XMLEventBatch) {
         guard let (buffer, first) = bufferedInput(), let end = inputOffset() else { return }
-        let from = max(chunkLow, copiedTo, first)
+        if tripStart >= 0, end - tripStart > XMLLimits.maxRecordTextBytes { tripStart = -1 }
+        let low = min(closedLow, tripStart >= 0 ? tripStart : Int.max)
+        closedLow = Int.max
+        let from = max(low, copiedTo, first)
         if from < end {
             let bytes = InputBytes(capacity: end - from)
             bytes.append(UnsafeBufferPointer(rebasing: buffer[(from - first)..<(end - first)]))
             batch.source = [InputSegment(start: from, bytes: bytes)]
         }
         copiedTo = max(copiedTo, end)
-        batch.lowMark = min(chunkLow, end)
-        if tripStart >= 0, end - tripStart > XMLLimits.maxRecordTextBytes { tripStart = -1 }
-        chunkLow = tripStart >= 0 ? tripStart : Int.max
+        batch.lowMark = min(low, end)
     }
 
     /// What libxml2's return status and the end of input say, when no event said it first.
@@ -385,6 +391,29 @@ struct XMLParseState {
 }
 
 let tripElementName = Array("trip".utf8)
+
+/// Text as both sides of the reader look at it.
+enum XMLText {
+    /// How many of the bytes, from the first, are XML whitespace.
+    @inline(__always)
+    static func blankPrefix(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        var i = 0
+        while i < count {
+            let b = bytes[i]
+            guard b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D else { break }
+            i += 1
+        }
+        return i
+    }
+
+    /// Up to 64 bytes of text from `start` (a non-blank byte), trailing whitespace left out,
+    /// quoted for a message.
+    static func excerpt(_ bytes: UnsafePointer<UInt8>, _ count: Int, from start: Int) -> String {
+        var end = min(count, start + 64)
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(start: bytes + start, count: end - start), as: UTF8.self).quotedForMessage
+    }
+}
 
 @inline(__always)
 func cStringEquals(_ c: UnsafePointer<UInt8>, _ bytes: [UInt8]) -> Bool {

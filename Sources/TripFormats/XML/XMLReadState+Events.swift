@@ -184,16 +184,9 @@ extension XMLReadState {
             return
         }
         // Between elements only whitespace is allowed, and it means nothing.
-        var i = 0
-        while i < count {
-            let b = bytes[i]
-            guard b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D else { break }
-            i += 1
-        }
+        let i = XMLText.blankPrefix(bytes, count)
         guard i < count, !recordFailed else { return }
-        var end = min(count, i + 64)
-        while end > i, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
-        let found = String(decoding: UnsafeBufferPointer(start: bytes + i, count: end - i), as: UTF8.self).quotedForMessage
+        let found = XMLText.excerpt(bytes, count, from: i)
         let element = XMLReadState.display(top.name)
         switch top.kind {
         case .listUndecided, .listOfItems:

@@ -64,7 +64,7 @@ struct XMLReadState {
             case .text:
                 characters(bytes + event.offset, Int(event.count))
             case .attribute:
-                break
+                break  // taken with their start, above
             }
             i += 1
         }

@@ -38,6 +38,8 @@ public struct XMLRecordReader: RecordReader {
 
     /// Whether libxml2 runs on a thread of its own.
     var parsesAhead: Bool { engine.parsesAhead }
+    /// Whether anything was parsed yet.
+    var hasStarted: Bool { engine.hasStarted }
 }
 
 /// The reader's engine: libxml2 parses on the thread of a pipe (`XMLTripParser`), and the trips are
@@ -56,6 +58,7 @@ final class XMLTripReader {
     }
 
     var parsesAhead: Bool { pipe.threaded }
+    var hasStarted: Bool { pipe.started }
 
     func next() throws -> ReadItem? {
         while true {
@@ -63,6 +66,7 @@ final class XMLTripReader {
             if let failure = state.failure { throw failure }
             guard let batch = pipe.next() else { return nil }
             state.apply(batch)
+            batch.source = []
             pipe.recycle(batch)
         }
     }
