@@ -2,31 +2,36 @@
 import Glibc
 #endif
 
-/// Items made on a thread of their own and taken on the calling thread, in order and in batches,
-/// with at most `window` batches waiting, so memory stays bounded.
+/// Batches made on a thread of their own and taken on the calling thread, in order, with at most
+/// `window` batches waiting, so memory stays bounded.
 ///
-/// The pipeline uses it to decode ahead: trips are decoded from the arena on the producer's thread
-/// while the calling thread hands earlier ones to a store writer. The items and every error reach
-/// the calling thread in the order they would without the thread; only the calling thread acts on
-/// them. (Reading ahead the same way was measured slower and not kept: docs/BENCHMARKS.md.)
-final class Handoff<Item>: @unchecked Sendable {
+/// Two users: the pipeline decodes ahead (trips decoded from the arena on the producer's thread
+/// while the calling thread hands earlier ones to a store writer), and the XML reader parses ahead
+/// (libxml2 on the producer's thread, trips built from its events on the calling thread). Batches
+/// and the producer's error reach the calling thread in the order they would without the thread;
+/// only the calling thread acts on them.
+///
+/// Batches the taker is done with go back to the producer (`giveBack`, returned by `put`), to be
+/// filled again or dropped there: memory is then reused, or freed by the thread that allocated it
+/// (freeing another thread's blocks costs malloc's locks).
+public final class Handoff<Batch>: @unchecked Sendable {
     private let monitor = Monitor()
-    private var ready: [[Item]] = []
+    private var ready: [Batch] = []
     private var ended = false
     private var failure: (any Error)?
     private var cancelled = false
-    /// Batches the taker is done with, released on the producer's thread: memory is then freed
-    /// by the thread that allocated it (freeing another thread's blocks costs malloc's locks).
-    private var returned: [[Item]] = []
+    private var returned: [Batch] = []
     private let window: Int
     private var thread = pthread_t()
+    /// Whether the thread was joined or let go (by the taker's thread only).
+    private var settled = false
 
     private init(window: Int) { self.window = window }
 
-    /// Starts `produce` on a thread of its own; it hands over batches with `put` (which returns false
+    /// Starts `produce` on a thread of its own; it hands over batches with `put` (which returns nil
     /// once the taker has gone: stop then) and returns or throws at its end. Nil when no thread could
     /// be started: the caller then does the work itself.
-    static func start(window: Int = 4, _ produce: @escaping (Handoff<Item>) throws -> Void) -> Handoff<Item>? {
+    public static func start(window: Int = 4, _ produce: @escaping (Handoff<Batch>) throws -> Void) -> Handoff<Batch>? {
         let handoff = Handoff(window: window)
         guard let thread = Threads.start({
             var failure: (any Error)?
@@ -41,30 +46,30 @@ final class Handoff<Item>: @unchecked Sendable {
         return handoff
     }
 
-    /// Hands a batch over; waits while `window` batches are waiting. False once `cancel` was called.
-    func put(_ batch: [Item]) -> Bool {
-        var done: [[Item]] = []
+    /// Hands a batch over; waits while `window` batches are waiting. Nil once `cancel` was called;
+    /// else the batches the taker gave back since, for the producer to fill again or to drop.
+    public func put(_ batch: Batch) -> [Batch]? {
+        var back: [Batch] = []
         let taken = monitor.withLock {
             while !cancelled, ready.count >= window { monitor.wait() }
             guard !cancelled else { return false }
             ready.append(batch)
-            swap(&done, &returned)
+            swap(&back, &returned)
             monitor.broadcast()
             return true
         }
-        done = []  // released here, on the producer's thread
-        return taken
+        return taken ? back : nil
     }
 
-    /// Hands a taken batch back, to be released on the producer's thread.
-    private func giveBack(_ batch: [Item]) {
+    /// Hands a taken batch back to the producer; the taker keeps no reference to it.
+    public func giveBack(_ batch: Batch) {
         monitor.withLock { returned.append(batch) }
     }
 
-    /// The next batch; nil at the end, after which the thread has ended and been joined. Throws what
-    /// the producer threw, after every batch it handed over before.
-    private func take() throws -> [Item]? {
-        let next: [Item]? = try monitor.withLock {
+    /// The next batch, waiting for it; nil at the end (and after it), when the thread has ended and
+    /// been joined. Throws what the producer threw, after every batch it handed over before.
+    public func take() throws -> Batch? {
+        let next: Batch? = try monitor.withLock {
             while ready.isEmpty, !ended { monitor.wait() }
             if !ready.isEmpty {
                 monitor.broadcast()
@@ -73,25 +78,33 @@ final class Handoff<Item>: @unchecked Sendable {
             if let failure { throw failure }
             return nil
         }
-        if next == nil { pthread_join(thread, nil) }
+        if next == nil, !settled {
+            settled = true
+            pthread_join(thread, nil)
+        }
         return next
     }
 
-    /// Called by the taker that stops early (it threw): the producer stops at its next `put`, and its
-    /// thread ends on its own; it is not waited for, so a producer blocked on something slow (a pipe)
-    /// cannot hold up the error.
-    func cancel() {
+    /// Called by a taker that stops early (it threw, or was dropped): the producer stops at its next
+    /// `put`, and its thread ends on its own; it is not waited for, so a producer blocked on something
+    /// slow (a pipe) cannot hold up the taker. Nothing to do once the thread was joined.
+    public func cancel() {
         monitor.withLock {
             cancelled = true
             ready = []
             monitor.broadcast()
         }
-        pthread_detach(thread)
+        if !settled {
+            settled = true
+            pthread_detach(thread)
+        }
     }
+}
 
-    /// Takes every item in order, calling `body` with each; on an error (the producer's or `body`'s)
-    /// cancels the producer and rethrows.
-    func forEach(_ body: (Item) throws -> Void) throws {
+extension Handoff {
+    /// Takes every item of every batch in order, calling `body` with each; on an error (the
+    /// producer's or `body`'s) cancels the producer and rethrows.
+    func forEach<Item>(_ body: (Item) throws -> Void) throws where Batch == [Item] {
         do {
             while let batch = try take() {
                 for item in batch { try body(item) }

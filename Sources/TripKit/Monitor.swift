@@ -32,10 +32,10 @@ public final class Monitor: @unchecked Sendable {
 }
 
 /// Starting a thread with pthreads.
-public enum Threads {
+enum Threads {
     /// Runs `body` on a new thread with an 8 MiB stack (what the main thread has by default, so
     /// depth limits tested there hold); nil when no thread could be started.
-    public static func start(_ body: @escaping () -> Void) -> pthread_t? {
+    static func start(_ body: @escaping () -> Void) -> pthread_t? {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }

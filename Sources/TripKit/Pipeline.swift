@@ -138,15 +138,16 @@ extension Pipeline {
     static let handoffBatch = 256
 
     /// The arena's objects, decoded in order on a thread of their own; nil when none could be started.
-    static func decodeAhead(_ arena: ObjectArena) -> Handoff<ModelObject>? {
-        Handoff<ModelObject>.start { handoff in
+    static func decodeAhead(_ arena: ObjectArena) -> Handoff<[ModelObject]>? {
+        Handoff<[ModelObject]>.start { handoff in
             var at = 0
             while at < arena.count {
                 let end = min(arena.count, at + handoffBatch)
                 var batch: [ModelObject] = []
                 batch.reserveCapacity(end - at)
                 for i in at..<end { batch.append(arena.object(at: i)) }
-                guard handoff.put(batch) else { return }
+                // The batches given back are dropped here, freed by the thread that made them.
+                guard handoff.put(batch) != nil else { return }
                 at = end
             }
         }

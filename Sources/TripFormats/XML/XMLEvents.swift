@@ -1,6 +1,6 @@
 import TripKit
 
-/// One of libxml2's SAX events, as the parse thread hands it to the reader (through a `BatchPipe`).
+/// One of libxml2's SAX events, as the parse thread hands it to the reader (through a `Handoff`).
 ///
 /// Names point into libxml2's dictionary, which interns each name once and keeps it for the life of
 /// the parser context; texts and attribute values are copied into the batch's bytes, as libxml2's

@@ -42,32 +42,64 @@ public struct XMLRecordReader: RecordReader {
     var hasStarted: Bool { engine.hasStarted }
 }
 
-/// The reader's engine: libxml2 parses on the thread of a pipe (`XMLTripParser`), and the trips are
-/// built here from its batches of events (`XMLReadState`). libxml2 takes about half of a read's
-/// time; this way the building overlaps it.
+/// The reader's engine: libxml2 parses (`XMLTripParser`) on a thread of its own, handing batches of
+/// events over through a `Handoff`, and the trips are built here from them (`XMLReadState`).
+/// libxml2 takes about half of a read's time; this way the building overlaps it. The thread starts
+/// at the first `next()`; without one (`threaded: false`, or none could be started), each batch is
+/// parsed here when it is needed.
 final class XMLTripReader {
-    private let pipe: BatchPipe<XMLEventBatch>
+    private let parser: XMLTripParser
+    private let threaded: Bool
+    private var handoff: Handoff<XMLEventBatch>?
+    private(set) var hasStarted = false
+    /// Without a thread: whether the last batch was parsed, and the batch to fill again.
+    private var parsedLast = false
+    private var spare: XMLEventBatch?
     @exclusivity(unchecked) var state: XMLReadState
 
     init(parser: XMLTripParser, threaded: Bool) {
+        self.parser = parser
+        self.threaded = threaded
         state = XMLReadState(name: parser.input.name, options: parser.options)
-        pipe = BatchPipe(threaded: threaded) { old in
-            let batch = parser.parseChunk(reusing: old)
-            return (batch, batch.isLast)
-        }
     }
 
-    var parsesAhead: Bool { pipe.threaded }
-    var hasStarted: Bool { pipe.started }
+    deinit { handoff?.cancel() }
+
+    /// Whether libxml2 runs (or, before the first `next()`, will run) on a thread of its own.
+    var parsesAhead: Bool { hasStarted ? handoff != nil : threaded }
 
     func next() throws -> ReadItem? {
         while true {
             if let item = state.takeReady() { return item }
             if let failure = state.failure { throw failure }
-            guard let batch = pipe.next() else { return nil }
+            guard let batch = try nextBatch() else { return nil }
             state.apply(batch)
             batch.source = []
-            pipe.recycle(batch)
+            if let handoff { handoff.giveBack(batch) } else { spare = batch }
+        }
+    }
+
+    private func nextBatch() throws -> XMLEventBatch? {
+        if !hasStarted { start() }
+        if let handoff { return try handoff.take() }
+        guard !parsedLast else { return nil }
+        let batch = parser.parseChunk(reusing: spare.take())
+        parsedLast = batch.isLast
+        return batch
+    }
+
+    private func start() {
+        hasStarted = true
+        guard threaded else { return }
+        handoff = Handoff.start { [parser] handoff in
+            var spares: [XMLEventBatch] = []
+            while true {
+                let batch = parser.parseChunk(reusing: spares.popLast())
+                guard let back = handoff.put(batch) else { return }
+                // Two spares keep the thread from allocating; any more are freed here.
+                spares.append(contentsOf: back.prefix(max(0, 2 - spares.count)))
+                if batch.isLast { return }
+            }
         }
     }
 }

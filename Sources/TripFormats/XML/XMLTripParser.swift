@@ -16,8 +16,8 @@ enum XMLLimits {
 
 /// The XML reader's parse side: it owns a libxml2 push-parser context and feeds it the input a
 /// chunk at a time; the SAX2 events go to an `XMLParseState`, which checks what needs libxml2's
-/// buffer and hands back each chunk's events as a batch. It runs on the thread of an
-/// `BatchPipe`, while the reader builds trips from the batches before.
+/// buffer and hands back each chunk's events as a batch. It runs on a thread of its own
+/// (a `Handoff`), while the reader builds trips from the batches before.
 final class XMLTripParser: @unchecked Sendable {
     let input: ByteInput
     let options: ReadOptions
