@@ -49,17 +49,22 @@ public struct WriteOptions {
     public var policy: DeduplicationPolicy
     /// Migrate an existing store older than `schema` in place first.
     public var migrate: Bool
-    /// CSV: prefix `'` to fields that start with `=`, `+`, `-` or `@`.
+    /// CSV and TSV: prefix `'` to fields that start with `=`, `+`, `-`, `@` or `'` (so that a reader
+    /// told `ReadOptions.csvSafeFormulas` takes exactly one `'` off).
     public var csvSafeFormulas: Bool
+    /// CSV: the byte between cells (`,` when nil).
+    public var csvDelimiter: UInt8?
     /// CSV and TSV: one row per trip, or a directory of related tables.
     public var csvLayout: CSVLayout
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion: String
 
     public init(schema: any VersionedSchema.Type = TripMigrationPlan.currentSchema, policy: DeduplicationPolicy = .merge,
-                migrate: Bool = false, csvSafeFormulas: Bool = false, csvLayout: CSVLayout = .rows, toolVersion: String = "0.1.0") {
+                migrate: Bool = false, csvSafeFormulas: Bool = false, csvDelimiter: UInt8? = nil, csvLayout: CSVLayout = .rows,
+                toolVersion: String = "0.1.0") {
         self.schema = schema; self.policy = policy; self.migrate = migrate
-        self.csvSafeFormulas = csvSafeFormulas; self.csvLayout = csvLayout; self.toolVersion = toolVersion
+        self.csvSafeFormulas = csvSafeFormulas; self.csvDelimiter = csvDelimiter; self.csvLayout = csvLayout
+        self.toolVersion = toolVersion
     }
 }
 

@@ -38,8 +38,25 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("CSV and TSV output: rows (one row per trip, the default) or tables (a directory with trips, bucket_list_items and living_accommodations joined by trip_id).", valueName: "layout"))
     var csvLayout: CSVLayout = .rows
 
-    @Flag(name: .long, help: "CSV and TSV output: prefix ' to a field that starts with =, +, - or @, for spreadsheets.")
+    @Flag(name: .long, help: "CSV and TSV: write a field that starts with =, +, -, @ or ' behind a ', so spreadsheets do not run it as a formula, and read such fields back without it.")
     var csvSafeFormulas = false
+
+    @Option(name: .long, help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
+    var outputCsvDelimiter: CSVDelimiterArgument?
+
+    /// What the readers are told: the shared reading options, and whether CSV cells are formula-safe.
+    private var readOptions: ReadOptions {
+        var o = reading.readOptions
+        o.csvSafeFormulas = csvSafeFormulas
+        o.parsesAhead = jobs > 1
+        return o
+    }
+
+    private func writeOptions(_ schema: any VersionedSchema.Type) -> WriteOptions {
+        WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
+                     csvDelimiter: (outputCsvDelimiter ?? reading.csvDelimiter)?.byte, csvLayout: csvLayout,
+                     toolVersion: TripConv.version)
+    }
 
     @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension), each deduplicated on its own.", valueName: "dir"))
     var outputDir: String?
@@ -94,8 +111,7 @@ struct Convert: ParsableCommand {
             guard let schema = TripMigrationPlan.schema(for: targetVersion) else {
                 throw TripError.usage("unknown target version \(targetVersion)")
             }
-            var readOptions = reading.readOptions
-            readOptions.parsesAhead = jobs > 1
+            let readOptions = self.readOptions
             var pipeline = Pipeline()
             pipeline.targetVersion = targetVersion
             pipeline.policy = dedupe
@@ -108,8 +124,7 @@ struct Convert: ParsableCommand {
 
             let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             var setAside = 0
-            let writeOptions = WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
-                                            csvLayout: csvLayout, toolVersion: TripConv.version)
+            let writeOptions = self.writeOptions(schema)
             let summary: ConversionSummary
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
             defer { progress?.stop() }
@@ -164,9 +179,7 @@ struct Convert: ParsableCommand {
             let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
             let bulk = BulkRun(inputs: inputs, directory: outputDir!, format: format, jobs: jobs, pipeline: pipeline,
-                               readOptions: { var o = reading.readOptions; o.parsesAhead = jobs > 1; return o }(),
-                               writeOptions: WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
-                                                          csvLayout: csvLayout, toolVersion: TripConv.version),
+                               readOptions: readOptions, writeOptions: writeOptions(schema),
                                rejects: rejectsOutput, verbose: verbose, progress: progress)
             outcomes = try bulk.run()
             progress?.stop()

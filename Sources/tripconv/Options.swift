@@ -29,29 +29,34 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("How numbers in date fields count time: reference (seconds since 2001-01-01, the default), unix (seconds since 1970), unix-ms.", valueName: "epoch"))
     var dateEpoch: DateEpoch = .reference
 
-    @Option(name: .long, help: ArgumentHelp("The encoding of CSV and TSV inputs (and other text that declares none): utf-8 (the default) or latin1.", valueName: "encoding"))
-    var inputEncoding: InputEncoding = .utf8
+    @Option(name: .long, help: ArgumentHelp("The encoding of CSV, TSV and JSON inputs (and XML that declares none): utf-8 (the default), latin1, windows-1252, utf-16le, utf-16be or utf-16. A UTF-16 byte order mark at the start of a CSV or TSV input is honoured whatever this says.", valueName: "encoding"))
+    var inputEncoding: TextEncoding = .utf8
+
+    @Option(name: .long, help: ArgumentHelp("CSV: the character between cells, read and written (, ; | tab or any ASCII character but a quote). Without it, a CSV input's Excel 'sep=X' first line or else its header tells: , ; tab or |, whichever splits the header into trip columns.", valueName: "c"))
+    var csvDelimiter: CSVDelimiterArgument?
 
     @Flag(name: .long, help: "Ignore fields or columns that no schema version declares, instead of rejecting the record.")
     var ignoreUnknown = false
 
     var readOptions: ReadOptions {
         ReadOptions(dateEpoch: dateEpoch, sourceVersion: sourceVersion, ignoreUnknown: ignoreUnknown,
-                    inputEncoding: inputEncoding.rawValue)
+                    inputEncoding: inputEncoding.rawValue, csvDelimiter: csvDelimiter?.byte)
     }
 }
 
-enum InputEncoding: String, ExpressibleByArgument, CaseIterable {
-    case utf8 = "utf-8"
-    case latin1
+extension TextEncoding: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { TextEncoding.allCases.map(\.rawValue) }
+}
 
+/// `--csv-delimiter`'s value, read by TripFormats' one parser of it.
+struct CSVDelimiterArgument: ExpressibleByArgument {
+    let byte: UInt8
     init?(argument: String) {
-        switch argument.lowercased() {
-        case "utf-8", "utf8": self = .utf8
-        case "latin1", "latin-1", "iso-8859-1": self = .latin1
-        default: return nil
-        }
+        guard let b = CSVDelimiter.parse(argument) else { return nil }
+        byte = b
     }
+    static var defaultCompletionKind: CompletionKind { .list([",", ";", "|", "tab"]) }
 }
 
 extension CSVLayout: ExpressibleByArgument {}

@@ -64,15 +64,15 @@ struct CSVReaderTests {
         #expect(trip.relationships[1].objects == [CSVTrip.place("", "Inn")])
     }
 
-    @Test("an empty name is a missing name, a quoted empty name is the empty string")
-    func emptyVersusQuotedEmpty() throws {
-        let items = try CSVIO.read(Self.header + "\n,X,2024-05-01,2024-05-02,,,,,,\n\"\",X,2024-05-01,2024-05-02,,,,,,\n").items
-        let rejections = CSVIO.rejections(items)
-        #expect(rejections.count == 1)
-        #expect(rejections.first?.reason == "missing required field 'name'")
-        #expect(rejections.first?.text == ",X,2024-05-01,2024-05-02,,,,,,")
-        guard case .trip(let t) = items[1] else { Issue.record("expected a trip"); return }
-        #expect(t.object.attributes[0] == .string(""))
+    @Test("an empty name or destination, quoted or not, is a missing one (issue 13)", arguments: [Format.csv, .tsv])
+    func emptyNameQuotedOrNot(format: Format) throws {
+        let csv = Self.header + "\n,X,2024-05-01,2024-05-02,,,,,,\n\"\",X,2024-05-01,2024-05-02,,,,,,\nA,\"\",2024-05-01,2024-05-02,,,,,,\n"
+        let text = format == .tsv ? csv.replacingOccurrences(of: ",", with: "\t").replacingOccurrences(of: "\"\"", with: "") : csv
+        let rejections = CSVIO.rejections(try CSVIO.read(text, format: format).items)
+        #expect(rejections.map(\.reason) == ["missing required field 'name'", "missing required field 'name'",
+                                              "missing required field 'destination'"])
+        let separator = format == .tsv ? "\t" : ","
+        #expect(rejections.first?.text == ",X,2024-05-01,2024-05-02,,,,,,".replacingOccurrences(of: ",", with: separator))
     }
 
     @Test("columns may come in any order")
@@ -257,11 +257,17 @@ struct CSVReaderTests {
         #expect(CSVIO.rejections(items).first?.reason == "unknown field '(column 6, unnamed)' matches no schema version")
     }
 
-    @Test("Excel's sep= first line is skipped when it names the separator, an error when it names another")
+    @Test("Excel's sep= first line is honoured (issue 13); it is an error only against another --csv-delimiter")
     func separatorLine() throws {
         #expect(CSVIO.trips(try CSVIO.read("sep=,\nname,destination,startDate,endDate\nA,X,2024-05-01,2024-05-02\n").items).count == 1)
-        #expect(CSVIO.trips(try CSVIO.read("sep=\t\nname\tdestination\tstartDate\tendDate\nA\tX\t2024-05-01\t2024-05-02\n", format: .tsv).items).count == 1)
-        #expect(CSVIO.error { _ = try CSVIO.read("sep=;\nname;destination;startDate;endDate\n") }?.message
-                == "in.csv:1:5: the file declares the separator ';', but CSV is read with ','")
+        let semicolons = try CSVIO.read("sep=;\r\nname;destination;startDate;endDate\r\n\"A;1\";X,Y;2024-05-01;2024-05-02\r\n")
+        #expect(CSVIO.trips(semicolons.items).map { $0.attributes[0...1] } == [[.string("A;1"), .string("X,Y")]])
+        let pipes = try CSVIO.read("SEP=|\nname|destination|startDate|endDate\nA|X|2024-05-01|2024-05-02", options: ReadOptions())
+        #expect(CSVIO.trips(pipes.items).count == 1)
+        #expect(CSVIO.error { _ = try CSVIO.read("sep=;\nname;destination;startDate;endDate\n", options: ReadOptions(csvDelimiter: UInt8(ascii: ","))) }?.message
+                == "in.csv:1:5: the file declares the separator ';', but the delimiter given is ','")
+        // The line after sep= is line 2 in messages.
+        let rejected = CSVIO.rejections(try CSVIO.read("sep=;\nname;destination;startDate;endDate\n;X;2024-05-01;2024-05-02\n").items)
+        #expect(rejected.first?.origin.line == 3)
     }
 }

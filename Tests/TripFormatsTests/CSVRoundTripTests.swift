@@ -8,14 +8,18 @@ import TripTestSupport
 struct CSVRoundTripTests {
     /// Writes trips and reads them back, through files and the public factory entry points.
     static func roundTrip(_ trips: [ModelObject], format: Format, schema: any VersionedSchema.Type = TripSchemaV3.self) throws -> (trips: [ModelObject], detection: Detection) {
+        let (items, detection) = try roundTripItems(trips, format: format, schema: schema)
+        return (CSVIO.trips(items), detection)
+    }
+
+    static func roundTripItems(_ trips: [ModelObject], format: Format, schema: any VersionedSchema.Type = TripSchemaV3.self) throws -> (items: [ReadItem], detection: Detection) {
         let dir = CSVTemporaryDirectory()
         defer { dir.remove() }
         let path = dir.file("trips.\(format.rawValue)")
         var writer = try FormatFactory.makeWriter(.file(path), format: format, options: WriteOptions(schema: schema))
         for t in trips { try writer.write(t) }
         try writer.finish()
-        let (items, detection) = try CSVIO.read(path: path, format: format)
-        return (CSVIO.trips(items), detection)
+        return try CSVIO.read(path: path, format: format)
     }
 
     static let examples: [ModelObject] = [
@@ -28,9 +32,9 @@ struct CSVRoundTripTests {
         CSVTrip.trip("日本 🚀", "\u{FEFF}bom", place: CSVTrip.place("", "Ryokan")),
     ]
 
-    @Test("examples with every quirk come back equal", arguments: [Format.csv, .tsv])
+    @Test("examples with every quirk come back equal; an empty name or destination is a bad record", arguments: [Format.csv, .tsv])
     func examples(format: Format) throws {
-        #expect(try Self.roundTrip(Self.examples, format: format).trips == Self.examples.map(CSVTrip.normalized))
+        CSVTrip.expectRead(try Self.roundTripItems(Self.examples, format: format).items, wrote: Self.examples)
     }
 
     @Test("1.0.0 trips come back as 1.0.0", arguments: [Format.csv, .tsv])
@@ -46,11 +50,6 @@ struct CSVRoundTripTests {
     func property(format: Format, seed: UInt64) throws {
         var generator = ArbitraryTrips.csv(seed: seed)
         let trips = (0..<40).map { _ in generator.trip() }
-        let read = try Self.roundTrip(trips, format: format).trips
-        #expect(read.count == trips.count)
-        for (i, (a, b)) in zip(read, trips.map(CSVTrip.normalized)).enumerated() where a != b {
-            Issue.record("seed \(seed), trip \(i): read \(a), wrote \(b)")
-            break
-        }
+        CSVTrip.expectRead(try Self.roundTripItems(trips, format: format).items, wrote: trips)
     }
 }

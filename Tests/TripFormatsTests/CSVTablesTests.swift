@@ -54,7 +54,8 @@ struct CSVTablesTests {
         for var reader in [viaTables, viaFactory] {
             var items: [ReadItem] = []
             while let item = try reader.next() { items.append(item) }
-            #expect(CSVIO.trips(items) == Self.trips)
+            // Oslo's empty destination reads as a missing one: that trip is a bad record.
+            CSVTrip.expectRead(items, wrote: Self.trips)
             #expect(reader.detection.version == SchemaVersion(3, 0, 0))
         }
     }
@@ -67,7 +68,7 @@ struct CSVTablesTests {
         defer { dir.remove() }
         try Self.write(trips, to: dir.file("t"), schema: TripSchemaV2.self)
         let (items, detection) = try CSVIO.read(path: dir.file("t"))
-        #expect(CSVIO.trips(items) == trips.map(CSVTrip.normalized))
+        CSVTrip.expectRead(items, wrote: trips)
         #expect(detection.version == SchemaVersion(1, 0, 0))
     }
 

@@ -14,8 +14,9 @@ struct CSVColumnPlan {
         var column: Int
         /// The field in the builder's vocabulary, of the entity of the object.
         var field: Int
-        /// A string attribute (TSV reads its empty cell as the empty string).
-        var isString: Bool
+        /// An empty cell is no value, not the empty string: the attribute is not text, or it is a
+        /// trip's required text (a trip's name and destination must not be empty).
+        var emptyIsNull: Bool
         /// A Boolean attribute: `true` and `false` are compared as bytes, without making a String.
         var isBool = false
     }
@@ -39,6 +40,9 @@ struct CSVColumnPlan {
     var unknown: [(column: Int, name: String)] = []
     /// Columns with an empty name (a spreadsheet's padding): a value there is an unknown field.
     var padding: [Int] = []
+    /// An unnamed first column before named ones: the row labels R's `write.csv` and pandas'
+    /// `to_csv` write by default (1, 2, … or 0, 1, …), not read.
+    var rowLabels: Int?
     /// The number of cells a row must have.
     var width = 0
 
@@ -59,6 +63,8 @@ struct CSVColumnPlan {
 
         var repeated: (column: Int, earlier: Int)?
         for (column, name) in names.enumerated() where column != skipping {
+            // R and pandas write row labels under an unnamed first column.
+            if name.isEmpty, column == 0, names.dropFirst().contains(where: { !$0.isEmpty }) { rowLabels = column; continue }
             // Spreadsheets pad rows with unnamed columns: they must stay empty.
             if name.isEmpty { padding.append(column); continue }
             if let earlier = seen[name] {
@@ -73,10 +79,11 @@ struct CSVColumnPlan {
             let kind = vocabulary.entities[rootEntity].fields[field].kind
             switch (kind, parts.count) {
             case (.attribute(let type), 1):
-                root.append(Scalar(column: column, field: field, isString: type == .string, isBool: type == .bool))
+                let required = vocabulary.schemas.contains { $0.rootEntity.attributes.contains { $0.name == first && $0.isRequired } }
+                root.append(Scalar(column: column, field: field, emptyIsNull: type != .string || required, isBool: type == .bool))
                 rootNames.insert(first)
             case (.transient, 1):
-                root.append(Scalar(column: column, field: field, isString: false))
+                root.append(Scalar(column: column, field: field, emptyIsNull: true))
             case (.toMany, 1), (.toOne, 1):
                 whole.append((column, field))
             case (.toOne(let destination), 2), (.toMany(let destination), 3):
@@ -99,7 +106,7 @@ struct CSVColumnPlan {
                 case .transient: type = nil
                 default: unknown.append((column, name)); continue
                 }
-                let scalar = Scalar(column: column, field: attribute, isString: type == .string, isBool: type == .bool)
+                let scalar = Scalar(column: column, field: attribute, emptyIsNull: type != .string, isBool: type == .bool)
                 if let g = groupIndex[field]?[position] {
                     groups[g].scalars.append(scalar)
                 } else {

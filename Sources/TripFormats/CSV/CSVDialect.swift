@@ -2,7 +2,7 @@ import TripKit
 
 /// The bytes that separate cells, and how a cell carries the bytes that would end it.
 struct CSVDialect: Sendable, Equatable {
-    /// `,` or a tab.
+    /// `,` (or the delimiter given or detected) or a tab.
     var separator: UInt8
     /// TSV: no quoting (`"` is an ordinary byte); `\t`, `\n`, `\r` and `\\` escapes inside cells.
     var usesEscapes: Bool
@@ -12,29 +12,66 @@ struct CSVDialect: Sendable, Equatable {
     /// Tab-separated, with backslash escapes.
     static let tsv = CSVDialect(separator: UInt8(ascii: "\t"), usesEscapes: true)
 
+    /// The separators a CSV input's header is tried with when no delimiter is given or declared, in
+    /// the order ties go: comma, semicolon (European spreadsheets), tab, pipe.
+    static let detectedSeparators: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\t"), UInt8(ascii: "|")]
+
     init(separator: UInt8, usesEscapes: Bool) {
         self.separator = separator; self.usesEscapes = usesEscapes
     }
 
     init(_ format: Format) { self = format == .tsv ? .tsv : .csv }
+
+    /// The dialect of a format with the delimiter the options give, if any. TSV is tab-separated:
+    /// another delimiter is a usage error.
+    init(_ format: Format, delimiter: UInt8?) throws {
+        self.init(format)
+        guard let delimiter else { return }
+        if format == .tsv {
+            guard delimiter == UInt8(ascii: "\t") else {
+                throw TripError.usage("TSV is tab-separated; --csv-delimiter is for CSV",
+                                      notes: ["to read or write a CSV file with another delimiter, use --from csv or --to csv"])
+            }
+            return
+        }
+        separator = delimiter
+    }
+
+    /// Formula-safe cells (`--csv-safe-formulas`): a text starting with one of these is written behind
+    /// a `'` (a formula's start, so that spreadsheets do not run it, or a `'`, so that reading takes
+    /// exactly one `'` off and every text reads back as it was).
+    static func isGuardedByQuote(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "=") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: "@") || c == UInt8(ascii: "'")
+    }
+
+    /// A byte that can separate CSV cells: ASCII, not a quote, a line end or NUL.
+    static func isValidSeparator(_ c: UInt8) -> Bool {
+        c != 0 && c < 0x80 && c != UInt8(ascii: "\"") && c != 10 && c != 13
+    }
 }
 
-/// How the bytes of a text input map to characters.
-enum CSVTextEncoding: Sendable, Equatable {
-    /// UTF-8, validated: any other byte sequence is a data error with its line and column.
-    case utf8
-    /// ISO 8859-1: every byte is the code point of its value.
-    case latin1
-
-    /// Reads `ReadOptions.inputEncoding`.
-    init(option: String) throws {
-        switch option.lowercased() {
-        case "utf-8", "utf8": self = .utf8
-        case "latin1", "latin-1", "iso-8859-1", "iso8859-1", "l1": self = .latin1
-        default:
-            throw TripError.usage("unsupported input encoding \(option.quotedForMessage)",
-                                  notes: ["CSV and TSV read utf-8 (the default) or latin1"])
+/// The one parser of `--csv-delimiter`: a single ASCII character, or a name for the ones a shell
+/// makes awkward.
+public enum CSVDelimiter {
+    /// `,` `;` `|` `:` or any other ASCII character but `"` and line ends; `tab` or `\t`, `comma`,
+    /// `semicolon`, `pipe`, `space`.
+    public static func parse(_ text: String) -> UInt8? {
+        switch text.lowercased() {
+        case "tab", "\\t": return 9
+        case "comma": return UInt8(ascii: ",")
+        case "semicolon": return UInt8(ascii: ";")
+        case "pipe": return UInt8(ascii: "|")
+        case "space": return UInt8(ascii: " ")
+        default: break
         }
+        let bytes = Array(text.utf8)
+        guard bytes.count == 1, CSVDialect.isValidSeparator(bytes[0]) else { return nil }
+        return bytes[0]
+    }
+
+    /// How a delimiter is written in messages and help.
+    public static func describe(_ c: UInt8) -> String {
+        c == 9 ? "tab" : String(UnicodeScalar(c))
     }
 }
 

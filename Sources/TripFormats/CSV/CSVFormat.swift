@@ -32,9 +32,33 @@ public enum CSVFormat: FormatCodec {
             }
             return try makeTablesReader(directory: path, format: format, options: options)
         }
-        let encoding = try CSVTextEncoding(option: options.inputEncoding)
-        let rows = CSVRowReader(try ByteInput(input), dialect: CSVDialect(format), encoding: encoding)
+        let bytes = try ByteInput(input)
+        let rows = try makeRowReader(name: bytes.name, format: format, options: options) { try bytes.read(into: $0) }
         return CSVRecordReader(rows: rows, format: format, options: options)
+    }
+
+    /// The row reader of a trip CSV or TSV: the options' encoding (a UTF-16 byte order mark overrides
+    /// it), and the separator given (`csvDelimiter`), declared (a `sep=X` first line) or, for CSV,
+    /// detected from the header among `,` `;` tab `|` by which splits it into known column names.
+    static func makeRowReader(name: String, format: Format, options: ReadOptions, chunkSize: Int = 1 << 18,
+                              source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> CSVRowReader {
+        let encoding = try TextEncoding.of(options)
+        let dialect = try CSVDialect(format, delimiter: options.csvDelimiter)
+        let separator: CSVRowReader.SeparatorChoice
+        if options.csvDelimiter != nil || format == .tsv {
+            separator = .fixed
+        } else {
+            let known = CSVRecordReader.knownColumnRoots(SchemaVocabulary.trips)
+            separator = .detect(candidates: CSVDialect.detectedSeparators) { names in
+                names.reduce(0) { n, name in
+                    known.contains(name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "") ? n + 1 : n
+                }
+            }
+        }
+        // UTF-8 passes through the transcoding layer untouched (one call per window fill), so that a
+        // UTF-16 byte order mark is honoured whatever the option says.
+        let text = TranscodingSource(name: name, encoding: encoding, detectsBOM: true, source: source)
+        return CSVRowReader(name: name, dialect: dialect, separator: separator, chunkSize: chunkSize, source: text.read)
     }
 
     /// A writer in the layout `options.csvLayout` says: one file with a row per trip, or a directory of tables.
@@ -50,7 +74,7 @@ public enum CSVFormat: FormatCodec {
     public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions,
                                   layout: CSVLayout) throws -> any RecordWriter {
         switch layout {
-        case .rows: return try CSVRecordWriter(output, dialect: CSVDialect(format), options: options)
+        case .rows: return try CSVRecordWriter(output, dialect: CSVDialect(format, delimiter: options.csvDelimiter), options: options)
         case .tables:
             guard case .file(let directory) = output else {
                 throw TripError.usage("the tables layout writes a directory; give -o DIR")

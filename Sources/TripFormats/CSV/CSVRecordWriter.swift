@@ -3,7 +3,7 @@ import TripKit
 /// Turns values into CSV or TSV cells: quoting (CSV) or escaping (TSV) only what must be.
 struct CSVCellEncoder {
     let dialect: CSVDialect
-    /// Prefix `'` to a string starting with `=`, `+`, `-` or `@`, so spreadsheets don't run it.
+    /// Prefix `'` to a string starting with `=`, `+`, `-`, `@` or `'` (`CSVDialect.isGuardedByQuote`).
     let safeFormulas: Bool
 
     private static let quote = UInt8(ascii: "\"")
@@ -25,7 +25,7 @@ struct CSVCellEncoder {
 
     /// Appends a text cell.
     func appendText(_ text: UnsafeBufferPointer<UInt8>, marksEmpty: Bool = false, to out: inout [UInt8]) {
-        let formula = safeFormulas && !text.isEmpty && CSVCellEncoder.isFormulaStart(text[0])
+        let formula = safeFormulas && !text.isEmpty && CSVDialect.isGuardedByQuote(text[0])
         if dialect.usesEscapes {
             if formula { out.append(UInt8(ascii: "'")) }
             for c in text {
@@ -60,10 +60,6 @@ struct CSVCellEncoder {
             if c == CSVCellEncoder.quote { out.append(c) }
         }
         out.append(CSVCellEncoder.quote)
-    }
-
-    static func isFormulaStart(_ c: UInt8) -> Bool {
-        c == UInt8(ascii: "=") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: "@")
     }
 }
 

@@ -35,9 +35,14 @@ final class CSVRowReader {
     }
 
     let name: String
-    let dialect: CSVDialect
-    let encoding: CSVTextEncoding
+    /// The dialect rows are read in; its separator is final once the first row is read (a `sep=` line
+    /// or the header may decide it, see `SeparatorChoice`).
+    private(set) var dialect: CSVDialect
     let limits: CSVLimits
+    /// How the separator is chosen at the start of the input.
+    private let separatorChoice: SeparatorChoice
+    /// Whether the input began with a `sep=X` line (skipped), and what the header detection chose.
+    private(set) var declaredSeparator: UInt8?
     private let source: (UnsafeMutableRawBufferPointer) throws -> Int
 
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -70,18 +75,32 @@ final class CSVRowReader {
     private static let cr = UInt8(ascii: "\r")
     private static let backslash = UInt8(ascii: "\\")
 
-    /// Reads an input through `ByteInput`.
-    convenience init(_ input: ByteInput, dialect: CSVDialect, encoding: CSVTextEncoding = .utf8,
-                     limits: CSVLimits = CSVLimits(), chunkSize: Int = 1 << 18) {
-        self.init(name: input.name, dialect: dialect, encoding: encoding, limits: limits, chunkSize: chunkSize) {
-            try input.read(into: $0)
-        }
+    /// How the separator of a CSV input is decided before its first row.
+    enum SeparatorChoice {
+        /// The dialect's, unless a `sep=X` first line names another (Excel's way of saying it).
+        case declaredOrDialect
+        /// Given by the user: a `sep=X` first line naming another is an error.
+        case fixed
+        /// A `sep=X` first line, else the candidate that splits the first row into the most cells
+        /// `score` recognizes (column names), else the dialect's.
+        case detect(candidates: [UInt8], score: ([String]) -> Int)
     }
 
-    /// Reads bytes from any source that fills a buffer and returns 0 at the end.
-    init(name: String, dialect: CSVDialect, encoding: CSVTextEncoding = .utf8, limits: CSVLimits = CSVLimits(),
+    /// Reads an input through `ByteInput`, in `encoding` (a UTF-16 byte order mark overrides it).
+    convenience init(_ input: ByteInput, dialect: CSVDialect, encoding: TextEncoding = .utf8,
+                     separator: SeparatorChoice = .declaredOrDialect,
+                     limits: CSVLimits = CSVLimits(), chunkSize: Int = 1 << 18) {
+        // UTF-8 passes through the transcoding layer untouched (one call per window fill), so a UTF-16
+        // byte order mark is honoured whatever the option says.
+        let text = TranscodingSource(name: input.name, encoding: encoding, detectsBOM: true) { try input.read(into: $0) }
+        self.init(name: input.name, dialect: dialect, separator: separator, limits: limits, chunkSize: chunkSize,
+                  source: text.read)
+    }
+
+    /// Reads UTF-8 from any source that fills a buffer and returns 0 at the end.
+    init(name: String, dialect: CSVDialect, separator: SeparatorChoice = .declaredOrDialect, limits: CSVLimits = CSVLimits(),
          chunkSize: Int = 1 << 18, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
-        self.name = name; self.dialect = dialect; self.encoding = encoding; self.limits = limits
+        self.name = name; self.dialect = dialect; self.limits = limits; self.separatorChoice = separator
         self.source = source
         capacity = max(chunkSize, 16)
         buffer = .allocate(capacity: capacity)
@@ -109,17 +128,14 @@ final class CSVRowReader {
     func nextRow() throws -> Bool {
         if !started {
             started = true
-            try fill()
-            if encoding == .utf8 {
-                while filled < 3 && !atEOF { try fill() }
-                if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { rowStart = 3; nextRowStart = 3 }
-            }
+            try begin()
         }
         rowStart = nextRowStart
         while true {
             switch try parseRow() {
             case .row:
-                if encoding == .utf8 { try validateUTF8() }
+                if detecting { detecting = false; try chooseSeparator() }
+                try validateUTF8()
                 return true
             case .blank(let next):
                 rowStart = next; nextRowStart = next; nextLine += 1
@@ -133,6 +149,86 @@ final class CSVRowReader {
     }
 
     private enum Outcome { case row, blank(Int), needMore, end }
+
+    /// Whether the first row is still to decide the separator (`SeparatorChoice.detect`).
+    private var detecting = false
+
+    /// The start of the input: a UTF-8 byte order mark is dropped and, in CSV, a `sep=X` first line
+    /// is read and skipped (Excel's declaration of the separator).
+    private func begin() throws {
+        try fill()
+        while filled < 8 && !atEOF { try fill() }
+        if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { rowStart = 3; nextRowStart = 3 }
+        guard !dialect.usesEscapes else { return }
+        let p = rowStart, left = filled - p
+        let isLineEnd = { (i: Int) in i >= self.filled || self.buffer[i] == CSVRowReader.lf || self.buffer[i] == CSVRowReader.cr }
+        if left >= 5, buffer[p] | 0x20 == UInt8(ascii: "s"), buffer[p + 1] | 0x20 == UInt8(ascii: "e"),
+           buffer[p + 2] | 0x20 == UInt8(ascii: "p"), buffer[p + 3] == UInt8(ascii: "="), isLineEnd(p + 5) {
+            let declared = buffer[p + 4]
+            guard CSVDialect.isValidSeparator(declared) else {
+                throw TripError.data("\(name):1:5: the file declares the separator \(describe(p + 4)), which cannot separate CSV cells")
+            }
+            if case .fixed = separatorChoice, declared != dialect.separator {
+                throw TripError.data("\(name):1:5: the file declares the separator \(describe(p + 4)), but the delimiter given is \(String(UnicodeScalar(dialect.separator)).quotedForMessage)",
+                                     notes: ["leave out --csv-delimiter to read the file with the separator it declares"])
+            }
+            setSeparator(declared)
+            declaredSeparator = declared
+            var next = p + 5
+            if next < filled && buffer[next] == CSVRowReader.cr { next += 1 }
+            if next < filled && buffer[next] == CSVRowReader.lf { next += 1 }
+            rowStart = next; nextRowStart = next; nextLine = 2
+            return
+        }
+        if case .detect = separatorChoice { detecting = true }
+    }
+
+    /// Decides the separator from the first row, just parsed with the dialect's: of the candidates the
+    /// row holds, the one that splits it into the most cells `score` recognizes (then the most cells;
+    /// then the first candidate), and parses the row again with it. A candidate that cannot parse the
+    /// row within 1 MiB (a quote it would open and not close) is passed over.
+    private func chooseSeparator() throws {
+        guard case .detect(let candidates, let score) = separatorChoice else { return }
+        let line = rowLine, original = dialect.separator
+        var best: (separator: UInt8, score: Int, cells: Int)?
+        for c in candidates {
+            guard memchr(buffer + rowStart, Int32(c), nextRowStart - rowStart) != nil else { continue }
+            setSeparator(c)
+            nextLine = line
+            guard (try? parseAgain(limit: 1 << 20)) == true else { continue }
+            let s = score(strings)
+            if best == nil || s > best!.score || (s == best!.score && cellCount > best!.cells) {
+                best = (c, s, cellCount)
+            }
+        }
+        setSeparator(best?.separator ?? original)
+        nextLine = line
+        guard try parseAgain(limit: limits.maxRowBytes) else {
+            throw TripError.data("\(name):\(line): the first row could not be read again")  // cannot happen: it was read
+        }
+    }
+
+    /// Parses the row at `rowStart` again, reading more input while the row is within `limit` bytes.
+    private func parseAgain(limit: Int) throws -> Bool {
+        while true {
+            switch try parseRow() {
+            case .row: return true
+            case .needMore:
+                guard filled - rowStart < limit, !atEOF else { return false }
+                try fill()
+            case .blank, .end: return false
+            }
+        }
+    }
+
+    private func setSeparator(_ c: UInt8) {
+        stops[Int(dialect.separator)] = 0
+        dialect.separator = c
+        stops[Int(c)] = 1
+        stops[Int(CSVRowReader.lf)] = 1
+        stops[Int(CSVRowReader.cr)] = 1
+        if dialect.usesEscapes { stops[Int(CSVRowReader.backslash)] = 2 }
+    }
 
     /// Parses the row at `rowStart` if the window holds all of it.
     private func parseRow() throws -> Outcome {
@@ -359,6 +455,25 @@ final class CSVRowReader {
     @inline(__always)
     func isEmpty(_ i: Int) -> Bool { cells[i].start == cells[i].end }
 
+    /// Whether an unquoted `NA` is a missing value, as R's `write.csv` writes one. Set for an input
+    /// whose header is quoted throughout (R quotes every name and every string; so do Python's
+    /// QUOTE_ALL and QUOTE_NONNUMERIC, which write no unquoted text), so an unquoted `NA` cannot be
+    /// a text there; elsewhere `NA` is the text "NA".
+    var readsNAAsMissing = false
+
+    /// Whether a cell holds no value: no bytes, or R's unquoted `NA` where `readsNAAsMissing`.
+    @inline(__always)
+    func isBlank(_ i: Int) -> Bool {
+        let c = cells[i]
+        if c.start == c.end { return true }
+        return readsNAAsMissing && !c.isQuoted && c.end - c.start == 2 && cellEquals(i, "NA")
+    }
+
+    /// Whether every cell of the current row was quoted (a header R, QUOTE_ALL or QUOTE_NONNUMERIC wrote).
+    var allQuoted: Bool {
+        cellCount > 0 && (0..<cellCount).allSatisfy { cells[$0].isQuoted }
+    }
+
     /// A cell's text.
     func string(_ i: Int) -> String {
         text(bytes(i))
@@ -371,6 +486,28 @@ final class CSVRowReader {
         return b.count == 0 || memcmp(b.baseAddress!, literal.utf8Start, b.count) == 0
     }
 
+    /// A cell as the builder takes it. An empty cell, quoted or not (RFC 4180, Python's csv, Miller
+    /// and csvkit tell no difference), or a blank one (`isBlank`), is the empty string, or no value where `emptyIsNull` (a
+    /// column whose type is not text, or a trip's required text: a name or a destination must not be
+    /// empty). `isBool`: `true` and `false` are told without a String. `safeFormulas`: a cell that
+    /// `'` guards (`'=`, `'+`, `'-`, `'@`, `''`) is read without its `'`.
+    @inline(__always)
+    func token(_ i: Int, emptyIsNull: Bool, isBool: Bool = false, safeFormulas: Bool = false) -> ScalarToken {
+        if isBlank(i) { return emptyIsNull ? .null : .text("") }
+        if isBool {
+            // What the writer writes; other spellings go to the builder as text.
+            if cellEquals(i, "true") { return .bool(true) }
+            if cellEquals(i, "false") { return .bool(false) }
+        }
+        if safeFormulas {
+            let b = bytes(i)
+            if b.count >= 2, b[0] == UInt8(ascii: "'"), CSVDialect.isGuardedByQuote(b[1]) {
+                return .text(text(UnsafeBufferPointer(rebasing: b[1...])))
+            }
+        }
+        return .text(string(i))
+    }
+
     /// The cells of the current row as strings (for tests and headers).
     var strings: [String] { (0..<cellCount).map(string) }
 
@@ -381,22 +518,7 @@ final class CSVRowReader {
     func position(ofCell i: Int) -> (line: Int, column: Int) { position(of: cells[i].rawStart) }
 
     private func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        switch encoding {
-        case .utf8:
-            return String(decoding: bytes, as: UTF8.self)
-        case .latin1:
-            var high = 0
-            for c in bytes where c >= 0x80 { high += 1 }
-            if high == 0 { return String(decoding: bytes, as: UTF8.self) }
-            return String(unsafeUninitializedCapacity: bytes.count + high) { out in
-                var o = 0
-                for c in bytes {
-                    if c < 0x80 { out[o] = c; o += 1 }
-                    else { out[o] = 0xC0 | (c >> 6); out[o + 1] = 0x80 | (c & 0x3F); o += 2 }
-                }
-                return o
-            }
-        }
+        String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Places and encoding
@@ -415,7 +537,7 @@ final class CSVRowReader {
         var column = 1
         p = lineStart
         while p < offset && p < filled {
-            if encoding == .latin1 || buffer[p] & 0xC0 != 0x80 { column += 1 }
+            if buffer[p] & 0xC0 != 0x80 { column += 1 }
             p += 1
         }
         return (line, column)
@@ -466,6 +588,6 @@ final class CSVRowReader {
             shown.append(String(buffer[p], radix: 16, uppercase: true)); p += 1
         }
         throw TripError.data("\(name):\(at.line):\(at.column): invalid UTF-8 bytes " + shown.map { "0x" + $0 }.joined(separator: " "),
-                             notes: ["if the input is Latin-1, read it with the input encoding latin1 (--input-encoding latin1)"])
+                             notes: ["if the input is in another encoding, name it: --input-encoding latin1, windows-1252, utf-16le or utf-16be"])
     }
 }

@@ -35,8 +35,10 @@ struct CSVTablesReader: RecordReader {
         let rootName = vocabulary.entities[vocabulary.rootEntity].name
         let dir = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let tripsPath = "\(dir)/\(CSVTableNames.table(rootName)).\(ext)"
-        let encoding = try CSVTextEncoding(option: options.inputEncoding)
-        rows = CSVRowReader(try ByteInput(.file(tripsPath)), dialect: CSVDialect(format), encoding: encoding)
+        let encoding = try TextEncoding.of(options)
+        let dialect = try CSVDialect(format, delimiter: options.csvDelimiter)
+        let separator: CSVRowReader.SeparatorChoice = options.csvDelimiter == nil ? .declaredOrDialect : .fixed
+        rows = CSVRowReader(try ByteInput(.file(tripsPath)), dialect: dialect, encoding: encoding, separator: separator)
         builder = RecordBuilder(source: tripsPath, format: format.rawValue, options: options)
         let keyName = CSVTableNames.key(rootName)
 
@@ -55,21 +57,23 @@ struct CSVTablesReader: RecordReader {
             guard !done.contains(path), access(path, F_OK) == 0 else { continue }
             done.insert(path)
             related.append(try CSVTablesReader.readRelated(path: path, field: field, isToMany: isToMany, entity: entity,
-                                                           keyName: keyName, format: format, encoding: encoding, options: options))
+                                                           keyName: keyName, dialect: dialect, separator: separator,
+                                                           encoding: encoding, options: options))
         }
     }
 
     var detection: Detection { builder.detection }
 
     private static func readRelated(path: String, field: Int, isToMany: Bool, entity: SchemaVocabulary.EntityFields,
-                                    keyName: String, format: Format, encoding: CSVTextEncoding,
+                                    keyName: String, dialect: CSVDialect, separator: CSVRowReader.SeparatorChoice,
+                                    encoding: TextEncoding,
                                     options: ReadOptions) throws -> Related {
-        let reader = CSVRowReader(try ByteInput(.file(path)), dialect: CSVDialect(format), encoding: encoding)
+        let reader = CSVRowReader(try ByteInput(.file(path)), dialect: dialect, encoding: encoding, separator: separator)
         var result = Related(relationship: field, isToMany: isToMany, file: path, rows: [:], fields: [])
         guard try reader.nextRow() else { return result }
         let header = reader.strings
         var keyColumn: Int?, positionColumn: Int?
-        var columns: [(column: Int, field: Int, isString: Bool)] = []
+        var columns: [(column: Int, field: Int, emptyIsNull: Bool)] = []
         var unknown: [String] = []
         var index: [String: Int] = [:]
         for (i, f) in entity.fields.enumerated() { index[f.name] = i }
@@ -78,7 +82,7 @@ struct CSVTablesReader: RecordReader {
             if name == CSVTableNames.position, isToMany, positionColumn == nil { positionColumn = column; continue }
             if let f = index[name] {
                 switch entity.fields[f].kind {
-                case .attribute(let type): columns.append((column, f, type == .string)); continue
+                case .attribute(let type): columns.append((column, f, type != .string)); continue
                 case .transient: continue
                 default: break
                 }
@@ -93,11 +97,10 @@ struct CSVTablesReader: RecordReader {
                                  + unknown.map(\.quotedForMessage).joined(separator: ", ") + " of a \(entity.name)")
         }
         result.fields = columns.map(\.field)
-        let emptyIsNull = !reader.dialect.usesEscapes
         var order = 0
         while try reader.nextRow() {
             var allEmpty = true
-            for i in 0..<reader.cellCount where !reader.isEmpty(i) || reader.isQuoted(i) { allEmpty = false; break }
+            for i in 0..<reader.cellCount where !reader.isEmpty(i) { allEmpty = false; break }
             if allEmpty { continue }
             guard reader.cellCount == header.count else {
                 throw TripError.data("\(path):\(reader.rowLine):1: expected \(header.count) cells as the header has, found \(reader.cellCount)")
@@ -112,10 +115,7 @@ struct CSVTablesReader: RecordReader {
                 position = p
             }
             let cells: [ScalarToken] = columns.map { c in
-                if reader.isEmpty(c.column) {
-                    return reader.isQuoted(c.column) || (!emptyIsNull && c.isString) ? .text("") : .null
-                }
-                return .text(reader.string(c.column))
+                reader.token(c.column, emptyIsNull: c.emptyIsNull, safeFormulas: options.csvSafeFormulas)
             }
             result.rows[reader.string(keyColumn), default: []].append((reader.rowLine, position, cells))
         }
@@ -142,7 +142,7 @@ struct CSVTablesReader: RecordReader {
         while true {
             guard try rows.nextRow() else { return try end() }
             var allEmpty = true
-            for i in 0..<rows.cellCount where !rows.isEmpty(i) || rows.isQuoted(i) { allEmpty = false; break }
+            for i in 0..<rows.cellCount where !rows.isEmpty(i) { allEmpty = false; break }
             if allEmpty { continue }
             record += 1
             return try read(plan!)
@@ -161,13 +161,8 @@ struct CSVTablesReader: RecordReader {
             throw TripError.data("\(rows.name):\(at.line):\(at.column): trip key \(key.quotedForMessage) appears twice")
         }
         builder.beginRecord(origin: origin)
-        let emptyIsNull = !rows.dialect.usesEscapes
         for s in plan.root {
-            if rows.isEmpty(s.column) {
-                builder.set(s.field, rows.isQuoted(s.column) || (!emptyIsNull && s.isString) ? .text("") : .null)
-            } else {
-                builder.set(s.field, .text(rows.string(s.column)))
-            }
+            builder.set(s.field, rows.token(s.column, emptyIsNull: s.emptyIsNull, safeFormulas: builder.options.csvSafeFormulas))
         }
         for i in related.indices {
             guard var list = related[i].rows.removeValue(forKey: key) else { continue }
@@ -179,7 +174,7 @@ struct CSVTablesReader: RecordReader {
             }
         }
         for u in plan.unknown { builder.unknownField(u.name) }
-        for column in plan.padding where !rows.isEmpty(column) || rows.isQuoted(column) {
+        for column in plan.padding where !rows.isEmpty(column) {
             builder.unknownField("(column \(column + 1), unnamed)")
         }
         let item = builder.endRecord(text: nil)

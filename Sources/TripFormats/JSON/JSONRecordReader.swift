@@ -52,6 +52,7 @@ public struct JSONRecordReader: RecordReader {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader reads json or jsonl, not \(format.rawValue)")
         }
+        _ = try TextEncoding.of(options)
         let bytes = try ByteInput(input)
         self.init(name: bytes.name, format: format, options: options) { try bytes.read(into: $0) }
     }
@@ -59,9 +60,17 @@ public struct JSONRecordReader: RecordReader {
     /// A reader of any byte source; tests use a small `chunkSize` to split tokens across chunks.
     init(name: String, format: Format, options: ReadOptions = ReadOptions(), chunkSize: Int = 1 << 16,
          limits: JSONLimits = .standard, source: @escaping JSONScanner.Source) {
-        let encoding = options.inputEncoding.lowercased()
-        let isLatin1 = ["latin1", "latin-1", "iso-8859-1", "iso8859-1"].contains(encoding)
-        scanner = JSONScanner(limits: limits, chunkSize: chunkSize, isLatin1: isLatin1, source: source)
+        // Latin-1 the scanner reads itself; Windows-1252 and UTF-16 go through the transcoding layer;
+        // an unknown name was refused by the factory (`TextEncoding.of`) and reads as UTF-8 here.
+        let encoding = TextEncoding(name: options.inputEncoding) ?? .utf8
+        var source = source
+        switch encoding {
+        case .windows1252, .utf16, .utf16le, .utf16be:
+            source = TranscodingSource(name: name, encoding: encoding, detectsBOM: false, source: source).read
+        case .utf8, .latin1:
+            break
+        }
+        scanner = JSONScanner(limits: limits, chunkSize: chunkSize, isLatin1: encoding == .latin1, source: source)
         builder = RecordBuilder(source: name, format: format.rawValue, options: options)
         self.name = name
         isLines = format == .jsonl

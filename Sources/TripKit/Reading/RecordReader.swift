@@ -20,16 +20,24 @@ public struct ReadOptions: Sendable, Equatable {
     public var sourceVersion: SchemaVersion?
     /// Ignore fields that no version declares, instead of rejecting the record.
     public var ignoreUnknown: Bool
-    /// The encoding of text inputs that carry none of their own: `utf-8` (default) or `latin1`.
+    /// The encoding of text inputs that carry none of their own: `utf-8` (default), `latin1`,
+    /// `windows-1252`, `utf-16`, `utf-16le` or `utf-16be` (TripFormats' `TextEncoding` reads it).
     public var inputEncoding: String
+    /// CSV: the byte between cells; nil to take a `sep=` first line or detect it from the header.
+    public var csvDelimiter: UInt8?
+    /// CSV and TSV: read a cell that `'` guards against spreadsheet formulas (`'=…`, `'+…`, `'-…`,
+    /// `'@…`, `''…`) without its `'`, undoing `WriteOptions.csvSafeFormulas`.
+    public var csvSafeFormulas: Bool
     /// Whether the XML and YAML readers run their parser (libxml2, libyaml or the block scanner) on
     /// a thread of its own, ahead of the thread that builds trips; false keeps a read on one thread.
     public var parsesAhead: Bool
 
     public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,
-                inputEncoding: String = "utf-8", parsesAhead: Bool = true) {
+                inputEncoding: String = "utf-8", csvDelimiter: UInt8? = nil, csvSafeFormulas: Bool = false,
+                parsesAhead: Bool = true) {
         self.dateEpoch = dateEpoch; self.sourceVersion = sourceVersion; self.ignoreUnknown = ignoreUnknown
-        self.inputEncoding = inputEncoding; self.parsesAhead = parsesAhead
+        self.inputEncoding = inputEncoding; self.csvDelimiter = csvDelimiter; self.csvSafeFormulas = csvSafeFormulas
+        self.parsesAhead = parsesAhead
     }
 }
 
