@@ -26,6 +26,19 @@ enum CSVTrip {
         return ModelObject(attributes: attributes, relationships: [.toMany(items), .toOne(place)])
     }
 
+    /// A trip with every string of it, and of its related objects, passed through `transform`.
+    static func mapStrings(_ object: ModelObject, _ transform: (String) -> String) -> ModelObject {
+        var o = object
+        o.attributes = o.attributes.map { if case .string(let s) = $0 { return .string(transform(s)) } else { return $0 } }
+        o.relationships = o.relationships.map { r in
+            switch r {
+            case .toMany(let list): return .toMany(list.map { mapStrings($0, transform) })
+            case .toOne(let one): return .toOne(one.map { mapStrings($0, transform) })
+            }
+        }
+        return o
+    }
+
     /// Whether CSV and TSV can carry a trip: an empty name or destination reads as a missing one
     /// (a spreadsheet cannot tell an empty cell from an empty string), so that trip is a bad record.
     static func isReadable(_ trip: ModelObject) -> Bool {

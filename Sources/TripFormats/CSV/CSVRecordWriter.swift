@@ -14,11 +14,27 @@ struct CSVCellEncoder {
         switch value {
         case .null: return
         case .string(var s): s.withUTF8 { appendText($0, marksEmpty: marksEmpty, to: &out) }
-        case .date(let t): t.appendISO8601(to: &out)
+        case .date(let t):
+            if separatorInValues {
+                var bytes: [UInt8] = []
+                t.appendISO8601(to: &bytes)
+                bytes.withUnsafeBufferPointer { appendText($0, to: &out) }
+            } else {
+                t.appendISO8601(to: &out)
+            }
         case .bool(let b): out.append(contentsOf: b ? CSVCellEncoder.trueBytes : CSVCellEncoder.falseBytes)
-        case .int(let n): out.append(contentsOf: String(n).utf8)
+        case .int(let n):
+            var s = String(n)
+            if separatorInValues { s.withUTF8 { appendText($0, to: &out) } } else { out.append(contentsOf: s.utf8) }
         }
     }
+
+    /// Whether the separator is a byte dates or numbers are written with (`--csv-delimiter :`, `-`,
+    /// `.`, a digit…), so that those cells are quoted where they hold it.
+    private var separatorInValues: Bool {
+        !dialect.usesEscapes && CSVCellEncoder.valueBytes.contains(dialect.separator)
+    }
+    private static let valueBytes = Set("0123456789-+:.TZ".utf8)
 
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)

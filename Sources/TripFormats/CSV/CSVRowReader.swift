@@ -132,9 +132,8 @@ final class CSVRowReader {
         }
         rowStart = nextRowStart
         while true {
-            switch try parseRow() {
+            switch try (detecting ? parseFirstRow() : parseRow()) {
             case .row:
-                if detecting { detecting = false; try chooseSeparator() }
                 try validateUTF8()
                 return true
             case .blank(let next):
@@ -183,16 +182,25 @@ final class CSVRowReader {
         if case .detect = separatorChoice { detecting = true }
     }
 
-    /// Decides the separator from the first row, just parsed with the dialect's: of the candidates the
-    /// row holds, the one that splits it into the most cells `score` recognizes (then the most cells;
-    /// then the first candidate), and parses the row again with it. A candidate that cannot parse the
-    /// row within 1 MiB (a quote it would open and not close) is passed over.
+    /// The first row of a CSV input whose separator is to be detected: blank lines before it are
+    /// skipped as ever; then the separator is chosen and the row parsed with it.
+    private func parseFirstRow() throws -> Outcome {
+        if rowStart >= filled || buffer[rowStart] == CSVRowReader.lf || buffer[rowStart] == CSVRowReader.cr { return try parseRow() }
+        detecting = false
+        try chooseSeparator()
+        return .row
+    }
+
+    /// Decides the separator from the first row: of the candidates, the one that splits it into the
+    /// most cells `score` recognizes (then the most cells; then the first candidate), and parses the
+    /// row with it. A candidate that cannot parse the row (text after a closing quote, a quote it
+    /// would open and not close within 1 MiB) is passed over; if none can, the dialect's separator
+    /// parses it and reports what is wrong.
     private func chooseSeparator() throws {
         guard case .detect(let candidates, let score) = separatorChoice else { return }
-        let line = rowLine, original = dialect.separator
+        let line = nextLine, original = dialect.separator
         var best: (separator: UInt8, score: Int, cells: Int)?
         for c in candidates {
-            guard memchr(buffer + rowStart, Int32(c), nextRowStart - rowStart) != nil else { continue }
             setSeparator(c)
             nextLine = line
             guard (try? parseAgain(limit: 1 << 20)) == true else { continue }
@@ -204,7 +212,7 @@ final class CSVRowReader {
         setSeparator(best?.separator ?? original)
         nextLine = line
         guard try parseAgain(limit: limits.maxRowBytes) else {
-            throw TripError.data("\(name):\(line): the first row could not be read again")  // cannot happen: it was read
+            throw TripError.data("\(name):\(line): a row longer than \(limits.maxRowBytes >> 20) MiB")
         }
     }
 
