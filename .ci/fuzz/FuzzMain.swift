@@ -20,8 +20,10 @@ struct FuzzTarget: Sendable {
 }
 
 /// Every target, by name: the readers, each with fixed and with fuzzed read options, the writers'
-/// round trip, the whole pipeline, and the YAML scanner against libyaml.
+/// round trip, the whole pipeline, the YAML scanner against libyaml, and files shaped as other
+/// tools write them, read back value for value.
 let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget, fuzzYAMLScannerTarget]
+    + fuzzForeignTargets
 
 nonisolated(unsafe) var fuzzSelected: FuzzTarget?
 
