@@ -40,8 +40,11 @@ enum InputResolver {
                 continue
             }
             guard let format = from ?? Format(path: arg) else {
-                throw TripError.usage("\(arg): no known extension tells its format; pass --from FORMAT",
-                                      notes: ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")])
+                var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
+                if arg.lowercased().hasSuffix(".txt") {
+                    notes.append("a spreadsheet's text or \"Unicode text\" export is CSV: pass --from csv (its delimiter and UTF-16 are told from the file)")
+                }
+                throw TripError.usage("\(arg): no known extension tells its format; pass --from FORMAT", notes: notes)
             }
             out.append(ResolvedInput(location: .file(arg), format: format))
         }
