@@ -80,11 +80,28 @@ struct XMLIndependentReaderTests {
     @Test("python3's xml.etree reads exactly the values meant", .enabled(if: ExternalTool.path("python3") != nil, "python3 is not installed"),
           arguments: [(TripSchemaV3.self, 21), (TripSchemaV1.self, 22)] as [(any VersionedSchema.Type, UInt64)])
     func elementTreeReads(schema: any VersionedSchema.Type, seed: UInt64) throws {
+        try Self.check(schema: schema, seed: seed, script: elementTreeScript, reader: "xml.etree")
+    }
+
+    static let hasLXML: Bool = {
+        guard let python = ExternalTool.path("python3") else { return false }
+        return (try? ExternalTool.run(python, ["-c", "import lxml.etree"]))?.status == 0
+    }()
+
+    @Test("python3's lxml (libxml2 with its own settings, entities substituted) reads exactly the values meant",
+          .enabled(if: hasLXML, "python3's lxml is not installed (python3 -m pip install lxml)"),
+          arguments: [(TripSchemaV3.self, 23), (TripSchemaV1.self, 24)] as [(any VersionedSchema.Type, UInt64)])
+    func lxmlReads(schema: any VersionedSchema.Type, seed: UInt64) throws {
+        let script = elementTreeScript.replacingOccurrences(of: "import xml.etree.ElementTree as ET", with: "from lxml import etree as ET")
+        try Self.check(schema: schema, seed: seed, script: script, reader: "lxml")
+    }
+
+    static func check(schema: any VersionedSchema.Type, seed: UInt64, script text: String, reader: String) throws {
         var generator = ArbitraryTrips.xml(seed: seed, schema: schema)
         let trips = (0..<200).map { _ in generator.trip() }
         let dir = ScratchDirectory()
         let path = dir.file("out.xml", try xmlWrite(trips, schema: schema))
-        let script = dir.file("read.py", elementTreeScript)
+        let script = dir.file("read.py", text)
         let run = try ExternalTool.run(ExternalTool.path("python3")!, [script, path])
         #expect(run.status == 0, "python3: \(run.stderr)")
         let document = try JSONDecoder().decode(ForeignDocument.self, from: run.stdout)
@@ -92,7 +109,7 @@ struct XMLIndependentReaderTests {
         let expected = trips.map { intended($0, schema: schema) }
         #expect(document.trips.count == expected.count)
         for (i, (got, want)) in zip(document.trips, expected).enumerated() where got != want {
-            Issue.record("trip \(i + 1): xml.etree read \(got), meant \(want)")
+            Issue.record("trip \(i + 1): \(reader) read \(got), meant \(want)")
             break
         }
     }

@@ -109,6 +109,17 @@ struct XMLEventBuffer {
         return offset
     }
 
+    /// Copies `count` bytes in, then lets `rewrite` shorten them in place (it returns their new
+    /// count); returns their offset and count.
+    @inline(__always)
+    mutating func append(_ source: UnsafePointer<UInt8>, count: Int,
+                         rewrite: (UnsafeMutablePointer<UInt8>, Int) -> Int) -> (offset: Int, count: Int) {
+        let offset = append(source, count: count)
+        let kept = rewrite(storage.bytes + offset, count)
+        storage.byteCount = offset + kept
+        return (offset, kept)
+    }
+
     /// Sets the attribute count of the start event at `index`.
     mutating func setCount(_ count: Int32, at index: Int) {
         storage.events[index].count = count

@@ -23,9 +23,9 @@ extension XMLParseState {
     static var saxHandler: xmlSAXHandler {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
-        sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attributes in
+        sax.startElementNs = { ctx, localname, _, uri, _, _, count, _, attributes in
             guard let ctx, let localname else { return }
-            XMLParseState.from(ctx).pointee.startElement(localname, attributeCount: Int(count), attributes)
+            XMLParseState.from(ctx).pointee.startElement(localname, namespace: uri, attributeCount: Int(count), attributes)
         }
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }

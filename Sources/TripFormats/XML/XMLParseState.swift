@@ -35,6 +35,8 @@ struct XMLParseState {
     var doctypeClose: Int?
     /// Whether libxml2 is being told the input has ended.
     var terminating = false
+    /// Whether this libxml2 hands attribute values over with `&` escaped (see `XMLAttributeValue`).
+    private let decodesAttributeValues = XMLAttributeValue.ampersands == .escaped
 
     // The input the trips lie in (see `keepSource`).
     /// The input offset of the open trip's `<`, or -1 (also once the trip is too long to keep).
@@ -59,7 +61,7 @@ struct XMLParseState {
 
     /// An element starts. The root and the trips get their places; any other child of the root
     /// ends the read.
-    mutating func startElement(_ localname: UnsafePointer<UInt8>, attributeCount: Int,
+    mutating func startElement(_ localname: UnsafePointer<UInt8>, namespace: UnsafePointer<UInt8>?, attributeCount: Int,
                                _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         guard failure == nil else { return }
         if depth >= XMLLimits.maxDepth {
@@ -97,16 +99,31 @@ struct XMLParseState {
         }
         let at = batch.eventCount
         batch.append(event)
-        // Attributes in a namespace (`xml:lang`, `xsi:type`) are about the document, not the trip.
         guard attributeCount > 0, let attributes else { return }
         var kept: Int32 = 0
         for i in 0..<attributeCount {
             let a = attributes + 5 * i
-            guard let name = a[0], a[2] == nil, let start = a[3], let end = a[4] else { continue }
-            append(.attribute, name: name, start, count: end - start)
+            guard let name = a[0], let start = a[3], let end = a[4] else { continue }
+            // An attribute in another namespace than its element's (`xml:lang`, `xsi:type`,
+            // `xsi:schemaLocation`, a vendor's) is about the document, not the trip. Namespace
+            // declarations (`xmlns`, `xmlns:t`) are not attributes in SAX2: they never come here.
+            if let uri = a[2], !XMLParseState.sameNamespace(uri, namespace) { continue }
+            if decodesAttributeValues {
+                let (offset, count) = batch.append(start, count: end - start, rewrite: XMLAttributeValue.decode)
+                batch.append(XMLEvent(kind: .attribute, count: Int32(count), name: name, offset: offset, line: 0, column: 0, source: -1))
+            } else {
+                append(.attribute, name: name, start, count: end - start)
+            }
             kept += 1
         }
         batch.setCount(kept, at: at)
+    }
+
+    /// Whether an attribute's namespace is its element's (`<t:trip t:name="…">`, as a schema with
+    /// `attributeFormDefault="qualified"` has it written).
+    static func sameNamespace(_ uri: UnsafePointer<UInt8>, _ element: UnsafePointer<UInt8>?) -> Bool {
+        guard let element else { return false }
+        return uri == element || xmlStrEqual(uri, element) != 0
     }
 
     /// An element ends; libxml2 has checked that it is the one that started last.

@@ -310,8 +310,9 @@ extension XMLReadState {
     /// An element's attribute events, and the batch's bytes their values lie in.
     typealias Attributes = (events: XMLAttributes, bytes: UnsafePointer<UInt8>)
 
-    /// Calls `body` with each attribute (the parse thread has left out those in a namespace, such
-    /// as `xml:lang` or `xsi:type`: they are about the document, not the trip), and a way to make its value.
+    /// Calls `body` with each attribute (the parse thread has left out those in another namespace
+    /// than their element's, such as `xml:lang` or `xsi:type`: they are about the document, not
+    /// the trip; and has decoded the `&` libxml2 hands over escaped), and a way to make its value.
     private static func forEachAttribute(_ attributes: Attributes, _ body: (UnsafePointer<UInt8>, () -> String) -> Void) {
         for a in attributes.events {
             let value = UnsafeBufferPointer(start: attributes.bytes + a.offset, count: Int(a.count))
