@@ -88,13 +88,14 @@ final class XMLTripParser: @unchecked Sendable {
         let name = state.pointee.name
         xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
         defer { xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError) }
-        // A document that does not say its encoding is UTF-8, unless `--input-encoding latin1` says otherwise.
-        let latin1 = XMLTripParser.wantsLatin1(options.inputEncoding) && !XMLTripParser.declaresEncoding(sniffed)
-        guard let context = xmlCreatePushParserCtxt(&handler, state, latin1 ? nil : bytes, latin1 ? 0 : Int32(count), name) else {
+        // A document that does not say its encoding is UTF-8, unless `--input-encoding` says otherwise.
+        let given = XMLTripParser.libxml2EncodingName(options.inputEncoding)
+        let encoding = given != nil && !XMLTripParser.declaresEncoding(sniffed) ? given : nil
+        guard let context = xmlCreatePushParserCtxt(&handler, state, encoding != nil ? nil : bytes, encoding != nil ? 0 : Int32(count), name) else {
             throw TripError.data("\(name): libxml2 could not start a parser")
         }
         state.pointee.ctxt = context
-        if latin1 { _ = xmlCtxtResetPush(context, bytes, Int32(count), name, "ISO-8859-1") }
+        if let encoding { _ = xmlCtxtResetPush(context, bytes, Int32(count), name, encoding) }
         // No entity substitution, no DTD loading or defaulting, no validation, no network, no XInclude.
         _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
         context.pointee.replaceEntities = 0
@@ -103,11 +104,17 @@ final class XMLTripParser: @unchecked Sendable {
         if let failure = state.pointee.failure { throw failure }
     }
 
-    /// Whether `--input-encoding` names Latin-1, for documents that do not say their own encoding.
-    static func wantsLatin1(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "latin1", "latin-1", "iso-8859-1", "iso8859-1", "l1": return true
-        default: return false
+    /// The libxml2 name of the encoding `--input-encoding` gives, for documents that do not say
+    /// their own; nil for UTF-8 (libxml2's default) and for names `TextEncoding` does not know (the
+    /// factory refuses those).
+    static func libxml2EncodingName(_ name: String) -> String? {
+        switch TextEncoding(name: name) {
+        case .latin1: return "ISO-8859-1"
+        case .windows1252: return "windows-1252"
+        case .utf16le: return "UTF-16LE"
+        case .utf16be: return "UTF-16BE"
+        case .utf16: return "UTF-16"
+        case .utf8, nil: return nil
         }
     }
 
