@@ -15,6 +15,13 @@ struct TripConv: ParsableCommand {
             deduplicates trips by name; 2.0.0 -> 3.0.0 renames start_date/end_date to startDate/endDate), \
             and writes the current schema, or an older one with --target-version.
 
+            Files other tools wrote are read as those tools' own readers read them: CSV quoted minimally or \
+            throughout ("" is an empty cell), with , ; tab or | between cells (detected from the header, or \
+            Excel's sep= line; --csv-delimiter for others), UTF-8 or UTF-16 (told by the byte-order mark; a \
+            spreadsheet's "Unicode text" .txt export needs --from csv), Latin-1 or Windows-1252 with \
+            --input-encoding, R's NA and row names; XML with fields as attributes or elements, namespaces, \
+            CDATA, any declared encoding; YAML as PyYAML, ruamel.yaml and yq write it.
+
             Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
             73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
             """,
