@@ -49,6 +49,53 @@ struct YAMLForeignWriterTests {
         try check("yq")
     }
 
+    /// Our output as ruamel.yaml (YAML 1.2) loads it, in the JSON shape `YAMLRoundTripTests.expectedTree` gives.
+    static let ruamelToJSON = #"""
+    import sys, json, datetime
+    from ruamel.yaml import YAML
+    def conv(x):
+        if isinstance(x, datetime.datetime):
+            if x.tzinfo is not None:
+                x = x.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+            return {"$date": (x - datetime.datetime(1970, 1, 1)) // datetime.timedelta(milliseconds=1)}
+        if isinstance(x, datetime.date):
+            return {"$day": str(x)}
+        if isinstance(x, dict):
+            return {str(k): conv(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [conv(v) for v in x]
+        if isinstance(x, str):
+            return str(x)
+        return x
+    typ, pure = sys.argv[2], sys.argv[3] == "pure"
+    y = YAML(typ=typ, pure=pure) if typ != "rt" else YAML()
+    with open(sys.argv[1], encoding="utf-8") as f:
+        print(json.dumps(conv(y.load(f)), ensure_ascii=True))
+    """#
+
+    @Test("ruamel.yaml reads what tripconv writes as exactly the values written, strings staying strings",
+          .enabled(if: hasRuamel, "python3 with ruamel.yaml is not installed (pip install ruamel.yaml)"),
+          arguments: [("safe", "pure", 31), ("safe", "c", 32), ("rt", "pure", 33)] as [(String, String, UInt64)])
+    func ruamelReadsOurOutput(typ: String, pure: String, seed: UInt64) throws {
+        var generator = ArbitraryTrips.yaml(seed: seed)
+        let trips = YAMLRoundTripTests.example + (0..<400).map { _ in generator.trip() }
+        let path = try S.writeFile(trips)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try ExternalTool.python(Self.ruamelToJSON, [path, typ, pure])
+        try #require(result.status == 0, "ruamel.yaml (\(typ), \(pure)) failed: \(result.stderr)")
+        guard case .mapping(let got)? = try YAMLTestJSON.parseAll(result.out).first, case .sequence(let gotTrips)? = got["trips"],
+              case .mapping(let want) = YAMLRoundTripTests.expectedTree(trips), case .sequence(let wantTrips)? = want["trips"] else {
+            Issue.record("unexpected shape: \(result.out.prefix(200))")
+            return
+        }
+        #expect(got["schemaVersion"] == .string("3.0.0"))
+        #expect(gotTrips.count == wantTrips.count)
+        for (i, (a, b)) in zip(gotTrips, wantTrips).enumerated() where !Self.exactlyEqual(a, b) {
+            Issue.record("ruamel.yaml \(typ) \(pure), seed \(seed), trip \(i): it read \(a), we wrote \(b)")
+            break
+        }
+    }
+
     // MARK: - The check
 
     /// Writes `setCount` sets with `writer`, reads each back both ways, and compares.
