@@ -170,32 +170,64 @@ struct StoreColumns {
             // The storage class first: asking a number for its size converts it, after which its
             // storage class is undefined.
             let storage = statement.storage(source.column)
+            var text: String? = nil
             if storage == .text || storage == .blob {
                 let size = statement.byteCount(source.column)
                 guard size <= StoreColumns.maximumValueBytes else {
                     builder.fail("field '\(source.name)': a value of \(size) bytes is longer than the limit of \(StoreColumns.maximumValueBytes >> 20) MiB")
                     continue
                 }
+                if case .attribute = kind {
+                    // Bytes another tool stored are never guessed at: a BLOB has no encoding, and text
+                    // that is not UTF-8 would be repaired into other characters.
+                    guard storage == .text else {
+                        builder.fail("field '\(source.name)': expected text, found a BLOB of \(size) bytes")
+                        continue
+                    }
+                    guard let valid = statement.validText(source.column) else {
+                        builder.fail("field '\(source.name)': \(StoreColumns.describeInvalidUTF8(statement.bytes(source.column)))")
+                        continue
+                    }
+                    text = valid
+                }
             }
-            builder.set(field, StoreColumns.token(statement, source.column, storage, kind))
+            builder.set(field, StoreColumns.token(statement, source.column, storage, kind, text: text))
         }
     }
 
     /// A column's value as the scalar the builder expects for the field's type: text for strings,
-    /// ISO 8601 text (or a number of the date epoch) for dates, 0/1 for Booleans.
+    /// ISO 8601 text (or a number of the date epoch) for dates, 0/1 for Booleans. `text` is the
+    /// column's text when it was read (and checked) already.
     static func token(_ s: SQLiteStatement, _ column: Int32, _ storage: SQLiteStatement.Storage,
-                      _ kind: SchemaVocabulary.FieldKind) -> ScalarToken {
+                      _ kind: SchemaVocabulary.FieldKind, text: String? = nil) -> ScalarToken {
         if storage == .null { return .null }
         switch kind {
         case .attribute(.string):
-            return .string(s.text(column))
+            return .string(text ?? s.text(column))
         case .attribute(.date):
-            return storage == .integer || storage == .real ? .number(s.text(column)) : .string(s.text(column))
+            return storage == .integer || storage == .real ? .number(s.text(column)) : .string(text ?? s.text(column))
         case .attribute(.int):
-            return .number(s.text(column))
+            return .number(text ?? s.text(column))
         default:
             // Booleans (0 and 1, or their spellings in text) and anything else: text the schema types.
-            return .text(s.text(column))
+            return .text(text ?? s.text(column))
+        }
+    }
+
+    /// Why bytes are not UTF-8: the first byte that breaks it and where, e.g. "text is not valid
+    /// UTF-8: byte 0xE9 at offset 4 of 5".
+    static func describeInvalidUTF8(_ bytes: [UInt8]) -> String {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .error(let length):
+                let shown = bytes[offset..<min(offset + max(length, 1), bytes.count)].map { "0x" + String($0, radix: 16, uppercase: true) }
+                return "text is not valid UTF-8: \(shown.joined(separator: " ")) at byte \(offset) of \(bytes.count)"
+            case .emptyInput: return "text is not valid UTF-8"
+            }
         }
     }
 }
