@@ -5,6 +5,15 @@ struct CSVCellEncoder {
     let dialect: CSVDialect
     /// Prefix `'` to a string starting with `=`, `+`, `-`, `@` or `'` (`CSVDialect.isGuardedByQuote`).
     let safeFormulas: Bool
+    /// Whether the separator is a byte dates or numbers are written with (`--csv-delimiter :`, `-`,
+    /// `.`, a digit…), so that those cells are quoted where they hold it. Decided once: a lookup per
+    /// date cell cost 1 % of JSON → CSV.
+    private let separatorInValues: Bool
+
+    init(dialect: CSVDialect, safeFormulas: Bool) {
+        self.dialect = dialect; self.safeFormulas = safeFormulas
+        separatorInValues = !dialect.usesEscapes && Array("0123456789-+:.TZ".utf8).contains(dialect.separator)
+    }
 
     private static let quote = UInt8(ascii: "\"")
 
@@ -15,26 +24,25 @@ struct CSVCellEncoder {
         case .null: return
         case .string(var s): s.withUTF8 { appendText($0, marksEmpty: marksEmpty, to: &out) }
         case .date(let t):
-            if separatorInValues {
-                var bytes: [UInt8] = []
-                t.appendISO8601(to: &bytes)
-                bytes.withUnsafeBufferPointer { appendText($0, to: &out) }
-            } else {
-                t.appendISO8601(to: &out)
-            }
+            if separatorInValues { appendHoldingSeparator(value, to: &out) } else { t.appendISO8601(to: &out) }
         case .bool(let b): out.append(contentsOf: b ? CSVCellEncoder.trueBytes : CSVCellEncoder.falseBytes)
         case .int(let n):
-            var s = String(n)
-            if separatorInValues { s.withUTF8 { appendText($0, to: &out) } } else { out.append(contentsOf: s.utf8) }
+            if separatorInValues { appendHoldingSeparator(value, to: &out) } else { out.append(contentsOf: String(n).utf8) }
         }
     }
 
-    /// Whether the separator is a byte dates or numbers are written with (`--csv-delimiter :`, `-`,
-    /// `.`, a digit…), so that those cells are quoted where they hold it.
-    private var separatorInValues: Bool {
-        !dialect.usesEscapes && CSVCellEncoder.valueBytes.contains(dialect.separator)
+    /// A date or number written as text, quoted where it holds the separator (kept out of `append`,
+    /// so that its common path stays small enough to inline).
+    @inline(never)
+    private func appendHoldingSeparator(_ value: Value, to out: inout [UInt8]) {
+        var bytes: [UInt8] = []
+        switch value {
+        case .date(let t): t.appendISO8601(to: &bytes)
+        case .int(let n): bytes.append(contentsOf: String(n).utf8)
+        default: return
+        }
+        bytes.withUnsafeBufferPointer { appendText($0, to: &out) }
     }
-    private static let valueBytes = Set("0123456789-+:.TZ".utf8)
 
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
