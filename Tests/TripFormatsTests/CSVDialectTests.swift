@@ -252,7 +252,8 @@ struct CSVDialectTests {
         #expect(CSVDelimiter.parse("\n") == nil)
         #expect(CSVDelimiter.parse(";;") == nil)
         #expect(CSVDelimiter.parse("é") == nil)
-        #expect(CSVIO.error { _ = try CSVDialect(.tsv, delimiter: UInt8(ascii: ";")) }?.kind == .usage)
+        #expect(CSVDialect(.tsv, delimiter: UInt8(ascii: ";")) == .tsv)
+        #expect(CSVDialect(.csv, delimiter: UInt8(ascii: ";")).separator == UInt8(ascii: ";"))
     }
 
     // MARK: - Formula-safe cells

@@ -22,19 +22,11 @@ struct CSVDialect: Sendable, Equatable {
 
     init(_ format: Format) { self = format == .tsv ? .tsv : .csv }
 
-    /// The dialect of a format with the delimiter the options give, if any. TSV is tab-separated:
-    /// another delimiter is a usage error.
-    init(_ format: Format, delimiter: UInt8?) throws {
+    /// The dialect of a format with the delimiter the options give, if any. The option is CSV's:
+    /// TSV is tab-separated whatever it says (a bulk run may mix both).
+    init(_ format: Format, delimiter: UInt8?) {
         self.init(format)
-        guard let delimiter else { return }
-        if format == .tsv {
-            guard delimiter == UInt8(ascii: "\t") else {
-                throw TripError.usage("TSV is tab-separated; --csv-delimiter is for CSV",
-                                      notes: ["to read or write a CSV file with another delimiter, use --from csv or --to csv"])
-            }
-            return
-        }
-        separator = delimiter
+        if let delimiter, format != .tsv { separator = delimiter }
     }
 
     /// Formula-safe cells (`--csv-safe-formulas`): a text starting with one of these is written behind

@@ -43,7 +43,7 @@ public enum CSVFormat: FormatCodec {
     static func makeRowReader(name: String, format: Format, options: ReadOptions, chunkSize: Int = 1 << 18,
                               source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> CSVRowReader {
         let encoding = try TextEncoding.of(options)
-        let dialect = try CSVDialect(format, delimiter: options.csvDelimiter)
+        let dialect = CSVDialect(format, delimiter: options.csvDelimiter)
         let separator: CSVRowReader.SeparatorChoice
         if options.csvDelimiter != nil || format == .tsv {
             separator = .fixed

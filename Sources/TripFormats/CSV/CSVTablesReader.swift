@@ -36,7 +36,7 @@ struct CSVTablesReader: RecordReader {
         let dir = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let tripsPath = "\(dir)/\(CSVTableNames.table(rootName)).\(ext)"
         let encoding = try TextEncoding.of(options)
-        let dialect = try CSVDialect(format, delimiter: options.csvDelimiter)
+        let dialect = CSVDialect(format, delimiter: options.csvDelimiter)
         let separator: CSVRowReader.SeparatorChoice = options.csvDelimiter == nil ? .declaredOrDialect : .fixed
         rows = CSVRowReader(try ByteInput(.file(tripsPath)), dialect: dialect, encoding: encoding, separator: separator)
         builder = RecordBuilder(source: tripsPath, format: format.rawValue, options: options)

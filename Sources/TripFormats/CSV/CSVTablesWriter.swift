@@ -54,7 +54,7 @@ final class CSVTablesWriter: RecordWriter {
         target = directory
         temporary = try TemporaryPaths.makeDirectory(beside: directory)
         chmod(temporary, 0o755)
-        encoder = CSVCellEncoder(dialect: try CSVDialect(format, delimiter: options.csvDelimiter), safeFormulas: options.csvSafeFormulas)
+        encoder = CSVCellEncoder(dialect: CSVDialect(format, delimiter: options.csvDelimiter), safeFormulas: options.csvSafeFormulas)
         let ext = CSVTableNames.fileExtension(format)
         let schema = options.schema
         let root = schema.rootEntity
