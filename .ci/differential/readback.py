@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 from cases import Case, Unflatten, nested_trips, run_tool, set_path
 from trips import unflatten
-from writers import trips_of_xml, yaml_loader
+from writers import formula_unsafe, trips_of_xml
 
 
 class Backward(Case):
@@ -17,13 +17,13 @@ class Backward(Case):
 
     ext = "jsonl"
 
-    def __init__(self, to, reader, repertoire):
-        self.to, self.reader, self.repertoire = to, reader, repertoire
-        self.name = "tripconv-%s>%s" % (to, reader)
+    def __init__(self, to, reader, repertoire, args=(), variant=""):
+        self.to, self.reader, self.repertoire, self.args = to, reader, repertoire, tuple(args)
+        self.name = "tripconv-%s%s>%s" % (to, variant, reader)
 
     @property
     def run_key(self):
-        return "tripconv-%s/%s" % (self.to, self.repertoire)
+        return "tripconv-%s/%s/%s" % (self.to, self.repertoire, " ".join(self.args))
 
     def write_one(self, trips, path, k):
         with open(path, "w", encoding="utf-8") as f:
@@ -66,16 +66,22 @@ class Backward(Case):
 
 
 class PythonCSVReader(Backward):
-    tools = ()
+    """csv.reader; with --csv-safe-formulas, a ' before = + - @ or ' is taken off each cell."""
 
-    def __init__(self):
-        super().__init__("csv", "python-csv", "csv")
+    def __init__(self, safe_formulas=False):
+        if safe_formulas:
+            super().__init__("csv", "python-csv", "csv", ["--csv-safe-formulas"], "-safe-formulas")
+        else:
+            super().__init__("csv", "python-csv", "csv")
+        self.safe_formulas = safe_formulas
 
     def read_file(self, path):
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.reader(f))
         if not rows:
             return []
+        if self.safe_formulas:
+            rows = [[formula_unsafe(c) for c in row] for row in rows]
         return [unflatten(rows[0], cells, "row %d" % n) for n, cells in enumerate(rows[1:], 2)]
 
 
@@ -275,7 +281,7 @@ class RuamelReader(Backward):
 
 def backward_cases():
     return [
-        PythonCSVReader(), MillerReader("csv"),
+        PythonCSVReader(), MillerReader("csv"), PythonCSVReader(safe_formulas=True),
         PythonTSVReader(), MillerReader("tsv"),
         PythonJSONReader("json"), JQReader("json"),
         PythonJSONReader("jsonl"), JQReader("jsonl"),

@@ -122,6 +122,9 @@ REPERTOIRES = {r.name: r for r in [
     Repertoire("csv-nocr", lambda c: c not in "\0\r" and not is_surrogate(c),
                "no NUL, no CR: Python's csv writer with lineterminator '\\n' and QUOTE_MINIMAL writes a "
                "field holding a CR unquoted, so no reader can tell it from a line end"),
+    Repertoire("csv-nolf", lambda c: c not in "\0\n" and not is_surrogate(c),
+               "no NUL, no LF: Python's csv writer with lineterminator '\\r' and QUOTE_MINIMAL writes a "
+               "field holding a LF unquoted, so no reader can tell it from a line end"),
     Repertoire("latin1", lambda c: 0 < ord(c) <= 0xFF,
                "Latin-1 without NUL"),
     Repertoire("cp1252", lambda c: c != "\0" and _cp1252(c),
@@ -206,7 +209,7 @@ class Generator:
                 return c
         return "a"
 
-    def string(self, rng, nonempty=False):
+    def string(self, rng, nonempty=False, scale=1):
         r = rng.random()
         if r < 0.12:
             s = rng.choice(self.whole)
@@ -214,6 +217,7 @@ class Generator:
             s = ""
         else:
             n = rng.choice([1, 1, 2, 2, 3, 3, 4, 5, 6, 8, 12]) if rng.random() < 0.97 else rng.randint(20, 120)
+            n *= scale
             s = "".join(self.piece(rng) for _ in range(n))
             if rng.random() < 0.1:
                 s = " " + s
@@ -223,24 +227,31 @@ class Generator:
             s = self.piece(rng)
         return s
 
-    def trip(self, rng):
+    def trip(self, rng, scale=1):
         ms1 = gen_ms(rng)
         ms2 = min(ms1 + rng.randrange(0, 30 * 86400000), 253402300799999) if rng.random() < 0.9 else gen_ms(rng)
         n = rng.choice([0, 0, 1, 1, 1, 2, 2, 3, 4]) if rng.random() < 0.95 else rng.randint(5, 12)
-        items = [{"title": self.string(rng), "details": self.string(rng),
+        items = [{"title": self.string(rng, scale=scale), "details": self.string(rng, scale=scale),
                   "hasReservation": rng.random() < 0.5, "isInPlan": rng.random() < 0.5} for _ in range(n)]
         place = None
         if rng.random() < 0.6:
-            place = {"address": self.string(rng), "placeName": self.string(rng)}
-        return {"name": self.string(rng, nonempty=True), "destination": self.string(rng, nonempty=True),
+            place = {"address": self.string(rng, scale=scale), "placeName": self.string(rng, scale=scale)}
+        return {"name": self.string(rng, nonempty=True, scale=scale),
+                "destination": self.string(rng, nonempty=True, scale=scale),
                 "startDate": format_ms(ms1), "endDate": format_ms(ms2), "bucketList": items,
                 "livingAccommodation": place}
 
     def trip_set(self, rng):
-        count = rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5]) if rng.random() < 0.95 else rng.randint(6, 15)
+        # One set in two hundred is big (40-80 trips, strings up to 30 times longer, files of 100 KB and
+        # more), so that readers cross the borders of the chunks they read in (64 KiB for XML).
+        big = rng.random() < 0.005
+        if big:
+            count, scale = rng.randint(40, 80), rng.choice([1, 10, 30])
+        else:
+            count, scale = (rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5]) if rng.random() < 0.95 else rng.randint(6, 15)), 1
         trips, names = [], set()
         for i in range(count):
-            t = self.trip(rng)
+            t = self.trip(rng, scale)
             # Names are unique within a set (compared as tripconv compares them: by their UTF-8 bytes, that
             # is, as Python compares str), so `--dedupe fail` must pass and the order is the order written.
             while t["name"] in names:

@@ -17,13 +17,24 @@ from trips import ITEM_KEYS, PLACE_KEYS, TRIP_KEYS, datetime_of, flatten, header
 
 QUOTING = {"minimal": csv.QUOTE_MINIMAL, "all": csv.QUOTE_ALL, "nonnumeric": csv.QUOTE_NONNUMERIC}
 DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t", "pipe": "|"}
-TERMINATORS = {"crlf": "\r\n", "lf": "\n"}
+TERMINATORS = {"crlf": "\r\n", "lf": "\n", "cr": "\r"}
+FORMULA_STARTS = ("=", "+", "-", "@", "'")
 # QUOTE_NONE is left out: it writes no quotes and, with an escapechar, escapes delimiters and line
 # breaks with a backslash (`a\,b`), a dialect of Python's own that RFC 4180 readers (Miller, csvkit,
 # spreadsheets, tripconv) read as the characters written. tripconv does not read it, by design.
 
 
-def csv_read_back(path, encoding, delimiter, skip_sep_line, booleans):
+def formula_safe(cell):
+    """A cell as a spreadsheet-safe exporter writes it: a ' before a text that starts with = + - @ or '
+    (what tripconv's --csv-safe-formulas writes and, reading, takes off)."""
+    return "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+
+
+def formula_unsafe(cell):
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
+
+
+def csv_read_back(path, encoding, delimiter, skip_sep_line, booleans, safe_formulas=False):
     """Python's csv module reading a file it wrote: the rows, unflattened by the harness's rules."""
     with open(path, newline="", encoding=encoding) as f:
         text = f.read()
@@ -35,6 +46,8 @@ def csv_read_back(path, encoding, delimiter, skip_sep_line, booleans):
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     if not rows:
         return []
+    if safe_formulas:
+        rows = [[formula_unsafe(c) for c in row] for row in rows]
     cols = rows[0]
     out = []
     for n, cells in enumerate(rows[1:], 2):
@@ -51,15 +64,19 @@ class PythonCSV(Forward):
     ext = "csv"
 
     def __init__(self, quoting, delimiter, terminator, encoding="utf-8", bom=False, python_bools=False,
-                 sep_line=False, args=(), name=None, repertoire=None, note=""):
+                 sep_line=False, args=(), name=None, repertoire=None, note="", last_line_end=True,
+                 safe_formulas=False):
         self.quoting, self.delimiter, self.terminator = quoting, delimiter, terminator
         self.encoding, self.bom, self.python_bools, self.sep_line = encoding, bom, python_bools, sep_line
+        self.last_line_end, self.safe_formulas = last_line_end, safe_formulas
         self.args = tuple(args)
         self.name = name or "python-csv-%s-%s-%s" % (quoting, delimiter, terminator)
         if repertoire:
             self.repertoire = repertoire
         elif quoting == "minimal" and terminator == "lf":
             self.repertoire = "csv-nocr"
+        elif quoting == "minimal" and terminator == "cr":
+            self.repertoire = "csv-nolf"
         else:
             self.repertoire = "csv"
         self.note = note
@@ -68,20 +85,29 @@ class PythonCSV(Forward):
         delim = DELIMITERS[self.delimiter]
         lt = TERMINATORS[self.terminator]
         boolean = (lambda b: b) if self.python_bools else (lambda b: "true" if b else "false")
-        with open(path, "w", newline="", encoding=self.encoding) as f:
-            if self.bom:
-                f.write("\ufeff")
-            if self.sep_line:
-                f.write("sep=" + delim + lt)
-            w = csv.DictWriter(f, header(trips), restval="", quoting=QUOTING[self.quoting], delimiter=delim,
-                               lineterminator=lt)
-            w.writeheader()
-            for t in trips:
-                w.writerow(flatten(t, boolean))
+        f = io.StringIO(newline="")
+        if self.bom:
+            f.write("\ufeff")
+        if self.sep_line:
+            f.write("sep=" + delim + lt)
+        w = csv.DictWriter(f, header(trips), restval="", quoting=QUOTING[self.quoting], delimiter=delim,
+                           lineterminator=lt)
+        w.writeheader()
+        for t in trips:
+            row = flatten(t, boolean)
+            if self.safe_formulas:
+                row = {c: formula_safe(v) for c, v in row.items()}
+            w.writerow(row)
+        text = f.getvalue()
+        if not self.last_line_end:
+            text = text[:-len(lt)]
+        with open(path, "w", newline="", encoding=self.encoding) as out:
+            out.write(text)
 
     def oracle(self, path, trips, k):
         booleans = {"True": "true", "False": "false"} if self.python_bools else {}
-        got = csv_read_back(path, self.encoding, DELIMITERS[self.delimiter], self.sep_line, booleans)
+        got = csv_read_back(path, self.encoding, DELIMITERS[self.delimiter], self.sep_line, booleans,
+                            self.safe_formulas)
         return diff(expected(trips), got)
 
 
@@ -89,9 +115,17 @@ def python_csv_cases():
     cases = []
     for q in QUOTING:
         for d in DELIMITERS:
-            for t in TERMINATORS:
+            for t in ("crlf", "lf"):
                 cases.append(PythonCSV(q, d, t))
     cases += [
+        PythonCSV("minimal", "comma", "cr", note="old Mac line ends"),
+        PythonCSV("all", "semicolon", "cr"),
+        PythonCSV("minimal", "comma", "crlf", last_line_end=False, name="python-csv-minimal-comma-crlf-no-last-eol",
+                  note="no line end after the last row"),
+        PythonCSV("all", "comma", "lf", last_line_end=False, name="python-csv-all-comma-lf-no-last-eol"),
+        PythonCSV("minimal", "comma", "crlf", safe_formulas=True, args=["--csv-safe-formulas"],
+                  name="python-csv-safe-formulas",
+                  note="a ' before each cell starting with = + - @ ', read with --csv-safe-formulas"),
         PythonCSV("minimal", "comma", "crlf", python_bools=True, name="python-csv-minimal-comma-crlf-pybool",
                   note="booleans as Python writes bool objects: True, False"),
         PythonCSV("nonnumeric", "comma", "crlf", python_bools=True,
@@ -473,6 +507,7 @@ def forward_cases():
         PyYAMLWriter("pyyaml-block", allow_unicode=True, sort_keys=False, default_flow_style=False),
         PyYAMLWriter("pyyaml-flow", default_flow_style=True),
         PyYAMLWriter("pyyaml-datetimes-bare-list", wrapper=False, datetimes=True, sort_keys=False),
+        PyYAMLWriter("pyyaml-canonical", canonical=True),
         RuamelWriter("ruamel-rt"),
         RuamelWriter("ruamel-rt-indented", explicit_start=True, indent={"mapping": 2, "sequence": 4, "offset": 2}),
         JQ("jq-json", [], ".", "json"),
