@@ -121,7 +121,8 @@ REPERTOIRES = {r.name: r for r in [
                "any Unicode scalar value but NUL"),
     Repertoire("csv-nocr", lambda c: c not in "\0\r" and not is_surrogate(c),
                "no NUL, no CR: Python's csv writer with lineterminator '\\n' and QUOTE_MINIMAL writes a "
-               "field holding a CR unquoted, so no reader can tell it from a line end"),
+               "field holding a CR unquoted, so no reader can tell it from a line end; and Miller 6.6 reads "
+               "a CR LF inside a quoted field as LF"),
     Repertoire("csv-nolf", lambda c: c not in "\0\n" and not is_surrogate(c),
                "no NUL, no LF: Python's csv writer with lineterminator '\\r' and QUOTE_MINIMAL writes a "
                "field holding a LF unquoted, so no reader can tell it from a line end"),
