@@ -51,23 +51,8 @@ struct YAMLForeignWriterTests {
 
     /// Our output as ruamel.yaml (YAML 1.2) loads it, in the JSON shape `YAMLRoundTripTests.expectedTree` gives.
     /// Arguments: the file, `typ`, and `pure` or `default` (its C loader when ruamel.yaml.clib is installed).
-    static let ruamelToJSON = #"""
-    import sys, json, datetime
+    static let ruamelToJSON = YAMLRoundTripTests.pythonConvert + #"""
     from ruamel.yaml import YAML
-    def conv(x):
-        if isinstance(x, datetime.datetime):
-            if x.tzinfo is not None:
-                x = x.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-            return {"$date": (x - datetime.datetime(1970, 1, 1)) // datetime.timedelta(milliseconds=1)}
-        if isinstance(x, datetime.date):
-            return {"$day": str(x)}
-        if isinstance(x, dict):
-            return {str(k): conv(v) for k, v in x.items()}
-        if isinstance(x, list):
-            return [conv(v) for v in x]
-        if isinstance(x, str):
-            return str(x)
-        return x
     typ, pure = sys.argv[2], sys.argv[3] == "pure"
     y = YAML(typ=typ, pure=pure) if typ != "rt" else YAML()
     with open(sys.argv[1], encoding="utf-8") as f:

@@ -83,8 +83,10 @@ struct YAMLRoundTripTests {
         ])
     }
 
-    static let pyyamlToJSON = """
-    import sys, json, datetime, yaml
+    /// Python's `conv`: a loaded YAML value in the JSON shape `expectedTree` gives (dates as
+    /// `{"$date": ms}`, days as `{"$day": text}`, keys and string subclasses as plain strings).
+    static let pythonConvert = """
+    import sys, json, datetime
     def conv(x):
         if isinstance(x, datetime.datetime):
             if x.tzinfo is not None:
@@ -96,7 +98,14 @@ struct YAMLRoundTripTests {
             return {str(k): conv(v) for k, v in x.items()}
         if isinstance(x, list):
             return [conv(v) for v in x]
+        if isinstance(x, str):
+            return str(x)
         return x
+
+    """
+
+    static let pyyamlToJSON = pythonConvert + """
+    import yaml
     with open(sys.argv[1], encoding="utf-8") as f:
         print(json.dumps(conv(yaml.safe_load(f)), ensure_ascii=True))
     """
