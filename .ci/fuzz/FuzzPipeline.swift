@@ -104,10 +104,10 @@ func fuzzPipeline(_ input: UnsafeBufferPointer<UInt8>) {
 /// Runs the pipeline; nil when it ended with a TripError. Checks the accounting of a run that ended.
 func fuzzRunPipeline(_ pipeline: Pipeline, _ inputs: [PipelineInput], label: String, read: Int,
                      into makeWriter: () throws -> any RecordWriter) -> ConversionSummary? {
-    var setAside: [Rejection.Kind: Int] = [:]
+    var setAside: [SetAsideRecord.Kind: Int] = [:]
     let summary: ConversionSummary
     do {
-        summary = try pipeline.run(inputs, into: makeWriter, rejects: { setAside[$0.kind, default: 0] += 1 })
+        summary = try pipeline.run(inputs, into: makeWriter, setAside: { setAside[$0.kind, default: 0] += 1 })
     } catch let error as TripError {
         fuzzNote("\(label): \(error.message)")
         return nil
@@ -122,7 +122,7 @@ func fuzzRunPipeline(_ pipeline: Pipeline, _ inputs: [PipelineInput], label: Str
     if s.read != read {
         fuzzFinding("\(label): the summary says \(s.read) read; the readers yield \(read) trips and rejections")
     }
-    let counted: [Rejection.Kind: Int] = [.merged: s.merged, .dropped: s.dropped, .rejected: s.rejected]
+    let counted: [SetAsideRecord.Kind: Int] = [.merged: s.merged, .dropped: s.dropped, .rejected: s.rejected]
     for (kind, n) in counted where setAside[kind, default: 0] != n {
         fuzzFinding("\(label): \(setAside[kind, default: 0]) record(s) set aside as \(kind.rawValue), the summary says \(n)")
     }

@@ -20,7 +20,7 @@ public struct PipelineInput {
 public struct Pipeline {
     public var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
     public var policy: DeduplicationPolicy = .merge
-    /// Bad records go to the rejects sink and the run goes on; without it, the first one fails the run.
+    /// Bad records go to the `setAside` callback and the run goes on; without it, the first one fails the run.
     public var keepsGoing = false
     /// Threads that format trips for writers that can take formatted bytes (JSON, JSON Lines, CSV
     /// rows); 1 formats on the calling thread. Only the calling thread writes.
@@ -31,10 +31,12 @@ public struct Pipeline {
 
     public init() {}
 
-    /// Runs the conversion. `rejects` receives every rejected, dropped and merged-away record.
+    /// Runs the conversion. `setAside` receives every record not written as read: each one a reader
+    /// rejected, as it is read (under `keepsGoing`); then, once the writer has finished, each one
+    /// merged away or dropped, and each one the writer refused.
     /// On a thrown error the writer has been aborted: nothing of this run is visible.
     public func run(_ inputs: [PipelineInput], into makeWriter: () throws -> any RecordWriter,
-                    rejects: (Rejection) throws -> Void = { _ in }) throws -> ConversionSummary {
+                    setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> ConversionSummary {
         guard let targetSchema = TripMigrationPlan.schema(for: targetVersion) else {
             throw TripError.usage("unknown target version \(targetVersion)")
         }
@@ -59,7 +61,7 @@ public struct Pipeline {
                                                  notes: ["pass --rejects FILE to set bad records aside and go on"])
                         }
                         inputSummary.rejected += 1
-                        try rejects(rejection)
+                        try setAside(rejection)
                     }
                 }
                 let detection = reader.detection
@@ -106,7 +108,7 @@ public struct Pipeline {
             summary.written = all.count
             if let store = writer as? any LedgerKeeping {
                 // The writer knows a trip only as the Nth it was given; the trip's own origin is ours.
-                let entries = store.ledger.map { entry -> Rejection in
+                let entries = store.ledger.map { entry -> SetAsideRecord in
                     var entry = entry
                     if entry.origin.record >= 1, entry.origin.record <= all.count {
                         entry.origin = all.origin(at: entry.origin.record - 1)
@@ -124,13 +126,21 @@ public struct Pipeline {
                 case .dropped: summary.dropped += 1
                 case .rejected: summary.rejectedByWriter += 1
                 }
-                try rejects(entry)
+                try setAside(entry)
             }
             return summary
         } catch {
             writer.abort()
             throw error
         }
+    }
+
+    /// The earlier spelling of `run(_:into:setAside:)`, whose callback gets merged and dropped records too.
+    @available(*, deprecated, renamed: "run(_:into:setAside:)")
+    @_disfavoredOverload
+    public func run(_ inputs: [PipelineInput], into makeWriter: () throws -> any RecordWriter,
+                    rejects: (SetAsideRecord) throws -> Void) throws -> ConversionSummary {
+        try run(inputs, into: makeWriter, setAside: rejects)
     }
 }
 
@@ -158,7 +168,7 @@ extension Pipeline {
 /// An entry's origin has `record` N for the Nth trip the writer was given; the pipeline puts the
 /// trip's own origin (input file, line, record) in its place.
 public protocol LedgerKeeping {
-    var ledger: [Rejection] { get }
+    var ledger: [SetAsideRecord] { get }
     /// Stored trips that written trips replaced (an upsert under `last`): the written trips count
     /// as written, and the replaced ones were no input's, so they are only counted here.
     var replacedStoredTrips: Int { get }
@@ -169,5 +179,5 @@ extension LedgerKeeping {
 }
 
 extension MigrationContext {
-    func ledgerAppend(_ entries: [Rejection]) { ledger.append(contentsOf: entries) }
+    func ledgerAppend(_ entries: [SetAsideRecord]) { ledger.append(contentsOf: entries) }
 }

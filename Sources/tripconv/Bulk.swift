@@ -78,7 +78,7 @@ struct BulkRun {
                     CountingReader(base: try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
                 }],
                 into: { try FormatFactory.makeWriter(.file(output), format: format, options: writeOptions) },
-                rejects: { entry in try results.withLock { try rejects?.write(RejectsFile.line(entry)) } })
+                setAside: { entry in try results.withLock { try rejects?.write(RejectsFile.line(entry)) } })
             return Outcome(input: input.location.name, output: output, summary: summary, error: nil, seconds: monotonicSeconds() - started)
         } catch {
             let e = error as? TripError ?? TripError(.io, "\(error)")

@@ -137,7 +137,7 @@ struct Convert: ParsableCommand {
                         }
                     },
                     into: { try FormatFactory.makeWriter(outputLocation, format: outputFormat, options: writeOptions) },
-                    rejects: { entry in
+                    setAside: { entry in
                         setAside += 1
                         if verbose { Diagnostics.print("tripconv: \(entry.origin): \(entry.kind.rawValue): \(entry.reason)") }
                         try rejectsOutput?.write(RejectsFile.line(entry))
@@ -208,7 +208,7 @@ struct Convert: ParsableCommand {
 
 /// The rejects file: one JSON object per line with kind, origin, reason and the record's text.
 enum RejectsFile {
-    static func line(_ r: Rejection) -> String {
+    static func line(_ r: SetAsideRecord) -> String {
         var pairs: [(String, JSONText.Node)] = [
             ("kind", .string(r.kind.rawValue)),
             ("source", .string(r.origin.source)),

@@ -127,7 +127,7 @@ enum SchemaDescription {
         return .object([
             ("from", .string(stage.fromVersion.versionIdentifier.description)),
             ("to", .string(stage.toVersion.versionIdentifier.description)),
-            ("kind", .string(stage.kind)),
+            ("kind", .string(stage.kind.rawValue)),
             ("hooks", .array(hooks)),
             ("changes", .array(mapping.changes.map { .string($0.description) })),
         ])

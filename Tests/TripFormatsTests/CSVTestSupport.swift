@@ -139,7 +139,7 @@ enum CSVIO {
         }
     }
 
-    static func rejections(_ items: [ReadItem]) -> [Rejection] {
+    static func rejections(_ items: [ReadItem]) -> [SetAsideRecord] {
         items.compactMap { if case .rejected(let r) = $0 { return r } else { return nil } }
     }
 

@@ -9,10 +9,10 @@ import TripTestSupport
 struct JSONSamplesTests {
     typealias S = JSONTestSupport
 
-    static func read(_ name: String) throws -> (trips: [TripRecord], rejections: [Rejection], detection: Detection) {
+    static func read(_ name: String) throws -> (trips: [TripRecord], rejections: [SetAsideRecord], detection: Detection) {
         let path = TestPaths.root.appendingPathComponent("samples/\(name)").path
         var reader = try JSONRecordReader(.file(path), format: Format(path: path)!)
-        var trips: [TripRecord] = [], rejections: [Rejection] = []
+        var trips: [TripRecord] = [], rejections: [SetAsideRecord] = []
         while let item = try reader.next() {
             switch item {
             case .trip(let t): trips.append(t)

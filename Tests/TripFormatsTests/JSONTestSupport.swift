@@ -8,7 +8,7 @@ import TripTestSupport
 enum JSONTestSupport {
     struct ReadResult {
         var trips: [TripRecord] = []
-        var rejections: [Rejection] = []
+        var rejections: [SetAsideRecord] = []
         /// Trips and rejections in input order: `T` or `R`.
         var order = ""
         var detection: Detection

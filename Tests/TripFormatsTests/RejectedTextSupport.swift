@@ -251,12 +251,12 @@ func rejectedTextTrips(_ count: Int, seed: UInt64, badShare: Int = 15) -> [Rejec
 }
 
 /// Reads a document of any format through the factory, from a temporary file.
-func rejectedTextRead(_ bytes: [UInt8], format: Format, name: String = "in") throws -> (trips: [TripRecord], rejections: [Rejection]) {
+func rejectedTextRead(_ bytes: [UInt8], format: Format, name: String = "in") throws -> (trips: [TripRecord], rejections: [SetAsideRecord]) {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("rejected-text-\(UUID().uuidString)-\(name)").path
     precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot create \(path)")
     defer { try? FileManager.default.removeItem(atPath: path) }
     var reader = try FormatFactory.makeReader(.file(path), format: format, options: ReadOptions())
-    var trips: [TripRecord] = [], rejections: [Rejection] = []
+    var trips: [TripRecord] = [], rejections: [SetAsideRecord] = []
     while let item = try reader.next() {
         switch item {
         case .trip(let t): trips.append(t)
@@ -267,7 +267,7 @@ func rejectedTextRead(_ bytes: [UInt8], format: Format, name: String = "in") thr
 }
 
 /// What a reading rejected, in the expectations' terms (the source name left out).
-func rejectedTextFound(_ rejections: [Rejection]) -> [RejectedTextExpectation] {
+func rejectedTextFound(_ rejections: [SetAsideRecord]) -> [RejectedTextExpectation] {
     rejections.map {
         RejectedTextExpectation(record: $0.origin.record, line: $0.origin.line ?? -1, column: $0.origin.column ?? -1,
                                 text: $0.text ?? "<no text>", reason: $0.reason)

@@ -120,7 +120,7 @@ struct RejectedTextTests {
         let d = RejectedTextDocument.yaml(rejectedTextTrips(600, seed: 33), shape: .wrapper, seed: 34)
         let parser = YAMLEventParser(bytes: Array(d.text.utf8), name: "t.yaml")
         var reader = YAMLRecordReader(parser: parser, options: ReadOptions(), threaded: false)
-        var rejections: [Rejection] = []
+        var rejections: [SetAsideRecord] = []
         while let item = try reader.next() { if case .rejected(let r) = item { rejections.append(r) } }
         #expect(rejectedTextFound(rejections) == d.expected)
     }
@@ -179,7 +179,7 @@ struct RejectedTextTests {
         let short = "- destination: y\n  startDate: 2024-01-01\n  endDate: 2024-01-02\n"
         let parser = YAMLEventParser(bytes: Array((long + short).utf8), name: "t.yaml", limits: limits)
         var reader = YAMLRecordReader(parser: parser, options: ReadOptions())
-        var rejections: [Rejection] = []
+        var rejections: [SetAsideRecord] = []
         while let item = try reader.next() { if case .rejected(let r) = item { rejections.append(r) } }
         #expect(rejections.map(\.reason) == ["missing required field 'name'", "missing required field 'name'"])
         #expect(rejections.map(\.text) == [nil, "destination: y\n  startDate: 2024-01-01\n  endDate: 2024-01-02"])

@@ -50,9 +50,9 @@ enum SQLiteMigrationTesting {
     }
 
     /// The trips `convert` makes of a store: read, through the plan, deduplicated, with its ledger.
-    static func converted(_ path: String, policy: DeduplicationPolicy) throws -> (trips: [ModelObject], ledger: [Rejection]) {
+    static func converted(_ path: String, policy: DeduplicationPolicy) throws -> (trips: [ModelObject], ledger: [SetAsideRecord]) {
         var trips: [ModelObject] = []
-        var ledger: [Rejection] = []
+        var ledger: [SetAsideRecord] = []
         struct Collector: RecordWriter {
             let sink: (ModelObject) -> Void
             mutating func write(_ object: ModelObject) throws { sink(object) }
@@ -61,7 +61,7 @@ enum SQLiteMigrationTesting {
         var pipeline = Pipeline()
         pipeline.policy = policy
         _ = try pipeline.run([PipelineInput(name: path, open: { try SQLiteRecordReader(path: path) })],
-                             into: { Collector(sink: { trips.append($0) }) }, rejects: { ledger.append($0) })
+                             into: { Collector(sink: { trips.append($0) }) }, setAside: { ledger.append($0) })
         return (trips, ledger)
     }
 }

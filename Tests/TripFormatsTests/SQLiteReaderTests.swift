@@ -114,8 +114,8 @@ struct SQLiteReaderTests {
         try SQLiteCLI.run(path, "UPDATE trips SET start_date = 'soon' WHERE id = 2;")
         let result = try SQLiteTesting.readStore(path)
         #expect(result.trips.count == 5)
-        #expect(result.rejected == [Rejection(origin: RecordOrigin(source: path, record: 2),
-                                              reason: "field 'start_date': expected an ISO 8601 date, found 'soon'")])
+        #expect(result.rejected == [SetAsideRecord(origin: RecordOrigin(source: path, record: 2),
+                                                   reason: "field 'start_date': expected an ISO 8601 date, found 'soon'")])
     }
 
     @Test("a value longer than the limit rejects its trip", .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote))
@@ -124,8 +124,8 @@ struct SQLiteReaderTests {
         try SQLiteCLI.run(path, "UPDATE trips SET destination = replace(hex(zeroblob(8400000)), '0', 'x') WHERE id = 4;")
         let result = try SQLiteTesting.readStore(path)
         #expect(result.trips.count == 5)
-        #expect(result.rejected == [Rejection(origin: RecordOrigin(source: path, record: 4),
-                                              reason: "field 'destination': a value of 16800000 bytes is longer than the limit of 16 MiB")])
+        #expect(result.rejected == [SetAsideRecord(origin: RecordOrigin(source: path, record: 4),
+                                                   reason: "field 'destination': a value of 16800000 bytes is longer than the limit of 16 MiB")])
     }
 
     @Test("a column no version declares rejects the trip, unless unknown fields are ignored",

@@ -99,7 +99,7 @@ enum SQLiteTesting {
 struct SQLiteReadResult {
     var trips: [ModelObject] = []
     var origins: [RecordOrigin] = []
-    var rejected: [Rejection] = []
+    var rejected: [SetAsideRecord] = []
     var detection: Detection
 }
 

@@ -139,8 +139,8 @@ struct SQLiteUpsertTests {
                             items: [F.item("Colosseum", details: "Book ahead"), F.item("Gelato", details: "new", reservation: true), F.item("Pantheon")],
                             accommodation: F.accommodation("Via del Corso 1", "Hotel Alpha"))
         #expect(try SQLiteTesting.readStore(path).trips == [merged, Self.beta, Self.gamma])
-        #expect(writer.ledger == [Rejection(kind: .merged, origin: RecordOrigin(source: path, record: 1),
-                                            reason: "duplicate name 'Alpha': merged into the trip the store holds (row id 1)")])
+        #expect(writer.ledger == [SetAsideRecord(kind: .merged, origin: RecordOrigin(source: path, record: 1),
+                                                 reason: "duplicate name 'Alpha': merged into the trip the store holds (row id 1)")])
     }
 
     @Test("last replaces the stored trip, its items and accommodation, under the same row id; the incoming trip counts as written")
@@ -167,8 +167,8 @@ struct SQLiteUpsertTests {
     func first() throws {
         let (path, writer) = try upsert(.first)
         #expect(try SQLiteTesting.readStore(path).trips == [Self.alpha, Self.beta, Self.gamma])
-        #expect(writer.ledger == [Rejection(kind: .dropped, origin: RecordOrigin(source: path, record: 1),
-                                            reason: "duplicate name 'Alpha': dropped, the trip the store holds (row id 1) stays")])
+        #expect(writer.ledger == [SetAsideRecord(kind: .dropped, origin: RecordOrigin(source: path, record: 1),
+                                                 reason: "duplicate name 'Alpha': dropped, the trip the store holds (row id 1) stays")])
     }
 
     @Test("fail names the names the store already holds and writes nothing")
@@ -214,7 +214,7 @@ struct SQLiteUpsertTests {
         let path = scratch.path("new.sqlite")
         let writer = try SQLiteTesting.writeStore([Self.alpha, Self.alphaAgain], to: path, policy: .last)
         #expect(try SQLiteTesting.readStore(path).trips == [Self.alphaAgain])
-        #expect(writer.ledger.map { $0.kind } == [Rejection.Kind.merged])
+        #expect(writer.ledger.map { $0.kind } == [SetAsideRecord.Kind.merged])
     }
 
     @Test("a store another writer holds is busy")
@@ -336,10 +336,10 @@ struct SQLitePipelineTests {
         let path = scratch.path("store.sqlite")
         let stored = SQLiteFixtures.trip("Paris Getaway", destination: "Paris", items: [SQLiteFixtures.item("Sainte-Chapelle")])
         try SQLiteTesting.writeStore([stored], to: path)
-        var entries: [Rejection] = []
+        var entries: [SetAsideRecord] = []
         let summary = try Pipeline().run([PipelineInput(name: sample, open: { try SQLiteRecordReader(path: sample) })],
                                          into: { try SQLiteRecordWriter(path: path, options: WriteOptions()) },
-                                         rejects: { entries.append($0) })
+                                         setAside: { entries.append($0) })
         // The sample's six trips: two merged by the 1.0.0 -> 2.0.0 stage, one more into the stored trip.
         #expect(summary.read == 6)
         #expect(summary.merged == 3)

@@ -16,7 +16,7 @@ struct DecodeAheadTests {
             defer { position += 1 }
             let origin = RecordOrigin(source: "in", record: position + 1, line: position + 1)
             if position % 37 == 36 {
-                return .rejected(Rejection(kind: .rejected, origin: origin, reason: "bad record \(position)"))
+                return .rejected(SetAsideRecord(kind: .rejected, origin: origin, reason: "bad record \(position)"))
             }
             return .trip(TripRecord(object: object(TestTrip(name: "trip \(position % 1000)", destination: "d\(position)")),
                                     origin: origin))

@@ -21,13 +21,13 @@ struct PipelineTests {
         let writer = CollectingWriter()
         var p = Pipeline()
         p.keepsGoing = true
-        var ledger: [Rejection] = []
+        var ledger: [SetAsideRecord] = []
         let summary = try p.run([
             input("a", version: Self.v1, [trip(TestTrip(name: "X"), Self.v1, 1), trip(TestTrip(name: "Y"), Self.v1, 2),
                                           trip(TestTrip(name: "X", destination: "X2"), Self.v1, 3)]),
             input("b", version: Self.v3, [trip(TestTrip(name: "Z"), Self.v3, 1, source: "b"),
                                           trip(TestTrip(name: "Y", destination: "Y2"), Self.v3, 2, source: "b")]),
-        ], into: { writer }, rejects: { ledger.append($0) })
+        ], into: { writer }, setAside: { ledger.append($0) })
         #expect(writer.objects == [object(TestTrip(name: "X", destination: "X2")), object(TestTrip(name: "Y", destination: "Y2")),
                                    object(TestTrip(name: "Z"))])
         #expect(writer.finished)
@@ -59,7 +59,7 @@ struct PipelineTests {
 
     @Test("a bad record fails the run, aborts the writer and names the place, unless rejects are kept")
     func badRecord() throws {
-        let bad = ReadItem.rejected(Rejection(origin: RecordOrigin(source: "a.json", record: 2, line: 9, column: 3), reason: "missing required field 'name'"))
+        let bad = ReadItem.rejected(SetAsideRecord(origin: RecordOrigin(source: "a.json", record: 2, line: 9, column: 3), reason: "missing required field 'name'"))
         let writer = CollectingWriter()
         #expect {
             try Pipeline().run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), bad])], into: { writer })
@@ -69,8 +69,8 @@ struct PipelineTests {
         let keeping = CollectingWriter()
         var p = Pipeline()
         p.keepsGoing = true
-        var set: [Rejection] = []
-        let s = try p.run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), bad])], into: { keeping }, rejects: { set.append($0) })
+        var set: [SetAsideRecord] = []
+        let s = try p.run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), bad])], into: { keeping }, setAside: { set.append($0) })
         #expect(keeping.objects.count == 1 && s.rejected == 1 && s.read == 2 && set.count == 1)
     }
 
@@ -82,7 +82,7 @@ struct PipelineTests {
             let n = Int(rng.next() % 40)
             for i in 0..<n {
                 if rng.next() % 7 == 0 {
-                    items.append(.rejected(Rejection(origin: RecordOrigin(source: "a", record: i + 1), reason: "bad")))
+                    items.append(.rejected(SetAsideRecord(origin: RecordOrigin(source: "a", record: i + 1), reason: "bad")))
                 } else {
                     items.append(trip(TestTrip(name: "N\(rng.next() % 10)"), Self.v1, i + 1))
                 }
@@ -99,12 +99,12 @@ struct PipelineTests {
     /// A store-like writer that merges the 2nd trip it is given into an earlier one and rejects the 3rd.
     final class LedgerWriter: RecordWriter, LedgerKeeping {
         var given = 0
-        var ledger: [Rejection] = []
+        var ledger: [SetAsideRecord] = []
         func write(_ object: ModelObject) throws {
             given += 1
             let origin = RecordOrigin(source: "out.sqlite", record: given)
-            if given == 2 { ledger.append(Rejection(kind: .merged, origin: origin, reason: "merged into the stored trip")) }
-            if given == 3 { ledger.append(Rejection(kind: .rejected, origin: origin, reason: "the store refused it")) }
+            if given == 2 { ledger.append(SetAsideRecord(kind: .merged, origin: origin, reason: "merged into the stored trip")) }
+            if given == 3 { ledger.append(SetAsideRecord(kind: .rejected, origin: origin, reason: "the store refused it")) }
         }
         func finish() throws {}
     }
@@ -112,7 +112,7 @@ struct PipelineTests {
     @Test("trips a store merges or rejects count once, not also as written, and carry their input origin")
     func storeLedger() throws {
         let items = (1...4).map { trip(TestTrip(name: "T\($0)"), Self.v3, $0, source: "in.json") }
-        var seen: [Rejection] = []
+        var seen: [SetAsideRecord] = []
         var p = Pipeline()
         p.keepsGoing = true
         let s = try p.run([input("in.json", version: Self.v3, items)], into: { LedgerWriter() }) { seen.append($0) }

@@ -33,7 +33,8 @@ struct SchemaTests {
     @Test("the plan orders the three versions and has a custom then a lightweight stage")
     func plan() {
         #expect(TripMigrationPlan.versions.map(\.description) == ["1.0.0", "2.0.0", "3.0.0"])
-        #expect(TripMigrationPlan.stages.map(\.kind) == ["custom", "lightweight"])
+        #expect(TripMigrationPlan.stages.map(\.kind) == [.custom, .lightweight])
+        #expect(TripMigrationPlan.stages.map { "\($0.kind)" } == ["custom", "lightweight"])
         #expect(TripMigrationPlan.stages.map { "\($0.fromVersion.versionIdentifier)>\($0.toVersion.versionIdentifier)" } == ["1.0.0>2.0.0", "2.0.0>3.0.0"])
     }
 

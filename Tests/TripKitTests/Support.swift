@@ -80,5 +80,5 @@ func build(_ builder: inout RecordBuilder, record: Int = 1, line: Int? = nil,
 
 extension ReadItem {
     var trip: TripRecord? { if case .trip(let t) = self { return t }; return nil }
-    var rejection: Rejection? { if case .rejected(let r) = self { return r }; return nil }
+    var rejection: SetAsideRecord? { if case .rejected(let r) = self { return r }; return nil }
 }

@@ -3,7 +3,7 @@ import TripKit
 /// Everything a reader gave, read to the end.
 public struct ReadItems {
     public var trips: [TripRecord] = []
-    public var rejections: [Rejection] = []
+    public var rejections: [SetAsideRecord] = []
     public var detection: Detection
     /// Whether the reader said nil again when asked once more after the end, as readers must.
     public var endsAgain = true

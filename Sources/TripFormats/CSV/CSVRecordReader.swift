@@ -62,7 +62,7 @@ struct CSVRecordReader: RecordReader {
         let origin = RecordOrigin(source: rows.name, record: record, line: rows.rowLine)
         guard rows.cellCount == plan.width else {
             let reason = "expected \(plan.width) cells as the header has, found \(rows.cellCount)"
-            return .rejected(Rejection(origin: origin, reason: reason, text: rows.rawText))
+            return .rejected(SetAsideRecord(origin: origin, reason: reason, text: rows.rawText))
         }
         builder.beginRecord(origin: origin)
         for s in plan.root { builder.set(s.field, token(s)) }

@@ -152,8 +152,8 @@ struct CSVTablesReader: RecordReader {
     private mutating func read(_ plan: CSVColumnPlan) throws -> ReadItem {
         let origin = RecordOrigin(source: rows.name, record: record, line: rows.rowLine)
         guard rows.cellCount == plan.width else {
-            return .rejected(Rejection(origin: origin, reason: "expected \(plan.width) cells as the header has, found \(rows.cellCount)",
-                                       text: rows.rawText))
+            return .rejected(SetAsideRecord(origin: origin, reason: "expected \(plan.width) cells as the header has, found \(rows.cellCount)",
+                                            text: rows.rawText))
         }
         let key = rows.string(keyColumn)
         guard keys.insert(key).inserted else {

@@ -251,8 +251,8 @@ public struct JSONRecordReader: RecordReader {
         }
         let kind = JSONScanner.kindOfValue(startingWith: b)
         try scanner.skipValue(depth: tripsDepth)
-        return .rejected(Rejection(origin: origin, reason: "expected a trip object, found \(kind)",
-                                  text: scanner.takePinnedText()))
+        return .rejected(SetAsideRecord(origin: origin, reason: "expected a trip object, found \(kind)",
+                                        text: scanner.takePinnedText()))
     }
 
     /// Ends the builder's record; a rejection gets the record's text, if it was kept.
@@ -287,7 +287,7 @@ public struct JSONRecordReader: RecordReader {
                 recordCount += 1
                 let origin = RecordOrigin(source: name, record: recordCount, line: scanner.line, column: 1)
                 try scanner.skipLine()
-                return .rejected(Rejection(origin: origin, reason: "a line longer than \(JSONLimits.describe(bytes: scanner.limits.maxLineBytes))"))
+                return .rejected(SetAsideRecord(origin: origin, reason: "a line longer than \(JSONLimits.describe(bytes: scanner.limits.maxLineBytes))"))
             }
             let lineStart = scanner.pos
             let hasNewline = lineEnd < scanner.end
@@ -310,14 +310,14 @@ public struct JSONRecordReader: RecordReader {
                     let kind = JSONScanner.kindOfValue(startingWith: b)
                     try scanner.skipValue(depth: 0)
                     if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the JSON value") }
-                    item = .rejected(Rejection(origin: origin, reason: "expected a trip object, found \(kind)"))
+                    item = .rejected(SetAsideRecord(origin: origin, reason: "expected a trip object, found \(kind)"))
                 }
             } catch let e as JSONSyntaxError {
                 // The place of a line that does not parse is where it stops parsing.
                 var at = origin
                 at.line = e.line
                 at.column = e.column
-                item = .rejected(Rejection(origin: at, reason: e.message))
+                item = .rejected(SetAsideRecord(origin: at, reason: e.message))
             }
             if case .rejected(var rejection) = item {
                 var stop = lineEnd

@@ -51,7 +51,7 @@ enum SQLiteMigration {
         for sql in SQLiteLayout.metadataStatements { try connection.execute(sql) }
         let tripsBefore = try tripCount(connection, store.schema)
         var current = store
-        var ledger: [Rejection] = []
+        var ledger: [SetAsideRecord] = []
         var records: [SQLiteMigrationRecord] = []
         for step in steps {
             let before = try tripCount(connection, step.from)
@@ -111,7 +111,7 @@ enum SQLiteMigration {
 
     /// Runs a stage's code on the store's trips and writes back what it changed; returns its ledger.
     private static func runCustomCode(_ code: @Sendable (MigrationContext) throws -> Void, _ connection: SQLiteConnection,
-                                      store: SQLiteStoreStructure.Detected, policy: DeduplicationPolicy) throws -> [Rejection] {
+                                      store: SQLiteStoreStructure.Detected, policy: DeduplicationPolicy) throws -> [SetAsideRecord] {
         let loaded = try load(connection, store: store)
         let context = MigrationContext(schema: store.schema, policy: policy, objects: loaded.objects, origins: loaded.origins)
         do {

@@ -37,7 +37,7 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
     public var stages: [SQLiteMigrationRecord]
     /// Trips merged into another (`.merged`) or dropped (`.dropped`) by the deduplication, with their
     /// origin (the store, and the trip's place in row-id order, as reading the store numbers it).
-    public var ledger: [Rejection]
+    public var ledger: [SetAsideRecord]
     /// The trips the store held before the migration.
     public var tripsBefore: Int
     /// The trips it holds after.
@@ -46,7 +46,7 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
     public var backup: String?
 
     /// A report of a migration.
-    public init(from: SchemaVersion, to: SchemaVersion, stages: [SQLiteMigrationRecord], ledger: [Rejection],
+    public init(from: SchemaVersion, to: SchemaVersion, stages: [SQLiteMigrationRecord], ledger: [SetAsideRecord],
                 tripsBefore: Int, tripsAfter: Int, backup: String? = nil) {
         self.from = from; self.to = to; self.stages = stages; self.ledger = ledger
         self.tripsBefore = tripsBefore; self.tripsAfter = tripsAfter; self.backup = backup
@@ -106,7 +106,7 @@ public struct SQLiteMigrationPreview: Sendable {
     /// The shared names a stage that makes the name unique would meet.
     public var duplicates: [DuplicateName]
     /// The trips that would be merged or dropped.
-    public var ledger: [Rejection]
+    public var ledger: [SetAsideRecord]
     /// Why the migration would fail (duplicates under `fail`), if it would.
     public var failure: TripError?
     /// The trips the store holds.

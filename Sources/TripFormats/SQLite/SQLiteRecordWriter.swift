@@ -27,7 +27,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     /// (`.dropped`), with why. A trip that replaces one the store held before (`last`) is written as
     /// given: it is not here but counted in `replacedStoredTrips`; one that replaces a trip of the
     /// same run is here as `.merged`.
-    public private(set) var ledger: [Rejection] = []
+    public private(set) var ledger: [SetAsideRecord] = []
     /// Stored trips that incoming ones replaced under `last`.
     public private(set) var replacedStoredTrips = 0
     /// Trips with row ids up to this were in the store before this run (0 for a new store).
@@ -211,8 +211,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             let key = name.stringValue ?? name.literal
             if refusedSet.insert(key).inserted { refusedNames.append(key) }
         case .first:
-            ledger.append(Rejection(kind: .dropped, origin: origin,
-                                    reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
+            ledger.append(SetAsideRecord(kind: .dropped, origin: origin,
+                                         reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
         case .last:
             try replace(storedID, with: object, statements, record: record)
             if storedID <= storedIDLimit && replacedIDs.insert(storedID).inserted {
@@ -221,8 +221,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             } else {
                 // One of this run's own trips, written earlier (the pipeline never sends two of a
                 // name; a caller of the writer may): the two count as one written, one merged.
-                ledger.append(Rejection(kind: .merged, origin: origin,
-                                        reason: "duplicate \(unique.name) \(nameText): replaced the trip written before it in this run (row id \(storedID))"))
+                ledger.append(SetAsideRecord(kind: .merged, origin: origin,
+                                             reason: "duplicate \(unique.name) \(nameText): replaced the trip written before it in this run (row id \(storedID))"))
             }
         case .merge:
             let stored = try load(storedID, statements)
@@ -230,8 +230,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                                            origins: [RecordOrigin(source: path, record: 0), origin])
             try context.deduplicate(layout.root.name, by: unique.name)
             try replace(storedID, with: context.objects[0], statements, record: record)
-            ledger.append(Rejection(kind: .merged, origin: origin,
-                                    reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
+            ledger.append(SetAsideRecord(kind: .merged, origin: origin,
+                                         reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
         }
     }
 

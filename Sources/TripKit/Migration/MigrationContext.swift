@@ -19,7 +19,7 @@ public final class MigrationContext {
     var arena = ObjectArena()
     public let policy: DeduplicationPolicy
     /// Records merged into others or dropped by the policy, with where they came from.
-    public internal(set) var ledger: [Rejection] = []
+    public internal(set) var ledger: [SetAsideRecord] = []
 
     public init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                 objects: [ModelObject] = [], origins: [RecordOrigin] = []) {
@@ -133,15 +133,15 @@ public final class MigrationContext {
                 duplicateCount += 1
                 if seenDuplicate.insert(name).inserted { duplicateNames.append(name) }
             case .first:
-                ledger.append(Rejection(kind: .dropped, origin: origin,
+                ledger.append(SetAsideRecord(kind: .dropped, origin: origin,
                     reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, the first occurrence (\(arena.unpack(kept[at].origin))) wins"))
             case .last:
-                ledger.append(Rejection(kind: .dropped, origin: arena.unpack(latest[at]),
+                ledger.append(SetAsideRecord(kind: .dropped, origin: arena.unpack(latest[at]),
                     reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, a later occurrence (\(origin)) wins"))
                 kept[at] = ObjectArena.Entry(chunk: e.chunk, offset: e.offset, origin: kept[at].origin)
                 latest[at] = e.origin
             case .merge:
-                ledger.append(Rejection(kind: .merged, origin: origin,
+                ledger.append(SetAsideRecord(kind: .merged, origin: origin,
                     reason: "duplicate \(attributeName) \(name.quotedForMessage): merged into the trip first seen at \(arena.unpack(kept[at].origin))"))
                 let merged = merge(arena.object(kept[at]), with: arena.object(e), entity: entity)
                 kept[at] = arena.store(merged, origin: kept[at].origin)

@@ -71,8 +71,11 @@ public struct TripRecord: Sendable {
     public init(object: ModelObject, origin: RecordOrigin) { self.object = object; self.origin = origin }
 }
 
-/// A record that was not kept, with why and where it came from.
-public struct Rejection: Sendable, Hashable {
+/// A record set aside rather than written as read, with why and where it came from: a record a
+/// reader rejected, or a duplicate that was merged into another or dropped by the policy (`kind`
+/// says which). The pipeline's `setAside` callback, a migration context's and a store writer's
+/// `ledger`, and the CLI's `--rejects` file hold these.
+public struct SetAsideRecord: Sendable, Hashable {
     public enum Kind: String, Sendable {
         /// The record was bad: a field missing, a value of the wrong type, a line that does not parse.
         case rejected
@@ -91,3 +94,7 @@ public struct Rejection: Sendable, Hashable {
         self.kind = kind; self.origin = origin; self.reason = reason; self.text = text
     }
 }
+
+/// The earlier name of `SetAsideRecord`, which holds merged and dropped records as well as rejected ones.
+@available(*, deprecated, renamed: "SetAsideRecord")
+public typealias Rejection = SetAsideRecord

@@ -420,7 +420,7 @@ public struct RecordBuilder {
         while depth > 1 { endObject() }
         defer { resetFrame(0); depth = 0 }
         if sawTransient { transientIgnored += 1 }
-        func reject(_ reason: String) -> ReadItem { .rejected(Rejection(origin: origin, reason: reason, text: text)) }
+        func reject(_ reason: String) -> ReadItem { .rejected(SetAsideRecord(origin: origin, reason: reason, text: text)) }
 
         if !unknown.isEmpty {
             let names = unknown.map { "'\($0)'" }.joined(separator: ", ") + (unknownMore > 0 ? " and \(unknownMore) more" : "")

@@ -44,7 +44,8 @@ public struct ReadOptions: Sendable, Equatable {
 /// What a reader yields: a trip, or a record it could not make a trip of.
 public enum ReadItem: Sendable {
     case trip(TripRecord)
-    case rejected(Rejection)
+    /// A record the reader could not make a trip of, set aside with kind `.rejected`, its place and why.
+    case rejected(SetAsideRecord)
 }
 
 /// How an input's version was decided.

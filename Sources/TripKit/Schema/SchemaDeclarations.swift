@@ -144,9 +144,16 @@ public enum MigrationStage: Sendable {
         }
     }
 
-    public var kind: String {
-        if case .custom = self { return "custom" }
-        return "lightweight"
+    /// Which of the two cases a stage is; its `description` ("lightweight", "custom") is what messages say.
+    public enum Kind: String, Sendable, CustomStringConvertible {
+        case lightweight
+        case custom
+        public var description: String { rawValue }
+    }
+
+    public var kind: Kind {
+        if case .custom = self { return .custom }
+        return .lightweight
     }
 }
 
