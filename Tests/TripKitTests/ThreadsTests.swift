@@ -34,8 +34,11 @@ struct ThreadsTests {
         return size
     }
 
-    @Test("a thread gets the stack size asked for (the main thread's 8 MiB by default, nil: the system's)",
-          arguments: [Threads.mainStackSize, 1 << 20, 3 << 20, nil] as [Int?])
+    /// glibc may hand a new thread the cached stack of a thread that ended, if it is at least as large
+    /// (up to four times), so a thread's stack is at least the size asked for; 16 MiB is more than any
+    /// default, so it shows the size reaching the thread.
+    @Test("a thread gets at least the stack size asked for (the main thread's 8 MiB by default, nil: the system's)",
+          arguments: [Threads.mainStackSize, 16 << 20, 1 << 20, nil] as [Int?])
     func stackSize(asked: Int?) throws {
         let seen = Mutex(0)
         let body = { seen.withLock { $0 = ThreadsTests.ownStackSize() } }
@@ -43,7 +46,7 @@ struct ThreadsTests {
         let thread = try #require(started)
         thread.join()
         let size = seen.withLock { $0 }
-        #expect(size == (asked ?? Self.defaultStackSize()))
+        #expect(size >= (asked ?? Self.defaultStackSize()))
     }
 
     @Test("join waits for the body's end; a detached thread runs its body to the end on its own")
