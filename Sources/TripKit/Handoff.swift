@@ -1,19 +1,19 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Batches made on a thread of their own and taken on the calling thread, in order, with at most
 /// `window` batches waiting, so memory stays bounded.
 ///
-/// Two users: the pipeline decodes ahead (trips decoded from the arena on the producer's thread
-/// while the calling thread hands earlier ones to a store writer), and the XML reader parses ahead
-/// (libxml2 on the producer's thread, trips built from its events on the calling thread). Batches
-/// and the producer's error reach the calling thread in the order they would without the thread;
-/// only the calling thread acts on them.
+/// The package's one producer/consumer hand-off, with three users: the pipeline decodes ahead
+/// (trips decoded from the arena on the producer's thread while the calling thread hands earlier
+/// ones to a store writer), and the XML and YAML readers parse ahead (libxml2 or libyaml on the
+/// producer's thread, trips built from its events on the calling thread). Batches and the
+/// producer's error reach the calling thread in the order they would without the thread; only the
+/// calling thread acts on them.
 ///
-/// Batches the taker is done with go back to the producer (`giveBack`, returned by `put`), to be
-/// filled again or dropped there: memory is then reused, or freed by the thread that allocated it
-/// (freeing another thread's blocks costs malloc's locks).
+/// Batches the taker is done with may go back to the producer (`giveBack`, returned by `put`), to
+/// be filled again or dropped there: memory is then reused, or freed by the thread that allocated it
+/// (freeing another thread's blocks costs malloc's locks). The XML reader and the decode-ahead give
+/// batches back; the YAML reader does not (its producer makes each batch anew).
+///
+/// The producer's thread starts with `Threads.start`; the waiting is on a `Monitor`.
 public final class Handoff<Batch>: @unchecked Sendable {
     private let monitor = Monitor()
     private var ready: [Batch] = []
@@ -22,18 +22,20 @@ public final class Handoff<Batch>: @unchecked Sendable {
     private var cancelled = false
     private var returned: [Batch] = []
     private let window: Int
-    private var thread = pthread_t()
+    private var thread: StartedThread?
     /// Whether the thread was joined or let go (by the taker's thread only).
     private var settled = false
 
     private init(window: Int) { self.window = window }
 
-    /// Starts `produce` on a thread of its own; it hands over batches with `put` (which returns nil
-    /// once the taker has gone: stop then) and returns or throws at its end. Nil when no thread could
-    /// be started: the caller then does the work itself.
-    public static func start(window: Int = 4, _ produce: @escaping (Handoff<Batch>) throws -> Void) -> Handoff<Batch>? {
+    /// Starts `produce` on a thread of its own, with a stack of `stackSize` bytes (the main thread's
+    /// 8 MiB by default; nil: the system's default for a new thread); it hands over batches with
+    /// `put` (which returns nil once the taker has gone: stop then) and returns or throws at its end.
+    /// Nil when no thread could be started: the caller then does the work itself.
+    public static func start(window: Int = 4, stackSize: Int? = 8 << 20,
+                             _ produce: @escaping (Handoff<Batch>) throws -> Void) -> Handoff<Batch>? {
         let handoff = Handoff(window: window)
-        guard let thread = Threads.start({
+        guard let thread = Threads.start(stackSize: stackSize, {
             var failure: (any Error)?
             do { try produce(handoff) } catch { failure = error }
             handoff.monitor.withLock {
@@ -80,7 +82,7 @@ public final class Handoff<Batch>: @unchecked Sendable {
         }
         if next == nil, !settled {
             settled = true
-            pthread_join(thread, nil)
+            thread?.join()
         }
         return next
     }
@@ -96,7 +98,7 @@ public final class Handoff<Batch>: @unchecked Sendable {
         }
         if !settled {
             settled = true
-            pthread_detach(thread)
+            thread?.detach()
         }
     }
 }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A writer whose trips are independent runs of bytes (JSON Lines, a JSON array's elements, CSV
 /// rows): the pipeline can then format trips on several threads and hand the bytes over in order.
 public protocol RecordEncoding: RecordWriter {
@@ -42,7 +38,7 @@ enum OrderedEncoding {
         }
         guard threads > 1, batches > 1 else { return try formatHere() }
         let shared = Shared(window: 4 * threads)
-        var workers: [pthread_t] = []
+        var workers: [StartedThread] = []
         for _ in 0..<threads {
             let job = Job(shared: shared, batches: batches, range: range, encode: encode)
             guard let thread = Threads.start({ job.run() }) else { break }
@@ -50,7 +46,7 @@ enum OrderedEncoding {
         }
         defer {
             shared.stop()
-            for t in workers { pthread_join(t, nil) }
+            for t in workers { t.join() }
         }
         // No thread could be started: format here.
         guard !workers.isEmpty else { return try formatHere() }
@@ -60,7 +56,8 @@ enum OrderedEncoding {
         }
     }
 
-    /// The state the writer and the workers share, under one mutex.
+    /// The state the writer and the workers share, under one `Monitor` (the workers wait for room in
+    /// the window, the writer for the next batch).
     final class Shared: @unchecked Sendable {
         private let monitor = Monitor()
         private var next = 0

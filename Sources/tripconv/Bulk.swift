@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import TripKit
 import TripFormats
 
@@ -51,16 +52,18 @@ struct BulkRun {
         }
         let results = Results(count: inputs.count)
         let next = Counter()
-        var workers: [WorkerThread] = []
-        for _ in 0..<max(1, min(jobs, inputs.count)) {
-            let worker = WorkerThread { [self] in
-                while let i = next.take(below: inputs.count) {
-                    results.set(i, convert(i, output: outputs[i], results: results))
-                }
+        let work = { [self] in
+            while let i = next.take(below: inputs.count) {
+                results.set(i, convert(i, output: outputs[i], results: results))
             }
-            worker.start()
+        }
+        var workers: [StartedThread] = []
+        for _ in 0..<max(1, min(jobs, inputs.count)) {
+            guard let worker = Threads.start(work) else { break }
             workers.append(worker)
         }
+        // No thread could be started: convert here.
+        if workers.isEmpty { work() }
         for w in workers { w.join() }
         return results.all
     }
@@ -78,11 +81,11 @@ struct BulkRun {
                     CountingReader(base: try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
                 }],
                 into: { try FormatFactory.makeWriter(.file(output), format: format, options: writeOptions) },
-                setAside: { entry in try results.withLock { try rejects?.write(RejectsFile.line(entry)) } })
+                setAside: { entry in try results.serialized { try rejects?.write(RejectsFile.line(entry)) } })
             return Outcome(input: input.location.name, output: output, summary: summary, error: nil, seconds: monotonicSeconds() - started)
         } catch {
             let e = error as? TripError ?? TripError(.io, "\(error)")
-            results.withLock {
+            results.serialized {
                 Diagnostics.print("tripconv: \(e.message)")
                 for n in e.notes { Diagnostics.print("note: \(n)") }
             }
@@ -138,11 +141,10 @@ struct BulkRun {
 }
 
 /// The next index to convert, shared by the workers.
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    private let lock = Lock()
+final class Counter: Sendable {
+    private let value = Mutex(0)
     func take(below limit: Int) -> Int? {
-        lock.withLock {
+        value.withLock { value in
             guard value < limit else { return nil }
             defer { value += 1 }
             return value
@@ -151,11 +153,15 @@ final class Counter: @unchecked Sendable {
 }
 
 /// The outcomes, and the lock that serializes the shared rejects file and messages.
-final class Results: @unchecked Sendable {
-    private var outcomes: [BulkRun.Outcome?]
-    private let lock = Lock()
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ o: BulkRun.Outcome) { lock.withLock { outcomes[i] = o } }
-    var all: [BulkRun.Outcome] { lock.withLock { outcomes.map { $0! } } }
-    func withLock<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock(body) }
+final class Results: Sendable {
+    private let outcomes: Mutex<[BulkRun.Outcome?]>
+    /// Held while a worker writes to the rejects file or prints a message.
+    private let output = Mutex(())
+    init(count: Int) { outcomes = Mutex(Array(repeating: nil, count: count)) }
+    func set(_ i: Int, _ o: BulkRun.Outcome) { outcomes.withLock { $0[i] = o } }
+    var all: [BulkRun.Outcome] { outcomes.withLock { $0.map { $0! } } }
+    /// Runs `body` while no other worker writes to the rejects file or prints.
+    func serialized<E: Error>(_ body: () throws(E) -> Void) throws(E) {
+        try output.withLock { _ throws(E) in try body() }
+    }
 }

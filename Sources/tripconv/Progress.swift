@@ -22,14 +22,17 @@ struct CountingReader: RecordReader {
 /// A progress bar on standard error, redrawn a few times a second once the work has taken more than a
 /// moment: bytes and trips done, rate, ETA, current file. Only where standard error is a terminal and
 /// -q was not given; never on a pipe.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
     private let totalBytes: Int
     private let started = monotonicSeconds()
-    private let lock = Lock()
-    private var current = ""
-    private var finished = false
-    private var drawn = false
-    private var thread: WorkerThread?
+    private struct State {
+        var current = ""
+        var finished = false
+        var drawn = false
+        var thread: StartedThread?
+    }
+    /// Held also while the bar is drawn, so `stop` clears it after the last drawing.
+    private let state = Mutex(State())
 
     static func start(quiet: Bool, inputs: [ResolvedInput]) -> ProgressBar? {
         guard !quiet, isatty(2) == 1 else { return nil }
@@ -41,20 +44,20 @@ final class ProgressBar: @unchecked Sendable {
             }
         }
         let bar = ProgressBar(totalBytes: total)
-        let t = WorkerThread { bar.loop() }
-        bar.thread = t
-        t.start()
+        // No thread, no bar.
+        guard let thread = Threads.start({ bar.loop() }) else { return nil }
+        bar.state.withLock { $0.thread = thread }
         return bar
     }
 
     private init(totalBytes: Int) { self.totalBytes = totalBytes }
 
-    func setCurrent(_ name: String) { lock.withLock { current = name } }
+    func setCurrent(_ name: String) { state.withLock { $0.current = name } }
 
     private func loop() {
         while true {
             usleep(200_000)
-            let (done, name) = lock.withLock { (finished, current) }
+            let (done, name) = state.withLock { ($0.finished, $0.current) }
             if done { return }
             let elapsed = monotonicSeconds() - started
             guard elapsed > 0.5 else { continue }
@@ -75,21 +78,27 @@ final class ProgressBar: @unchecked Sendable {
         line += "  \(trips) trips  " + oneDecimal(rate / 1e6) + " MB/s"
         if totalBytes > bytes, rate > 0 { line += "  ETA \(Int((Double(totalBytes - bytes) / rate).rounded())) s" }
         if !name.isEmpty { line += "  " + name }
-        lock.withLock {
-            drawn = true
+        state.withLock {
+            $0.drawn = true
             writeAll(2, line)
         }
     }
 
     /// Stops and clears the bar, so the summary line starts clean.
     func stop() {
-        let wasDrawn = lock.withLock { () -> Bool in
-            let was = drawn && !finished
-            finished = true
-            return was
+        let (wasDrawn, thread) = state.withLock { state -> (Bool, StartedThread?) in
+            let was = state.drawn && !state.finished
+            state.finished = true
+            defer { state.thread = nil }
+            return (was, state.thread)
         }
         if wasDrawn { writeAll(2, "\r\u{1B}[K") }
         thread?.join()
-        thread = nil
     }
+}
+
+/// `12.3` with one decimal, without Foundation's String(format:).
+func oneDecimal(_ x: Double) -> String {
+    let tenths = Int((x * 10).rounded())
+    return "\(tenths / 10).\(abs(tenths % 10))"
 }

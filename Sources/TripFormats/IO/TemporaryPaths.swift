@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 import TripKit
 
 /// The temporary files and directories that outputs are written to before they are renamed into
@@ -85,17 +86,10 @@ public enum TemporaryPaths {
     /// threads at once (`--jobs`, parallel tests), and without it two threads could claim one slot,
     /// or one could compare a path another has just freed (AddressSanitizer: heap-use-after-free in
     /// `unregister`). The signal handler's `removeAll` reads the table without it.
-    nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        m.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(m, nil)
-        return m
-    }()
+    private static let lock = Mutex(())
 
-    private static func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return body()
+    private static func locked(_ body: () -> Void) {
+        lock.withLock { _ in body() }
     }
 
     /// Registers a path for removal on a signal.

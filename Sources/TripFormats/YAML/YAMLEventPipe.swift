@@ -1,73 +1,33 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// Runs libyaml on a thread of its own and hands its events to the trip reader in batches, so
 /// that parsing and building trips overlap: libyaml alone takes about half of a read's time.
 /// The parse thread only copies each event's bytes; strings are made on the reader's side.
 ///
-/// The queue holds at most `capacity` batches, so memory stays bounded whatever the input's size;
-/// events, then the end of the stream or an error, arrive in order. Dropping the pipe stops the
-/// thread at its next batch. If no thread can be made, the pipe parses on the caller's thread.
+/// The thread and the queue are a `Handoff` (the one the XML reader and the decode-ahead use): at
+/// most `window` batches wait, so memory stays bounded whatever the input's size; events, then the
+/// end of the stream or an error, arrive in order. The thread starts with the pipe; dropping the
+/// pipe cancels the hand-off, and the thread stops at its next batch. Each batch is made anew by
+/// the producer (none is given back). Without a thread (`threaded: false`, or none could be
+/// started) the pipe parses on the caller's thread, one event at a time.
 final class YAMLEventPipe {
     static let batchSize = 4096
     /// A batch is also handed over once its texts reach this many bytes.
     static let batchBytes = 1 << 20
-    static let capacity = 4
+    /// The batches that may wait for the reader.
+    static let window = 4
 
-    /// What both threads touch: the queue and the flags, always under `monitor`; the parser, only
-    /// by the producer (or by the caller when there is no thread).
-    private final class Shared: @unchecked Sendable {
-        let parser: YAMLEventParser
-        let monitor = Monitor()
-        var queue: [(batch: YAMLEventBatch, input: YAMLBatchInput)] = []
-        var finished = false
-        var error: Error?
-        var cancelled = false
-
-        init(parser: YAMLEventParser) {
-            self.parser = parser
-        }
-
-
-        /// The producer: parse and queue batches until the end, an error, or cancellation.
-        func produce() {
-            let parser = self.parser
-            var batch = YAMLEventBatch.empty()
-            var input = YAMLBatchInput(lowMark: parser.lowMark)
-            while true {
-                var failure: Error? = nil
-                var end = false
-                do {
-                    end = try parser.parse(into: &batch) == .streamEnd
-                } catch {
-                    failure = error
-                }
-                if failure == nil && !end && batch.events.count < YAMLEventPipe.batchSize
-                    && batch.bytes.count < YAMLEventPipe.batchBytes
-                    && parser.unsealedInputBytes < YAMLEventPipe.batchBytes { continue }
-                parser.seal(into: &input)
-                monitor.lock()
-                while queue.count >= YAMLEventPipe.capacity && !cancelled { monitor.wait() }
-                if cancelled { monitor.unlock(); return }
-                queue.append((batch, input))
-                if failure != nil || end { finished = true; error = failure }
-                monitor.broadcast()
-                monitor.unlock()
-                if failure != nil || end { return }
-                batch = YAMLEventBatch.empty()
-                input = YAMLBatchInput(lowMark: parser.lowMark)
-            }
-        }
+    /// Events parsed together, and the input read meanwhile.
+    struct Batch {
+        var events: YAMLEventBatch
+        var input: YAMLBatchInput
     }
 
-    private let shared: Shared
-    private var thread: pthread_t? = nil
+    /// Touched by the parse thread only, when there is one; else by the caller.
+    private let parser: YAMLEventParser
+    private let handoff: Handoff<Batch>?
     /// Whether the parser runs on a thread of its own.
-    var isThreaded: Bool { thread != nil }
+    var isThreaded: Bool { handoff != nil }
     // The consumer's batch and position, read for every event from one thread.
     @exclusivity(unchecked) private var batch = YAMLEventBatch()
     @exclusivity(unchecked) private var position = 0
@@ -78,41 +38,44 @@ final class YAMLEventPipe {
     let name: String
     let limits: YAMLLimits
 
-    /// `threaded: false` parses on the caller's thread (for measurements).
+    /// `threaded: false` parses on the caller's thread (`ReadOptions.parsesAhead`, measurements).
     init(parser: YAMLEventParser, threaded: Bool = true) {
         name = parser.name
         limits = parser.limits
         keyTable = parser.keyTable
         window = SourceWindow(maxTextBytes: parser.limits.maxRecordTextBytes)
-        shared = Shared(parser: parser)
-        guard threaded else { return }
-        let context = Unmanaged.passRetained(shared).toOpaque()
-        var t = pthread_t()
-        let status = pthread_create(&t, nil, { context in
-            #if canImport(Darwin)
-            let shared = Unmanaged<Shared>.fromOpaque(context).takeRetainedValue()
-            #else
-            let shared = Unmanaged<Shared>.fromOpaque(context!).takeRetainedValue()
-            #endif
-            shared.produce()
-            return nil
-        }, context)
-        if status == 0 {
-            thread = t
-        } else {
-            Unmanaged<Shared>.fromOpaque(context).release()
-        }
+        self.parser = parser
+        // libyaml does not recurse, so the thread keeps the system's default stack.
+        handoff = threaded
+            ? Handoff.start(window: YAMLEventPipe.window, stackSize: nil) { try YAMLEventPipe.produce(parser, into: $0) }
+            : nil
     }
 
-    /// Tells the thread to stop at its next batch and lets it go: it holds its own reference to
-    /// the shared state, and waiting for it could block on an input that never ends (stdin).
-    deinit {
-        guard let thread else { return }
-        shared.monitor.lock()
-        shared.cancelled = true
-        shared.monitor.broadcast()
-        shared.monitor.unlock()
-        pthread_detach(thread)
+    /// Stops the thread at its next batch and lets it go: waiting for it could block on an input
+    /// that never ends (stdin).
+    deinit { handoff?.cancel() }
+
+    /// The producer: parses and hands over batches until the end, an error (thrown after the batch
+    /// that holds the events before it), or the reader's going.
+    private static func produce(_ parser: YAMLEventParser, into handoff: Handoff<Batch>) throws {
+        while true {
+            var batch = YAMLEventBatch.empty()
+            var input = YAMLBatchInput(lowMark: parser.lowMark)
+            var failure: Error? = nil
+            var end = false
+            repeat {
+                do {
+                    end = try parser.parse(into: &batch) == .streamEnd
+                } catch {
+                    failure = error
+                }
+            } while failure == nil && !end && batch.events.count < batchSize
+                && batch.bytes.count < batchBytes && parser.unsealedInputBytes < batchBytes
+            parser.seal(into: &input)
+            guard handoff.put(Batch(events: batch, input: input)) != nil else { return }
+            if let failure { throw failure }
+            if end { return }
+        }
     }
 
     /// The next event; after the stream's end, its end again; an error in its place.
@@ -126,24 +89,14 @@ final class YAMLEventPipe {
     }
 
     private func refill() throws -> YAMLEvent {
-        guard thread != nil else {
+        guard let handoff else {
             // Parsed here, one event at a time.
-            let event = try shared.parser.next()
+            let event = try parser.next()
             takeInputParsedHere()
             return event
         }
-        shared.monitor.lock()
-        while shared.queue.isEmpty && !shared.finished { shared.monitor.wait() }
-        if shared.queue.isEmpty {
-            let error = shared.error
-            shared.monitor.unlock()
-            if let error { throw error }
-            return YAMLEvent(kind: .streamEnd)
-        }
-        let taken = shared.queue.removeFirst()
-        shared.monitor.broadcast()
-        shared.monitor.unlock()
-        batch = taken.batch
+        guard let taken = try handoff.take() else { return YAMLEvent(kind: .streamEnd) }
+        batch = taken.events
         takeInput(taken.input)
         position = 0
         return try next()
@@ -155,7 +108,7 @@ final class YAMLEventPipe {
 
     /// Without a thread: the input read for the event just parsed here, if any.
     private func takeInputParsedHere() {
-        let input = shared.parser.lastInput
+        let input = parser.lastInput
         if !input.segments.isEmpty { takeInput(input) }
     }
 
@@ -164,7 +117,7 @@ final class YAMLEventPipe {
     /// The byte offset of a mapping's start, or where a mapping's text ends, if `event` is the
     /// event this pipe gave last (and not one replayed for an alias); else -1.
     func mappingOffset(of event: YAMLEvent) -> Int {
-        guard thread != nil else { return shared.parser.mappingOffset(of: event) }
+        guard handoff != nil else { return parser.mappingOffset(of: event) }
         guard position > 0, position <= batch.events.count else { return -1 }
         return batch.mappingOffset(at: position - 1, of: event)
     }
