@@ -41,8 +41,6 @@ final class CSVRowReader {
     let limits: CSVLimits
     /// How the separator is chosen at the start of the input.
     private let separatorChoice: SeparatorChoice
-    /// Whether the input began with a `sep=X` line (skipped), and what the header detection chose.
-    private(set) var declaredSeparator: UInt8?
     private let source: (UnsafeMutableRawBufferPointer) throws -> Int
 
     private var buffer: UnsafeMutablePointer<UInt8>
@@ -172,7 +170,6 @@ final class CSVRowReader {
                                      notes: ["leave out --csv-delimiter to read the file with the separator it declares"])
             }
             setSeparator(declared)
-            declaredSeparator = declared
             var next = p + 5
             if next < filled && buffer[next] == CSVRowReader.cr { next += 1 }
             if next < filled && buffer[next] == CSVRowReader.lf { next += 1 }
