@@ -28,6 +28,8 @@ public struct Pipeline {
     /// Whether trips are decoded ahead on a thread of their own while this one hands earlier ones to
     /// a writer that takes objects (a store). Trips and errors arrive in the order they would without.
     public var decodesAhead = false
+    /// Where each input's trips, then all of them, are held between reading and writing.
+    package var holding: () -> any TripHolding = { InMemoryTrips() }
 
     public init() {}
 
@@ -44,12 +46,12 @@ public struct Pipeline {
         var summary = ConversionSummary(targetVersion: targetVersion, policy: policy)
         var writer = try makeWriter()
         do {
-            let all = MigrationContext(schema: targetSchema, policy: policy)
+            let all = MigrationContext(schema: targetSchema, policy: policy, holding: holding())
             for input in inputs {
                 // Read: one input, detected on its own.
                 var reader = try input.open()
                 // The layout is known once the reader has seen the records; the context takes it then.
-                let context = MigrationContext(schema: targetSchema, policy: policy)
+                let context = MigrationContext(schema: targetSchema, policy: policy, holding: holding())
                 var inputSummary = InputSummary(name: input.name)
                 while let item = try reader.next() {
                     switch item {
@@ -91,19 +93,8 @@ public struct Pipeline {
             }
             // Write.
             writer.expect(OutputShape(trips: all.count, longestRelationships: all.longestRelationships()))
-            if var encoding = writer as? any RecordEncoding, encodingThreads > 1, encoding.encodesApart {
-                // Trips formatted on worker threads, written here in order.
-                let encode = encoding.makeEncoder()
-                let arena = all.arena
-                try OrderedEncoding.run(count: all.count, threads: encodingThreads, encode: { range, bytes in
-                    encode({ arena.object(at: $0) }, range, &bytes)
-                }, write: { bytes, trips in try encoding.writeEncoded(bytes, trips: trips) })
-                writer = encoding
-            } else if decodesAhead, let decoded = Pipeline.decodeAhead(all.arena) {
-                try decoded.forEach { object in try writer.write(object) }
-            } else {
-                try all.forEach { object, _ in try writer.write(object) }
-            }
+            writer = try all.trips.write(into: writer, speed: WritingSpeed(encodingThreads: encodingThreads,
+                                                                            decodesAhead: decodesAhead))
             try writer.finish()
             summary.written = all.count
             if let store = writer as? any LedgerKeeping {
@@ -141,26 +132,6 @@ public struct Pipeline {
     public func run(_ inputs: [PipelineInput], into makeWriter: () throws -> any RecordWriter,
                     rejects: (SetAsideRecord) throws -> Void) throws -> ConversionSummary {
         try run(inputs, into: makeWriter, setAside: rejects)
-    }
-}
-
-extension Pipeline {
-    static let handoffBatch = 256
-
-    /// The arena's objects, decoded in order on a thread of their own; nil when none could be started.
-    static func decodeAhead(_ arena: ObjectArena) -> Handoff<[ModelObject]>? {
-        Handoff<[ModelObject]>.start { handoff in
-            var at = 0
-            while at < arena.count {
-                let end = min(arena.count, at + handoffBatch)
-                var batch: [ModelObject] = []
-                batch.reserveCapacity(end - at)
-                for i in at..<end { batch.append(arena.object(at: i)) }
-                // The batches given back are dropped here, freed by the thread that made them.
-                guard handoff.put(batch) != nil else { return }
-                at = end
-            }
-        }
     }
 }
 

@@ -15,70 +15,68 @@ public enum DeduplicationPolicy: String, Sendable, CaseIterable {
 public final class MigrationContext {
     /// The schema the objects are in now.
     public internal(set) var schema: any VersionedSchema.Type
-    /// The root objects (trips) and where each came from, held compactly (see `ObjectArena`).
-    var arena = ObjectArena()
+    /// The root objects (trips), where each came from, and those set aside: see `TripHolding`.
+    package let trips: any TripHolding
     public let policy: DeduplicationPolicy
-    /// Records merged into others or dropped by the policy, with where they came from.
-    public internal(set) var ledger: [SetAsideRecord] = []
 
-    public init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
-                objects: [ModelObject] = [], origins: [RecordOrigin] = []) {
-        self.schema = schema; self.policy = policy
+    /// Records merged into others or dropped by the policy, with where they came from.
+    public internal(set) var ledger: [SetAsideRecord] {
+        get { trips.setAside }
+        set { trips.setAside = newValue }
+    }
+
+    public convenience init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
+                            objects: [ModelObject] = [], origins: [RecordOrigin] = []) {
+        self.init(schema: schema, policy: policy, holding: InMemoryTrips())
         for (i, o) in objects.enumerated() {
-            arena.append(o, origin: i < origins.count ? origins[i] : RecordOrigin(source: "", record: i + 1))
+            trips.put(o, origin: i < origins.count ? origins[i] : RecordOrigin(source: "", record: i + 1))
         }
+    }
+
+    /// A context whose trips are held by `holding`.
+    package init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy, holding: any TripHolding) {
+        self.schema = schema; self.policy = policy; self.trips = holding
     }
 
     /// The root objects (trips), in input order. Each access decodes them all: for small contexts
     /// and tests; the pipeline goes through `forEach`.
     public var objects: [ModelObject] {
         var all: [ModelObject] = []
-        all.reserveCapacity(arena.count)
-        arena.forEach { o, _ in all.append(o) }
+        all.reserveCapacity(trips.count)
+        trips.forEach { o, _ in all.append(o) }
         return all
     }
 
     /// Where each root object came from (the first occurrence, after deduplication).
-    public var origins: [RecordOrigin] { arena.entries.indices.map(arena.origin(at:)) }
+    public var origins: [RecordOrigin] { (0..<trips.count).map(trips.origin(at:)) }
 
     /// Where the root object at a position came from.
-    public func origin(at index: Int) -> RecordOrigin { arena.origin(at: index) }
+    public func origin(at index: Int) -> RecordOrigin { trips.origin(at: index) }
 
     public func insert(_ object: ModelObject, origin: RecordOrigin) {
-        arena.append(object, origin: origin)
+        trips.put(object, origin: origin)
     }
 
     /// Moves another context's objects (already in the same schema) and ledger after this one's.
     public func absorb(_ other: MigrationContext) {
-        arena.absorb(&other.arena)
-        ledger.append(contentsOf: other.ledger)
-        other.ledger = []
+        trips.absorb(other.trips)
     }
 
-    public var count: Int { arena.count }
+    public var count: Int { trips.count }
 
     /// Calls `body` with each root object and its origin, in order.
     public func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows {
-        try arena.forEach(body)
+        try trips.forEach(body)
     }
 
     /// Replaces each root object by `transform(object)`.
     public func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows {
-        try arena.transform(transform)
+        try trips.transform(transform)
     }
 
     /// The longest list of each root relationship over all objects (0 or 1 for a to-one), for
     /// writers whose layout depends on it.
-    public func longestRelationships() -> [Int] {
-        var longest: [Int] = []
-        let arena = self.arena
-        for e in arena.entries {
-            let counts = arena.relationshipCounts(e)
-            if longest.count < counts.count { longest += [Int](repeating: 0, count: counts.count - longest.count) }
-            for (i, n) in counts.enumerated() where n > longest[i] { longest[i] = n }
-        }
-        return longest
-    }
+    public func longestRelationships() -> [Int] { trips.longestRelationships() }
 
     /// Leaves one object per value of the attribute, under the context's policy.
     ///
@@ -91,69 +89,44 @@ public final class MigrationContext {
               let key = entity.attributeIndex(attributeName) else {
             throw TripError.data("cannot deduplicate \(entityName) by \(attributeName) in \(schema.versionIdentifier)")
         }
-        // Work on the arena as a local value (moved out, so appending merged trips copies no chunk):
-        // a class's stored struct is otherwise re-read, retained and released at every access.
-        var arena = self.arena
-        self.arena = ObjectArena()
-        defer { self.arena = arena }
-        var index = KeyIndex(capacity: arena.count)
-        // Per kept object: its current entry (origin: the first occurrence), the entry whose bytes
-        // hold its key, and (for `.last`) the origin of the occurrence that now stands for it.
-        var kept: [ObjectArena.Entry] = []
-        var keyEntries: [ObjectArena.Entry] = []
-        var latest: [ObjectArena.PackedOrigin] = []
-        kept.reserveCapacity(arena.count)
+        var entries: [SetAsideRecord] = []
+        // Under `.last`: the origin of the occurrence that now stands for a kept trip, where it is
+        // not the first one.
+        var standing: [Int: RecordOrigin] = [:]
         var duplicateNames: [String] = []
         var seenDuplicate = Set<String>()
         var duplicateCount = 0
-        for e in arena.entries {
-            let found: Int? = arena.withValueBytes(e, attribute: key) { bytes in
-                let hash = KeyIndex.hash(bytes)
-                var slot = index.start(hash)
-                while let k = index.occupant(slot) {
-                    if index.hashes[k] == UInt32(truncatingIfNeeded: hash),
-                       arena.withValueBytes(keyEntries[k], attribute: key, { $0.elementsEqual(bytes) }) {
-                        return k
-                    }
-                    slot = index.next(slot)
-                }
-                index.insert(kept.count, at: slot, hash: hash)
-                return nil
-            }
-            guard let at = found else {
-                kept.append(e); keyEntries.append(e)
-                if policy == .last { latest.append(e.origin) }
-                continue
-            }
-            let value = arena.value(e, attribute: key)
-            let name = value.stringValue ?? value.literal
-            let origin = arena.unpack(e.origin)
+        let policy = self.policy
+        try trips.deduplicate(attribute: key) { duplicate, decode in
+            let name = (duplicate.key.stringValue ?? duplicate.key.literal).quotedForMessage
             switch policy {
             case .fail:
                 duplicateCount += 1
                 if seenDuplicate.insert(name).inserted { duplicateNames.append(name) }
+                return .keepKept
             case .first:
-                ledger.append(SetAsideRecord(kind: .dropped, origin: origin,
-                    reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, the first occurrence (\(arena.unpack(kept[at].origin))) wins"))
+                entries.append(SetAsideRecord(kind: .dropped, origin: duplicate.origin,
+                    reason: "duplicate \(attributeName) \(name): dropped, the first occurrence (\(duplicate.keptOrigin)) wins"))
+                return .keepKept
             case .last:
-                ledger.append(SetAsideRecord(kind: .dropped, origin: arena.unpack(latest[at]),
-                    reason: "duplicate \(attributeName) \(name.quotedForMessage): dropped, a later occurrence (\(origin)) wins"))
-                kept[at] = ObjectArena.Entry(chunk: e.chunk, offset: e.offset, origin: kept[at].origin)
-                latest[at] = e.origin
+                entries.append(SetAsideRecord(kind: .dropped, origin: standing[duplicate.keptIndex] ?? duplicate.keptOrigin,
+                    reason: "duplicate \(attributeName) \(name): dropped, a later occurrence (\(duplicate.origin)) wins"))
+                standing[duplicate.keptIndex] = duplicate.origin
+                return .takeDuplicate
             case .merge:
-                ledger.append(SetAsideRecord(kind: .merged, origin: origin,
-                    reason: "duplicate \(attributeName) \(name.quotedForMessage): merged into the trip first seen at \(arena.unpack(kept[at].origin))"))
-                let merged = merge(arena.object(kept[at]), with: arena.object(e), entity: entity)
-                kept[at] = arena.store(merged, origin: kept[at].origin)
+                entries.append(SetAsideRecord(kind: .merged, origin: duplicate.origin,
+                    reason: "duplicate \(attributeName) \(name): merged into the trip first seen at \(duplicate.keptOrigin)"))
+                return .replaceKept(merge(decode(.kept), with: decode(.duplicate), entity: entity))
+            }
+        } check: {
+            if policy == .fail, !duplicateNames.isEmpty {
+                let shown = duplicateNames.prefix(5).joined(separator: ", ")
+                let more = duplicateNames.count > 5 ? " and \(duplicateNames.count - 5) more" : ""
+                throw TripError.data("\(duplicateNames.count) \(attributeName)\(duplicateNames.count == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
+                                     notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
             }
         }
-        if policy == .fail, !duplicateNames.isEmpty {
-            let shown = duplicateNames.prefix(5).map(\.quotedForMessage).joined(separator: ", ")
-            let more = duplicateNames.count > 5 ? " and \(duplicateNames.count - 5) more" : ""
-            throw TripError.data("\(duplicateNames.count) \(attributeName)\(duplicateNames.count == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
-                                 notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
-        }
-        arena.entries = kept
+        ledger.append(contentsOf: entries)
     }
 
     /// The merge rule: scalars from the later object; to-many lists united in first-seen order, items
@@ -212,39 +185,6 @@ public final class MigrationContext {
     /// How many values of the attribute occur more than once (for `detect`).
     public func repeatedValues(of attributeName: String) -> Int {
         guard let key = schema.rootEntity.attributeIndex(attributeName) else { return 0 }
-        var counts: [[UInt8]: Int] = [:]
-        for e in arena.entries { counts[arena.withValueBytes(e, attribute: key) { Array($0) }, default: 0] += 1 }
-        return counts.values.filter { $0 > 1 }.count
-    }
-}
-
-/// An open-addressing index from a key's hash to the position of the object kept for it; the
-/// caller compares keys (their bytes live in the arena), so the index holds no strings.
-struct KeyIndex {
-    private var slots: [Int32]
-    private(set) var hashes: [UInt32] = []
-    private let mask: Int
-
-    init(capacity: Int) {
-        var size = 16
-        while size < capacity * 2 { size <<= 1 }
-        slots = [Int32](repeating: -1, count: size)
-        mask = size - 1
-        hashes.reserveCapacity(capacity)
-    }
-
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var h = Hasher()
-        h.combine(bytes: UnsafeRawBufferPointer(bytes))
-        return UInt64(bitPattern: Int64(h.finalize()))
-    }
-
-    func start(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> 7) & mask }
-    func next(_ slot: Int) -> Int { (slot + 1) & mask }
-    func occupant(_ slot: Int) -> Int? { slots[slot] < 0 ? nil : Int(slots[slot]) }
-
-    mutating func insert(_ position: Int, at slot: Int, hash: UInt64) {
-        slots[slot] = Int32(position)
-        hashes.append(UInt32(truncatingIfNeeded: hash))
+        return trips.repeatedValues(attribute: key)
     }
 }

@@ -14,7 +14,7 @@
 /// batches back; the YAML reader does not (its producer makes each batch anew).
 ///
 /// The producer's thread starts with `Threads.start`; the waiting is on a `Monitor`.
-public final class Handoff<Batch>: @unchecked Sendable {
+package final class Handoff<Batch>: @unchecked Sendable {
     private let monitor = Monitor()
     private var ready: [Batch] = []
     private var ended = false
@@ -32,7 +32,7 @@ public final class Handoff<Batch>: @unchecked Sendable {
     /// 8 MiB by default; nil: the system's default for a new thread); it hands over batches with
     /// `put` (which returns nil once the taker has gone: stop then) and returns or throws at its end.
     /// Nil when no thread could be started: the caller then does the work itself.
-    public static func start(window: Int = 4, stackSize: Int? = 8 << 20,
+    package static func start(window: Int = 4, stackSize: Int? = 8 << 20,
                              _ produce: @escaping (Handoff<Batch>) throws -> Void) -> Handoff<Batch>? {
         let handoff = Handoff(window: window)
         guard let thread = Threads.start(stackSize: stackSize, {
@@ -50,7 +50,7 @@ public final class Handoff<Batch>: @unchecked Sendable {
 
     /// Hands a batch over; waits while `window` batches are waiting. Nil once `cancel` was called;
     /// else the batches the taker gave back since, for the producer to fill again or to drop.
-    public func put(_ batch: Batch) -> [Batch]? {
+    package func put(_ batch: Batch) -> [Batch]? {
         var back: [Batch] = []
         let taken = monitor.withLock {
             while !cancelled, ready.count >= window { monitor.wait() }
@@ -64,13 +64,13 @@ public final class Handoff<Batch>: @unchecked Sendable {
     }
 
     /// Hands a taken batch back to the producer; the taker keeps no reference to it.
-    public func giveBack(_ batch: Batch) {
+    package func giveBack(_ batch: Batch) {
         monitor.withLock { returned.append(batch) }
     }
 
     /// The next batch, waiting for it; nil at the end (and after it), when the thread has ended and
     /// been joined. Throws what the producer threw, after every batch it handed over before.
-    public func take() throws -> Batch? {
+    package func take() throws -> Batch? {
         let next: Batch? = try monitor.withLock {
             while ready.isEmpty, !ended { monitor.wait() }
             if !ready.isEmpty {
@@ -90,7 +90,7 @@ public final class Handoff<Batch>: @unchecked Sendable {
     /// Called by a taker that stops early (it threw, or was dropped): the producer stops at its next
     /// `put`, and its thread ends on its own; it is not waited for, so a producer blocked on something
     /// slow (a pipe) cannot hold up the taker. Nothing to do once the thread was joined.
-    public func cancel() {
+    package func cancel() {
         monitor.withLock {
             cancelled = true
             ready = []

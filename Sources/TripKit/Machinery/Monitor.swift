@@ -7,11 +7,11 @@ import Glibc
 /// variable: `Handoff` and `OrderedEncoding` wait on it; a lock that nobody waits on is a
 /// `Synchronization.Mutex`. The mutex and the condition live in memory of their own (never in a
 /// Swift stored property, whose address C must not keep).
-public final class Monitor: @unchecked Sendable {
+package final class Monitor: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(changed, nil)
     }
@@ -21,13 +21,13 @@ public final class Monitor: @unchecked Sendable {
         changed.deallocate(); mutex.deallocate()
     }
 
-    public func lock() { pthread_mutex_lock(mutex) }
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    package func lock() { pthread_mutex_lock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
     /// Waits for a `broadcast`, with the lock held before and after.
-    public func wait() { pthread_cond_wait(changed, mutex) }
-    public func broadcast() { pthread_cond_broadcast(changed) }
+    package func wait() { pthread_cond_wait(changed, mutex) }
+    package func broadcast() { pthread_cond_broadcast(changed) }
 
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()
         defer { unlock() }
         return try body()
