@@ -17,13 +17,16 @@ public struct TripError: Error, Sendable, CustomStringConvertible, Equatable {
     public var message: String
     public var notes: [String]
 
+    /// An error of a kind, with its message (place first) and notes that say what to do.
     public init(_ kind: Kind, _ message: String, notes: [String] = []) {
         self.kind = kind; self.message = message; self.notes = notes
     }
 
     public var description: String { message }
 
+    /// An error in the input: exit 65.
     public static func data(_ message: String, notes: [String] = []) -> TripError { TripError(.data, message, notes: notes) }
+    /// A command used wrongly: exit 64.
     public static func usage(_ message: String, notes: [String] = []) -> TripError { TripError(.usage, message, notes: notes) }
 }
 

@@ -13,10 +13,27 @@
 public struct PipelineInput {
     public var name: String
     public var open: () throws -> any RecordReader
+    /// An input named `name` (in messages and origins), whose reader `open` makes when the run gets to it.
     public init(name: String, open: @escaping () throws -> any RecordReader) { self.name = name; self.open = open }
 }
 
 /// One conversion: inputs through the plan to one writer.
+///
+/// Readers and writers come from TripFormats' `FormatFactory`; a library user's run of what
+/// `tripconv old.json -o trips.csv --dedupe last --rejects bad.jsonl` does looks like this:
+///
+/// ```swift
+/// var pipeline = Pipeline()
+/// pipeline.policy = .last
+/// pipeline.keepsGoing = true          // bad records go to `setAside`, the run goes on
+/// let input = PipelineInput(name: "old.json") {
+///     try FormatFactory.makeReader(.file("old.json"), format: .json, options: ReadOptions())
+/// }
+/// let summary = try pipeline.run([input], into: {
+///     try FormatFactory.makeWriter(.file("trips.csv"), format: .csv, options: WriteOptions(policy: .last))
+/// }, setAside: { record in print("\(record.origin): \(record.kind): \(record.reason)") })
+/// print(summary.read, summary.written)  // read = written + merged + dropped + rejected
+/// ```
 public struct Pipeline {
     public var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
     public var policy: DeduplicationPolicy = .merge
@@ -31,6 +48,7 @@ public struct Pipeline {
     /// Where each input's trips, then all of them, are held between reading and writing.
     package var holding: () -> any TripHolding = { InMemoryTrips() }
 
+    /// A conversion to the current schema under `--dedupe merge`, failing on the first bad record.
     public init() {}
 
     /// Runs the conversion. `setAside` receives every record not written as read: each one a reader

@@ -7,6 +7,7 @@ public struct InputSummary: Sendable {
     public var stages: [String] = []
     /// Records merged or dropped by the custom stage of this input (within the input).
     public var deduplicatedInStages = 0
+    /// An input's summary before it is read.
     public init(name: String) { self.name = name }
 }
 
@@ -23,6 +24,7 @@ public struct ConversionSummary: Sendable {
     /// Of the trips written, those that replaced a trip the target store held (`--dedupe last`).
     public var replacedInStore = 0
 
+    /// A conversion's summary before any input is read.
     public init(targetVersion: SchemaVersion, policy: DeduplicationPolicy) {
         self.targetVersion = targetVersion; self.policy = policy
     }

@@ -199,7 +199,8 @@ struct RecordBuilderTests {
     @Test("numeric dates use the epoch option")
     func epoch() throws {
         var b = RecordBuilder(source: "t", format: "json", options: ReadOptions(dateEpoch: .unix))
-        let t = try #require(build(&b, [("name", .string("P")), ("destination", .string("F")), ("startDate", .number("1714555800")), ("endDate", .number("1714555800.5"))]).trip)
+        let t = try #require(build(&b, [("name", .string("P")), ("destination", .string("F")),
+                                        ("startDate", .number("1714555800")), ("endDate", .number("1714555800.5"))]).trip)
         #expect(t.object.attributes[2] == .date(ts("2024-05-01T09:30:00Z")))
         #expect(t.object.attributes[3] == .date(ts("2024-05-01T09:30:00.500Z")))
     }

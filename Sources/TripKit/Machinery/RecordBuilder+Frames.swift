@@ -76,6 +76,7 @@ public struct RecordBuilder {
     /// The version objects are materialized in as they end, when known before the record ends.
     var eagerVersion: Int? { recordsVersionIndex ?? versionIndex }
 
+    /// A builder for one input: `source` names it in origins, `format` in its detection.
     public init(vocabulary: SchemaVocabulary = .trips, source: String, format: String, options: ReadOptions = ReadOptions()) {
         self.vocabulary = vocabulary; self.source = source; self.options = options; self.format = format
         distinguishingBits = Array(repeating: 0, count: vocabulary.entities.count)

@@ -25,6 +25,7 @@ public final class MigrationContext {
         set { trips.setAside = newValue }
     }
 
+    /// A context holding `objects` (root objects of `schema`) in memory; `origins[i]` says where `objects[i]` came from (a record number by default).
     public convenience init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                             objects: [ModelObject] = [], origins: [RecordOrigin] = []) {
         self.init(schema: schema, policy: policy, holding: InMemoryTrips())
@@ -53,6 +54,7 @@ public final class MigrationContext {
     /// Where the root object at a position came from.
     public func origin(at index: Int) -> RecordOrigin { trips.origin(at: index) }
 
+    /// Adds a root object after the others.
     public func insert(_ object: ModelObject, origin: RecordOrigin) {
         trips.put(object, origin: origin)
     }

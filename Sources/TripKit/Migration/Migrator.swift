@@ -1,5 +1,6 @@
 /// Runs a migration plan's stages over a context, from its version to a target, either way.
 public struct Migrator<Plan: SchemaMigrationPlan> {
+    /// A migrator running `plan`'s stages.
     public init(_ plan: Plan.Type) {}
 
     /// One step of a path, for running and for saying what ran.
@@ -23,14 +24,18 @@ public struct Migrator<Plan: SchemaMigrationPlan> {
         var steps: [Step] = []
         if a < b {
             for i in a..<b {
-                guard let stage = Plan.stages.first(where: { $0.fromVersion.versionIdentifier == versions[i] && $0.toVersion.versionIdentifier == versions[i + 1] }) else {
+                guard let stage = Plan.stages.first(where: {
+                    $0.fromVersion.versionIdentifier == versions[i] && $0.toVersion.versionIdentifier == versions[i + 1]
+                }) else {
                     throw TripError.data("the plan has no stage from \(versions[i]) to \(versions[i + 1])")
                 }
                 steps.append(Step(from: stage.fromVersion, to: stage.toVersion, stage: stage, isReversed: false))
             }
         } else if a > b {
             for i in stride(from: a, to: b, by: -1) {
-                guard let stage = Plan.stages.first(where: { $0.fromVersion.versionIdentifier == versions[i - 1] && $0.toVersion.versionIdentifier == versions[i] }) else {
+                guard let stage = Plan.stages.first(where: {
+                    $0.fromVersion.versionIdentifier == versions[i - 1] && $0.toVersion.versionIdentifier == versions[i]
+                }) else {
                     throw TripError.data("the plan has no stage from \(versions[i - 1]) to \(versions[i])")
                 }
                 steps.append(Step(from: stage.toVersion, to: stage.fromVersion, stage: stage, isReversed: true))

@@ -1,6 +1,7 @@
 /// A point in time, in milliseconds since 1970-01-01T00:00:00Z; the precision tripconv keeps.
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var milliseconds: Int64
+    /// The point `milliseconds` after 1970-01-01T00:00:00Z (before it, when negative).
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }

@@ -21,10 +21,12 @@ public struct ModelObject: Hashable, Sendable {
     /// Related objects in the order of `Entity.relationships`.
     public var relationships: [Related]
 
+    /// An object with its attributes and relationships in its entity's declared order.
     public init(attributes: [Value], relationships: [Related] = []) {
         self.attributes = attributes; self.relationships = relationships
     }
 
+    /// The attribute at `index` in the entity's declared order.
     public subscript(attribute index: Int) -> Value {
         get { attributes[index] }
         set { attributes[index] = newValue }
@@ -51,6 +53,7 @@ public struct RecordOrigin: Hashable, Sendable, CustomStringConvertible {
     public var line: Int?
     public var column: Int?
 
+    /// The `record`th record of `source`, at a line and column where the format has them (1-based).
     public init(source: String, record: Int, line: Int? = nil, column: Int? = nil) {
         self.source = source; self.record = record; self.line = line; self.column = column
     }
@@ -68,6 +71,7 @@ public struct RecordOrigin: Hashable, Sendable, CustomStringConvertible {
 public struct TripRecord: Sendable {
     public var object: ModelObject
     public var origin: RecordOrigin
+    /// A trip as read, with where it came from.
     public init(object: ModelObject, origin: RecordOrigin) { self.object = object; self.origin = origin }
 }
 
@@ -76,6 +80,7 @@ public struct TripRecord: Sendable {
 /// says which). The pipeline's `setAside` callback, a migration context's and a store writer's
 /// `ledger`, and the CLI's `--rejects` file hold these.
 public struct SetAsideRecord: Sendable, Hashable {
+    /// Why a record was set aside.
     public enum Kind: String, Sendable {
         /// The record was bad: a field missing, a value of the wrong type, a line that does not parse.
         case rejected
@@ -90,6 +95,7 @@ public struct SetAsideRecord: Sendable, Hashable {
     /// The record's own text, where the format allows.
     public var text: String?
 
+    /// A record set aside for `reason`, with its origin and, where the format allows, its text.
     public init(kind: Kind = .rejected, origin: RecordOrigin, reason: String, text: String? = nil) {
         self.kind = kind; self.origin = origin; self.reason = reason; self.text = text
     }

@@ -32,6 +32,7 @@ public struct ReadOptions: Sendable, Equatable {
     /// a thread of its own, ahead of the thread that builds trips; false keeps a read on one thread.
     public var parsesAhead: Bool
 
+    /// Options as the command line gives them; the defaults read what tripconv and SwiftData write.
     public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,
                 inputEncoding: String = "utf-8", csvDelimiter: UInt8? = nil, csvSafeFormulas: Bool = false,
                 parsesAhead: Bool = true) {
@@ -85,6 +86,7 @@ public struct Detection: Sendable, Equatable {
     /// Unknown fields ignored under `ignoreUnknown`.
     public var unknownIgnored: Int
 
+    /// What a reader found out about its input.
     public init(format: String, version: SchemaVersion? = nil, recordsVersion: SchemaVersion? = nil,
                 evidence: VersionEvidence = .none, transientIgnored: Int = 0, unknownIgnored: Int = 0) {
         self.format = format; self.version = version; self.recordsVersion = recordsVersion
@@ -110,6 +112,7 @@ public struct OutputShape: Sendable, Equatable {
     public var trips: Int
     /// Per relationship of the root entity, the most objects any trip has there.
     public var longestRelationships: [Int]
+    /// The shape of what a writer is about to be given.
     public init(trips: Int, longestRelationships: [Int]) {
         self.trips = trips; self.longestRelationships = longestRelationships
     }
@@ -126,6 +129,8 @@ public protocol RecordWriter {
 }
 
 extension RecordWriter {
+    /// Writers whose layout does not depend on the shape ignore it.
     public mutating func expect(_ shape: OutputShape) {}
+    /// Writers with nothing to undo do nothing.
     public mutating func abort() {}
 }

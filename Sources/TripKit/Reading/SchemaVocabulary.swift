@@ -42,6 +42,7 @@ public final class SchemaVocabulary: Sendable {
     /// The vocabulary of the SampleTrips plan.
     public static let trips = SchemaVocabulary(TripMigrationPlan.schemas)
 
+    /// The vocabulary of `schemas`, oldest first: every field name any of them (or a legacy spelling) uses.
     public init(_ schemas: [any VersionedSchema.Type]) {
         precondition(!schemas.isEmpty && schemas.count <= 32)
         self.schemas = schemas
@@ -108,6 +109,7 @@ public final class SchemaVocabulary: Sendable {
     /// The index of the root entity (the current schema's first).
     public var rootEntity: Int { 0 }
 
+    /// The index of `version` among the vocabulary's schemas; nil for a version it does not know.
     public func versionIndex(_ version: SchemaVersion) -> Int? {
         schemas.firstIndex { $0.versionIdentifier == version }
     }

@@ -2,6 +2,7 @@
 public struct SchemaVersion: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let major: Int, minor: Int, patch: Int
 
+    /// The version `major.minor.patch`, as `Schema.Version(1, 0, 0)` in SwiftData.
     public init(_ major: Int, _ minor: Int, _ patch: Int) {
         self.major = major; self.minor = minor; self.patch = patch
     }
@@ -41,6 +42,7 @@ public struct Attribute: Sendable, Hashable {
     /// Options, as SwiftData's `Schema.Attribute.Option`.
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: Int
+        /// Options from their bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// No two objects of the entity share the value.
         public static let unique = Options(rawValue: 1)
@@ -56,6 +58,7 @@ public struct Attribute: Sendable, Hashable {
     /// The value an object gets when its input does not give one; nil makes the attribute required.
     public let defaultValue: Value?
 
+    /// An attribute, as `@Attribute(options, originalName:)` declares one in SwiftData.
     public init(_ name: String, _ type: AttributeType, options: Options = [],
                 originalName: String? = nil, default defaultValue: Value? = nil) {
         self.name = name; self.type = type; self.options = options
@@ -75,11 +78,13 @@ public struct Relationship: Sendable, Hashable {
     public let deleteRule: DeleteRule
     public let originalName: String?
 
+    /// A to-many relationship, as `@Relationship(deleteRule:)` on an array property.
     public static func toMany(_ name: String, _ destination: String, deleteRule: DeleteRule,
                               originalName: String? = nil) -> Relationship {
         Relationship(name: name, destination: destination, isToMany: true, deleteRule: deleteRule, originalName: originalName)
     }
 
+    /// A to-one relationship, as `@Relationship(deleteRule:)` on an optional property.
     public static func toOne(_ name: String, _ destination: String, deleteRule: DeleteRule,
                              originalName: String? = nil) -> Relationship {
         Relationship(name: name, destination: destination, isToMany: false, deleteRule: deleteRule, originalName: originalName)
@@ -95,13 +100,16 @@ public struct Entity: Sendable, Hashable {
     /// (`bucketListItem` for `bucketList`); read, never written.
     public let legacySpellings: [String: String]
 
+    /// An entity: a `@Model` class of a versioned schema.
     public init(_ name: String, attributes: [Attribute], relationships: [Relationship] = [],
                 legacySpellings: [String: String] = [:]) {
         self.name = name; self.attributes = attributes
         self.relationships = relationships; self.legacySpellings = legacySpellings
     }
 
+    /// The position of the attribute named `name`, in declared order.
     public func attributeIndex(_ name: String) -> Int? { attributes.firstIndex { $0.name == name } }
+    /// The position of the relationship named `name`, in declared order.
     public func relationshipIndex(_ name: String) -> Int? { relationships.firstIndex { $0.name == name } }
 
     /// The attributes that are persisted and exported, in declaration order.
@@ -119,6 +127,7 @@ public protocol VersionedSchema: Sendable {
 }
 
 extension VersionedSchema {
+    /// The entity named `name`, as `Schema.entity(for:)`.
     public static func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
     public static var rootEntity: Entity { entities[0] }
 }
@@ -166,6 +175,7 @@ public protocol SchemaMigrationPlan {
 extension SchemaMigrationPlan {
     public static var currentSchema: any VersionedSchema.Type { schemas[schemas.count - 1] }
 
+    /// The plan's schema of `version`; nil for a version the plan does not know.
     public static func schema(for version: SchemaVersion) -> (any VersionedSchema.Type)? {
         schemas.first { $0.versionIdentifier == version }
     }
