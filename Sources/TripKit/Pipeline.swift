@@ -96,18 +96,18 @@ public struct Pipeline {
                     context.transform(mapping.apply)
                     context.schema = TripMigrationPlan.schema(for: version)!
                 }
-                let before = context.ledger.count
+                let before = context.trips.setAsideCount
                 let steps = try migrator.migrate(context, to: targetVersion)
                 inputSummary.stages = steps.map(\.description)
-                inputSummary.deduplicatedInStages = context.ledger.count - before
+                inputSummary.deduplicatedInStages = context.trips.setAsideCount - before
                 all.absorb(context)
                 summary.inputs.append(inputSummary)
             }
             // Dedupe: one trip per name across all inputs, wherever the target says the name is unique.
             if let unique = targetSchema.rootEntity.uniqueAttribute {
-                let before = all.ledger.count
+                let before = all.trips.setAsideCount
                 try all.deduplicate(targetSchema.rootEntity.name, by: unique.name)
-                summary.deduplicatedAcrossInputs = all.ledger.count - before
+                summary.deduplicatedAcrossInputs = all.trips.setAsideCount - before
             }
             // Write.
             writer.expect(OutputShape(trips: all.count, longestRelationships: all.longestRelationships()))
@@ -117,19 +117,19 @@ public struct Pipeline {
             summary.written = all.count
             if let store = writer as? any LedgerKeeping {
                 // The writer knows a trip only as the Nth it was given; the trip's own origin is ours.
+                let positions = Set(store.ledger.map { $0.origin.record - 1 })
+                let origins = all.trips.origins(at: positions)
                 let entries = store.ledger.map { entry -> SetAsideRecord in
                     var entry = entry
-                    if entry.origin.record >= 1, entry.origin.record <= all.count {
-                        entry.origin = all.origin(at: entry.origin.record - 1)
-                    }
+                    if let origin = origins[entry.origin.record - 1] { entry.origin = origin }
                     return entry
                 }
-                all.ledgerAppend(entries)
+                all.trips.appendSetAside(entries)
                 // Every entry is a trip the writer did not write as given: merged, dropped or rejected.
                 summary.written -= entries.count
                 summary.replacedInStore = store.replacedStoredTrips
             }
-            for entry in all.ledger {
+            try all.trips.forEachSetAside { entry in
                 switch entry.kind {
                 case .merged: summary.merged += 1
                 case .dropped: summary.dropped += 1
@@ -165,8 +165,4 @@ public protocol LedgerKeeping {
 
 extension LedgerKeeping {
     public var replacedStoredTrips: Int { 0 }
-}
-
-extension MigrationContext {
-    func ledgerAppend(_ entries: [SetAsideRecord]) { ledger.append(contentsOf: entries) }
 }

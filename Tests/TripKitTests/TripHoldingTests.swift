@@ -13,33 +13,45 @@ struct TripHoldingTests {
         var setAside: [SetAsideRecord] = []
         var count: Int { trips.count }
         func put(_ trip: ModelObject, origin: RecordOrigin) { trips.append((trip, origin)) }
+        var setAsideCount: Int { setAside.count }
+        func appendSetAside(_ records: [SetAsideRecord]) { setAside += records }
+        func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) rethrows { try setAside.forEach(body) }
         func absorb(_ other: any TripHolding) {
             other.forEach { put($0, origin: $1) }
-            setAside += other.setAside
-            other.setAside = []
+            other.forEachSetAside { setAside.append($0) }
         }
         func origin(at index: Int) -> RecordOrigin { trips[index].1 }
+        func origins(at positions: Set<Int>) -> [Int: RecordOrigin] {
+            Dictionary(uniqueKeysWithValues: positions.filter { trips.indices.contains($0) }.map { ($0, trips[$0].1) })
+        }
         func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows { for (t, o) in trips { try body(t, o) } }
         func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows {
             trips = try trips.map { (try transform($0.0), $0.1) }
         }
-        func deduplicate(attribute: Int, resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> DuplicateResolution,
+        func deduplicate(attribute: Int,
+                         resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                          check: () throws -> Void) throws {
-            var kept: [(ModelObject, RecordOrigin)] = []
+            // Per kept trip: the trip, its first origin, the origin of the record it holds.
+            var kept: [(trip: ModelObject, first: RecordOrigin, standing: RecordOrigin)] = []
             var at: [[UInt8]: Int] = [:]
+            var entries: [SetAsideRecord] = []
             for (trip, origin) in trips {
                 let key = ObjectArena.key(trip.attributes[attribute])
-                guard let k = at[key] else { at[key] = kept.count; kept.append((trip, origin)); continue }
-                let keptTrip = kept[k].0
-                let d = DuplicateTrip(key: trip.attributes[attribute], origin: origin, keptIndex: k, keptOrigin: kept[k].1)
-                switch try resolve(d, { $0 == .kept ? keptTrip : trip }) {
+                guard let k = at[key] else { at[key] = kept.count; kept.append((trip, origin, origin)); continue }
+                let keptTrip = kept[k].trip
+                let d = DuplicateTrip(key: trip.attributes[attribute], origin: origin, keptOrigin: kept[k].first,
+                                      standingOrigin: kept[k].standing)
+                let (resolution, aside) = try resolve(d, { $0 == .kept ? keptTrip : trip })
+                if let aside { entries.append(aside) }
+                switch resolution {
                 case .keepKept: break
-                case .takeDuplicate: kept[k].0 = trip
-                case .replaceKept(let object): kept[k].0 = object
+                case .takeDuplicate: kept[k].trip = trip; kept[k].standing = origin
+                case .replaceKept(let object): kept[k].trip = object
                 }
             }
             try check()
-            trips = kept
+            trips = kept.map { ($0.trip, $0.first) }
+            setAside += entries
         }
         func repeatedValues(attribute: Int) -> Int {
             var n: [[UInt8]: Int] = [:]
@@ -127,7 +139,7 @@ struct TripHoldingTests {
                 c.insert(object(TestTrip(name: n)), origin: RecordOrigin(source: "x", record: i + 1))
             }
             #expect(throws: TripError.self) { try c.deduplicate("Trip", by: "name") }
-            #expect(c.count == 5 && c.ledger.isEmpty)
+            #expect(c.count == 5 && c.ledger.isEmpty && c.trips.setAsideCount == 0)
             #expect(c.objects.map { $0.attributes[0] } == ["A", "B", "A", "C", "B"].map { Value.string($0) })
         }
     }

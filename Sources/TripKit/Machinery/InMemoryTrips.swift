@@ -6,7 +6,7 @@
 /// Everything is held until the writer has it: memory grows with the input (issue 15 bounds it).
 package final class InMemoryTrips: TripHolding {
     var arena = ObjectArena()
-    package var setAside: [SetAsideRecord] = []
+    var setAside: [SetAsideRecord] = []
 
     package init() {}
 
@@ -22,11 +22,19 @@ package final class InMemoryTrips: TripHolding {
         } else {
             other.forEach { trip, origin in put(trip, origin: origin) }
         }
-        setAside.append(contentsOf: other.setAside)
-        other.setAside = []
+        other.forEachSetAside { setAside.append($0) }
     }
 
+    package var setAsideCount: Int { setAside.count }
+    package func appendSetAside(_ records: [SetAsideRecord]) { setAside.append(contentsOf: records) }
+    package func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) rethrows { try setAside.forEach(body) }
+
     package func origin(at index: Int) -> RecordOrigin { arena.origin(at: index) }
+    package func origins(at positions: Set<Int>) -> [Int: RecordOrigin] {
+        var found: [Int: RecordOrigin] = [:]
+        for i in positions where i >= 0 && i < arena.count { found[i] = arena.origin(at: i) }
+        return found
+    }
 
     package func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows {
         try arena.forEach(body)
@@ -37,7 +45,7 @@ package final class InMemoryTrips: TripHolding {
     }
 
     package func deduplicate(attribute key: Int,
-                             resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> DuplicateResolution,
+                             resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                              check: () throws -> Void) throws {
         // Work on the arena as a local value (moved out, so appending merged trips copies no chunk):
         // a class's stored struct is otherwise re-read, retained and released at every access.
@@ -46,10 +54,13 @@ package final class InMemoryTrips: TripHolding {
         self.arena = ObjectArena()
         defer { self.arena = arena }
         var index = KeyIndex(capacity: arena.count)
-        // Per kept trip: its current entry (origin: the first occurrence), and the entry whose bytes
-        // hold its key.
+        // Per kept trip: its current entry (origin: the first occurrence), the entry whose bytes
+        // hold its key, and (once a duplicate's record has taken a kept trip's place) the origin of
+        // the record each kept trip holds.
         var kept: [ObjectArena.Entry] = []
         var keyEntries: [ObjectArena.Entry] = []
+        var standing: [ObjectArena.PackedOrigin] = []
+        var entries: [SetAsideRecord] = []
         kept.reserveCapacity(arena.count)
         for e in arena.entries {
             let found: Int? = arena.withValueBytes(e, attribute: key) { bytes in
@@ -67,15 +78,22 @@ package final class InMemoryTrips: TripHolding {
             }
             guard let at = found else {
                 kept.append(e); keyEntries.append(e)
+                if !standing.isEmpty { standing.append(e.origin) }
                 continue
             }
             let keptEntry = kept[at]
+            let keptOrigin = arena.unpack(keptEntry.origin)
             let duplicate = DuplicateTrip(key: arena.value(e, attribute: key), origin: arena.unpack(e.origin),
-                                          keptIndex: at, keptOrigin: arena.unpack(keptEntry.origin))
-            switch try resolve(duplicate, { $0 == .kept ? arena.object(keptEntry) : arena.object(e) }) {
+                                          keptOrigin: keptOrigin,
+                                          standingOrigin: standing.isEmpty ? keptOrigin : arena.unpack(standing[at]))
+            let (resolution, setAside) = try resolve(duplicate, { $0 == .kept ? arena.object(keptEntry) : arena.object(e) })
+            if let setAside { entries.append(setAside) }
+            switch resolution {
             case .keepKept:
                 break
             case .takeDuplicate:
+                if standing.isEmpty { standing = kept.map(\.origin) }
+                standing[at] = e.origin
                 kept[at] = ObjectArena.Entry(chunk: e.chunk, offset: e.offset, origin: keptEntry.origin)
             case .replaceKept(let object):
                 kept[at] = arena.store(object, origin: keptEntry.origin)
@@ -89,6 +107,7 @@ package final class InMemoryTrips: TripHolding {
             throw error
         }
         arena.entries = kept
+        setAside.append(contentsOf: entries)
     }
 
     package func repeatedValues(attribute key: Int) -> Int {

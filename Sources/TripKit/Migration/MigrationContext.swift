@@ -19,10 +19,13 @@ public final class MigrationContext {
     package let trips: any TripHolding
     public let policy: DeduplicationPolicy
 
-    /// Records merged into others or dropped by the policy, with where they came from.
-    public internal(set) var ledger: [SetAsideRecord] {
-        get { trips.setAside }
-        set { trips.setAside = newValue }
+    /// Records merged into others or dropped by the policy, with where they came from. Each access
+    /// collects them all: for small contexts and tests; the pipeline goes through `trips`.
+    public var ledger: [SetAsideRecord] {
+        var all: [SetAsideRecord] = []
+        all.reserveCapacity(trips.setAsideCount)
+        trips.forEachSetAside { all.append($0) }
+        return all
     }
 
     /// A context holding `objects` (root objects of `schema`) in memory; `origins[i]` says where `objects[i]` came from (a record number by default).
@@ -59,7 +62,8 @@ public final class MigrationContext {
         trips.put(object, origin: origin)
     }
 
-    /// Moves another context's objects (already in the same schema) and ledger after this one's.
+    /// Moves another context's objects (already in the same schema) and ledger after this one's;
+    /// `other` is empty afterwards.
     public func absorb(_ other: MigrationContext) {
         trips.absorb(other.trips)
     }
@@ -91,10 +95,6 @@ public final class MigrationContext {
               let key = entity.attributeIndex(attributeName) else {
             throw TripError.data("cannot deduplicate \(entityName) by \(attributeName) in \(schema.versionIdentifier)")
         }
-        var entries: [SetAsideRecord] = []
-        // Under `.last`: the origin of the occurrence that now stands for a kept trip, where it is
-        // not the first one.
-        var standing: [Int: RecordOrigin] = [:]
         var duplicateNames: [String] = []
         var seenDuplicate = Set<String>()
         var duplicateCount = 0
@@ -105,20 +105,17 @@ public final class MigrationContext {
             case .fail:
                 duplicateCount += 1
                 if seenDuplicate.insert(name).inserted { duplicateNames.append(name) }
-                return .keepKept
+                return (.keepKept, nil)
             case .first:
-                entries.append(SetAsideRecord(kind: .dropped, origin: duplicate.origin,
+                return (.keepKept, SetAsideRecord(kind: .dropped, origin: duplicate.origin,
                     reason: "duplicate \(attributeName) \(name): dropped, the first occurrence (\(duplicate.keptOrigin)) wins"))
-                return .keepKept
             case .last:
-                entries.append(SetAsideRecord(kind: .dropped, origin: standing[duplicate.keptIndex] ?? duplicate.keptOrigin,
+                return (.takeDuplicate, SetAsideRecord(kind: .dropped, origin: duplicate.standingOrigin,
                     reason: "duplicate \(attributeName) \(name): dropped, a later occurrence (\(duplicate.origin)) wins"))
-                standing[duplicate.keptIndex] = duplicate.origin
-                return .takeDuplicate
             case .merge:
-                entries.append(SetAsideRecord(kind: .merged, origin: duplicate.origin,
+                return (.replaceKept(merge(decode(.kept), with: decode(.duplicate), entity: entity)),
+                        SetAsideRecord(kind: .merged, origin: duplicate.origin,
                     reason: "duplicate \(attributeName) \(name): merged into the trip first seen at \(duplicate.keptOrigin)"))
-                return .replaceKept(merge(decode(.kept), with: decode(.duplicate), entity: entity))
             }
         } check: {
             if policy == .fail, !duplicateNames.isEmpty {
@@ -128,7 +125,6 @@ public final class MigrationContext {
                                      notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
             }
         }
-        ledger.append(contentsOf: entries)
     }
 
     /// The merge rule: scalars from the later object; to-many lists united in first-seen order, items

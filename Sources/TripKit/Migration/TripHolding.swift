@@ -13,28 +13,37 @@
 package protocol TripHolding: AnyObject {
     /// How many trips are held.
     var count: Int { get }
-    /// Records merged into others or dropped, with where they came from: the accounting of the
-    /// trips that were put and will not be written as they were put.
-    var setAside: [SetAsideRecord] { get set }
+
+    /// The accounting: records merged into others or dropped, with where they came from, in the
+    /// order they were set aside. A holding may keep them out of memory; `forEachSetAside` gives
+    /// them back in order.
+    var setAsideCount: Int { get }
+    func appendSetAside(_ records: [SetAsideRecord])
+    func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) rethrows
 
     /// Puts a trip after the others.
     func put(_ trip: ModelObject, origin: RecordOrigin)
-    /// Moves another holding's trips (in the same schema) after this one's, and its accounting.
+    /// Moves another holding's trips (in the same schema) after this one's, and its accounting;
+    /// `other` is not used afterwards.
     func absorb(_ other: any TripHolding)
 
     /// Where the trip at a position (in output order) came from: its first occurrence.
     func origin(at index: Int) -> RecordOrigin
+    /// Where the trips at several positions came from (one pass for a holding without random access).
+    func origins(at positions: Set<Int>) -> [Int: RecordOrigin]
     /// Calls `body` with each trip and its origin, in output order.
     func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows
     /// Replaces each trip by `transform(trip)`, keeping order and origins.
     func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows
 
     /// Finds the trips whose root attribute `attribute` equals an earlier trip's (byte for byte:
-    /// a string's UTF-8) and asks `resolve` what each becomes; leaves one trip per value.
-    /// `resolve`'s second argument decodes the kept trip or the duplicate, for a merge. `check` runs
-    /// once every duplicate is resolved; when it or `resolve` throws, the trips are unchanged.
+    /// a string's UTF-8) and asks `resolve` what each becomes and what to set aside for it; leaves
+    /// one trip per value. `resolve`'s second argument decodes the kept trip or the duplicate, for
+    /// a merge. The records set aside are added to the accounting in the order of the duplicates
+    /// in the trips. `check` runs once every duplicate is resolved; when it or `resolve` throws,
+    /// the trips and the accounting are unchanged.
     func deduplicate(attribute: Int,
-                     resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> DuplicateResolution,
+                     resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                      check: () throws -> Void) throws
     /// How many values of a root attribute occur more than once (for `detect`).
     func repeatedValues(attribute: Int) -> Int
@@ -53,10 +62,11 @@ package struct DuplicateTrip {
     package var key: Value
     /// Where this trip came from.
     package var origin: RecordOrigin
-    /// The position, among the trips kept, of the one with this name.
-    package var keptIndex: Int
     /// Where the kept trip first occurred.
     package var keptOrigin: RecordOrigin
+    /// Where the record the kept trip now holds came from: `keptOrigin`, until a duplicate's
+    /// record took its place (`.takeDuplicate`).
+    package var standingOrigin: RecordOrigin
 
     /// Which of the two trips to decode.
     package enum Side { case kept, duplicate }
