@@ -50,10 +50,8 @@ public enum CSVFormat: FormatCodec {
                 }
             }
         }
-        // UTF-8 passes through the transcoding layer untouched (one call per window fill), so that a
-        // UTF-16 byte order mark is honoured whatever the option says.
-        let text = TranscodingSource(name: name, encoding: encoding, detectsBOM: true, source: source)
-        return CSVRowReader(name: name, dialect: dialect, separator: separator, chunkSize: chunkSize, source: text.read)
+        return CSVRowReader(name: name, dialect: dialect, encoding: encoding, separator: separator, chunkSize: chunkSize,
+                            source: source)
     }
 
     /// A writer in the layout `options.csvLayout` says: one file with a row per trip, or a directory of tables.
