@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TripKit
 import TripFormats
 
@@ -25,11 +22,7 @@ enum InputResolver {
                 out.append(ResolvedInput(location: .standardInput, format: format))
                 continue
             }
-            var st = stat()
-            guard stat(arg, &st) == 0 else {
-                throw TripError(.noInput, "\(arg): cannot open: \(String(cString: strerror(errno)))")
-            }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
+            if try FileSystem.kind(of: arg, failing: .noInput) == .directory {
                 // A CSV or TSV tables-layout directory is one input.
                 if let tables = [Format.csv, .tsv].first(where: { (from == nil || from == $0) && CSVFormat.isTablesDirectory(arg, format: $0) }) {
                     out.append(ResolvedInput(location: .file(arg), format: tables))
@@ -56,20 +49,13 @@ enum InputResolver {
         var result: [String] = []
         var pending = [directory]
         while let dir = pending.popLast() {
-            guard let handle = opendir(dir) else {
-                throw TripError(.noInput, "\(dir): cannot read directory: \(String(cString: strerror(errno)))")
-            }
-            defer { closedir(handle) }
-            while let entry = readdir(handle) {
-                // d_name read in place: copying the 256-byte field reads past readdir's buffer when
-                // the last entry is shorter (AddressSanitizer: heap-buffer-overflow).
-                let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-                let name = String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
-                if name == "." || name == ".." || name.hasPrefix(".") { continue }
+            for name in try FileSystem.entries(of: dir) where !name.hasPrefix(".") {
                 let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
-                var st = stat()
-                guard stat(path, &st) == 0 else { continue }
-                if (st.st_mode & S_IFMT) == S_IFDIR { pending.append(path) } else if (st.st_mode & S_IFMT) == S_IFREG { result.append(path) }
+                switch FileSystem.kind(path) {
+                case .directory?: pending.append(path)
+                case .file?: result.append(path)
+                case .other?, nil: continue
+                }
             }
         }
         return result.sorted()

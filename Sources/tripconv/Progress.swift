@@ -38,10 +38,7 @@ final class ProgressBar: Sendable {
         guard !quiet, isatty(2) == 1 else { return nil }
         var total = 0
         for i in inputs {
-            if case .file(let path) = i.location {
-                var st = stat()
-                if stat(path, &st) == 0 { total += Int(st.st_size) }
-            }
+            if case .file(let path) = i.location, let size = FileSystem.size(path) { total += size }
         }
         let bar = ProgressBar(totalBytes: total)
         // No thread, no bar.

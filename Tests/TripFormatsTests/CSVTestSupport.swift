@@ -152,15 +152,14 @@ enum CSVIO {
     static func rows(_ bytes: [UInt8], dialect: CSVDialect = .csv, encoding: TextEncoding = .utf8,
                      chunkSize: Int = 1 << 18, limits: CSVLimits = CSVLimits()) throws -> [[String]] {
         var offset = 0
-        let reader = CSVRowReader(name: "t.csv", dialect: dialect, limits: limits, chunkSize: chunkSize,
-                                  source: TranscodingSource(name: "t.csv", encoding: encoding, detectsBOM: true) { buffer in
+        let reader = CSVRowReader(name: "t.csv", dialect: dialect, encoding: encoding, limits: limits, chunkSize: chunkSize) { buffer in
             // Hand out at most 7 bytes at a time when the chunk is small, to split every kind of token.
             let n = min(buffer.count, bytes.count - offset, chunkSize < 64 ? 7 : Int.max)
             if n <= 0 { return 0 }
             bytes.withUnsafeBytes { src in buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[offset..<offset + n])) }
             offset += n
             return n
-        }.read)
+        }
         var rows: [[String]] = []
         while try reader.nextRow() { rows.append(reader.strings) }
         return rows

@@ -45,11 +45,11 @@ struct FuzzRegressionTests {
         throw TripError.usage("no free process ID found")
     }
 
-    @Test("the tables writer lists a directory of 1,500 entries by name, each exactly once")
-    func tablesWriterEntries() throws {
+    @Test("the file system layer lists a directory of 1,500 entries by name, each exactly once")
+    func directoryEntries() throws {
         let (dir, names) = try Self.crowdedDirectory(count: 1_500)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let listed = CSVTablesWriter.entries(of: dir)
+        let listed = try FileSystem.entries(of: dir)
         #expect(listed.count == names.count)
         #expect(Set(listed) == names)
     }

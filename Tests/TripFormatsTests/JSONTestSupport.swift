@@ -24,8 +24,8 @@ enum JSONTestSupport {
     static func read(bytes: [UInt8], format: Format = .json, options: ReadOptions = ReadOptions(),
                      chunkSize: Int = 1 << 16, limits: JSONLimits = .standard, name: String = "t.json") throws -> ReadResult {
         let source = JSONMemorySource(bytes)
-        var reader = JSONRecordReader(name: name, format: format, options: options, chunkSize: chunkSize,
-                                      limits: limits, source: source.read)
+        var reader = JSONRecordReader(name: name, format: format, options: options, encoding: try TextEncoding.of(options),
+                                      chunkSize: chunkSize, limits: limits, source: source.read)
         var result = ReadResult(detection: reader.detection)
         while let item = try reader.next() {
             switch item {

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// How trips are laid out in CSV or TSV.
@@ -24,9 +19,9 @@ public enum CSVLayout: String, Sendable, CaseIterable {
 public enum CSVFormat: FormatCodec {
     /// A reader of a CSV or TSV file, or of a tables-layout directory (one that holds `trips.csv`).
     public static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        if case .file(let path) = input, isDirectory(path) {
+        if case .file(let path) = input, FileSystem.kind(path) == .directory {
             let tripsFile = "trips.\(CSVTableNames.fileExtension(format))"
-            guard access("\(path)/\(tripsFile)", F_OK) == 0 else {
+            guard FileSystem.exists("\(path)/\(tripsFile)") else {
                 throw TripError(.noInput, "\(path): is a directory without \(tripsFile)",
                                 notes: ["a tables-layout directory holds \(tripsFile) and its related tables"])
             }
@@ -55,10 +50,8 @@ public enum CSVFormat: FormatCodec {
                 }
             }
         }
-        // UTF-8 passes through the transcoding layer untouched (one call per window fill), so that a
-        // UTF-16 byte order mark is honoured whatever the option says.
-        let text = TranscodingSource(name: name, encoding: encoding, detectsBOM: true, source: source)
-        return CSVRowReader(name: name, dialect: dialect, separator: separator, chunkSize: chunkSize, source: text.read)
+        return CSVRowReader(name: name, dialect: dialect, encoding: encoding, separator: separator, chunkSize: chunkSize,
+                            source: source)
     }
 
     /// A writer in the layout `options.csvLayout` says: one file with a row per trip, or a directory of tables.
@@ -110,11 +103,6 @@ public enum CSVFormat: FormatCodec {
     /// if CSVFormat.isTablesDirectory("export") { inputs.append(.file("export")) }
     /// ```
     public static func isTablesDirectory(_ path: String, format: Format = .csv) -> Bool {
-        isDirectory(path) && access("\(path)/trips.\(CSVTableNames.fileExtension(format))", F_OK) == 0
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        FileSystem.kind(path) == .directory && FileSystem.exists("\(path)/trips.\(CSVTableNames.fileExtension(format))")
     }
 }

@@ -88,18 +88,18 @@ final class CSVRowReader {
     convenience init(_ input: ByteInput, dialect: CSVDialect, encoding: TextEncoding = .utf8,
                      separator: SeparatorChoice = .declaredOrDialect,
                      limits: CSVLimits = CSVLimits(), chunkSize: Int = 1 << 18) {
-        // UTF-8 passes through the transcoding layer untouched (one call per window fill), so a UTF-16
-        // byte order mark is honoured whatever the option says.
-        let text = TranscodingSource(name: input.name, encoding: encoding, detectsBOM: true) { try input.read(into: $0) }
-        self.init(name: input.name, dialect: dialect, separator: separator, limits: limits, chunkSize: chunkSize,
-                  source: text.read)
+        self.init(name: input.name, dialect: dialect, encoding: encoding, separator: separator, limits: limits,
+                  chunkSize: chunkSize) { try input.read(into: $0) }
     }
 
-    /// Reads UTF-8 from any source that fills a buffer and returns 0 at the end.
-    init(name: String, dialect: CSVDialect, separator: SeparatorChoice = .declaredOrDialect, limits: CSVLimits = CSVLimits(),
-         chunkSize: Int = 1 << 18, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
+    /// Reads text in `encoding` from any source that fills a buffer and returns 0 at the end: the one
+    /// place CSV input is transcoded. UTF-8 passes through untouched (one call per window fill), so
+    /// that a UTF-16 byte order mark is honoured whatever `encoding` says.
+    init(name: String, dialect: CSVDialect, encoding: TextEncoding, separator: SeparatorChoice = .declaredOrDialect,
+         limits: CSVLimits = CSVLimits(), chunkSize: Int = 1 << 18,
+         source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
         self.name = name; self.dialect = dialect; self.limits = limits; self.separatorChoice = separator
-        self.source = source
+        self.source = TranscodingSource(name: name, encoding: encoding, detectsBOM: true, source: source).read
         capacity = max(chunkSize, 16)
         buffer = .allocate(capacity: capacity)
         cellCapacity = max(1, min(64, limits.maxColumns))

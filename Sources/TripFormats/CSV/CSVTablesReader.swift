@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// Reads trips from a tables-layout directory: `trips.csv` streamed row by row, its related tables
@@ -54,7 +49,7 @@ struct CSVTablesReader: RecordReader {
             }
             let entity = vocabulary.entities[destination]
             let path = "\(dir)/\(CSVTableNames.table(entity.name)).\(ext)"
-            guard !done.contains(path), access(path, F_OK) == 0 else { continue }
+            guard !done.contains(path), FileSystem.exists(path) else { continue }
             done.insert(path)
             related.append(try CSVTablesReader.readRelated(path: path, field: field, isToMany: isToMany, entity: entity,
                                                            keyName: keyName, dialect: dialect, separator: separator,

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// The names of the tables layout: one file per entity, `trips.csv`, `bucket_list_items.csv` and
@@ -53,7 +48,6 @@ final class CSVTablesWriter: RecordWriter {
     init(directory: String, format: Format, options: WriteOptions) throws {
         target = directory
         temporary = try TemporaryPaths.makeDirectory(beside: directory)
-        chmod(temporary, 0o755)
         encoder = CSVCellEncoder(dialect: CSVDialect(format, delimiter: options.csvDelimiter), safeFormulas: options.csvSafeFormulas)
         let ext = CSVTableNames.fileExtension(format)
         let schema = options.schema
@@ -82,7 +76,7 @@ final class CSVTablesWriter: RecordWriter {
         } catch {
             tripsOutput?.discard()
             for t in made { t.output.discard() }
-            rmdir(temporary)
+            FileSystem.removeDirectory(temporary)
             throw error
         }
         trips = tripsOutput!
@@ -152,51 +146,35 @@ final class CSVTablesWriter: RecordWriter {
     }
 
     private func removeTemporary() {
-        for name in fileNames { unlink("\(temporary)/\(name)") }
-        rmdir(temporary)
+        for name in fileNames { FileSystem.remove("\(temporary)/\(name)") }
+        FileSystem.removeDirectory(temporary)
         TemporaryPaths.unregister(temporary)
     }
 
     /// Renames the finished directory over the target, setting an old one aside until then.
     private func moveIntoPlace() throws {
-        var st = stat()
         var setAside: String?
-        if lstat(target, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFDIR else {
+        if let kind = FileSystem.kind(target, followingLinks: false) {
+            guard kind == .directory else {
                 throw TripError(.cantCreate, "\(target): exists and is not a directory")
             }
-            let existing = CSVTablesWriter.entries(of: target)
+            let existing = (try? FileSystem.entries(of: target)) ?? []
             let ours = Set(["csv", "tsv"].flatMap { ext in fileNames.map { n in n.split(separator: ".").first.map { "\($0).\(ext)" } ?? n } })
             guard existing.allSatisfy(ours.contains) else {
                 throw TripError(.cantCreate, "\(target): exists and holds files other than a tables layout's",
                                 notes: ["give a new or empty directory"])
             }
             let aside = temporary + ".old"
-            guard rename(target, aside) == 0 else {
-                throw TripError(.cantCreate, "\(target): cannot replace: \(String(cString: strerror(errno)))")
-            }
+            try FileSystem.rename(target, to: aside, name: target, doing: "cannot replace")
             setAside = aside
         }
-        guard rename(temporary, target) == 0 else {
-            let message = String(cString: strerror(errno))
-            if let setAside { rename(setAside, target) }
-            throw TripError(.cantCreate, "\(target): cannot create: \(message)")
+        do {
+            try FileSystem.rename(temporary, to: target)
+        } catch {
+            if let setAside { try? FileSystem.rename(setAside, to: target) }
+            throw error
         }
         TemporaryPaths.unregister(temporary)
-        if let setAside {
-            for name in CSVTablesWriter.entries(of: setAside) { unlink("\(setAside)/\(name)") }
-            rmdir(setAside)
-        }
-    }
-
-    static func entries(of directory: String) -> [String] {
-        guard let d = opendir(directory) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = direntName(e)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        if let setAside { FileSystem.removeDirectoryAndFiles(setAside) }
     }
 }

@@ -56,24 +56,14 @@ public final class ByteInput {
             name = location.name; fd = 0; ownsDescriptor = false
         case .file(let path):
             name = path
-            let d = open(path, O_RDONLY | O_CLOEXEC)
-            guard d >= 0 else {
-                throw TripError(.noInput, "\(path): cannot open: \(String(cString: strerror(errno)))")
-            }
-            var st = stat()
-            if fstat(d, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-                close(d)
-                throw TripError(.noInput, "\(path): is a directory")
-            }
-            fd = d; ownsDescriptor = true
+            fd = try FileSystem.openForReading(path); ownsDescriptor = true
         }
     }
 
     /// Whether the input can be read again from where its reading started: a regular file.
     public var canRewind: Bool {
         if startOffset < 0 {
-            var st = stat()
-            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+            guard FileSystem.kind(ofDescriptor: fd) == .file else { return false }
             let at = lseek(fd, 0, SEEK_CUR)
             guard at >= 0 else { return false }
             startOffset = at
@@ -99,8 +89,7 @@ public final class ByteInput {
     /// Rewinds after a check pass (see `beginCheckPass`); false if that is not possible.
     public func rewindForSecondPass() -> Bool {
         guard rewind() else { return false }
-        var st = stat()
-        let size = fstat(fd, &st) == 0 ? max(Int(st.st_size) - Int(startOffset), 0) : 0
+        let size = FileSystem.size(ofDescriptor: fd).map { max($0 - Int(startOffset), 0) } ?? 0
         counting = .afterCheck(checked: passCounted, size: size)
         passRead = 0
         passCounted = 0
@@ -140,7 +129,7 @@ public final class ByteInput {
                 return n
             }
             if errno == EINTR { continue }
-            throw TripError(.io, "\(name): read error: \(String(cString: strerror(errno)))")
+            throw FileSystem.failure(.io, name, "read error")
         }
     }
 }

@@ -46,20 +46,13 @@ public final class ByteOutput {
             name = location.name; fd = 1; target = nil; temporaryPath = nil
         case .file(let path):
             name = path
-            var st = stat()
-            if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG, (st.st_mode & S_IFMT) != S_IFDIR {
+            if FileSystem.kind(path) == .other {
                 // A device or a pipe (/dev/null, /dev/full, a FIFO): written in place, never replaced.
-                let d = open(path, O_WRONLY | O_CLOEXEC)
-                guard d >= 0 else {
-                    throw TripError(.cantCreate, "\(path): cannot open: \(String(cString: strerror(errno)))")
-                }
-                fd = d; target = nil; temporaryPath = nil
+                fd = try FileSystem.openForWriting(path); target = nil; temporaryPath = nil
             } else {
                 target = path
-                let (d, temporary) = try TemporaryPaths.makeFile(beside: path)
-                fd = d
-                temporaryPath = temporary
-                fchmod(d, 0o644)
+                let made = try TemporaryPaths.makeFile(beside: path)
+                fd = made.fd; temporaryPath = made.path
             }
         }
     }
@@ -68,14 +61,6 @@ public final class ByteOutput {
     public var pathBeingWritten: String? { temporaryPath }
 
     deinit { if !done { discard() } }
-
-    static func split(_ path: String) -> (String, String) {
-        if let slash = path.lastIndex(of: "/") {
-            let dir = String(path[..<slash])
-            return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
-        }
-        return (".", path)
-    }
 
     @inline(__always)
     public func write(_ byte: UInt8) throws {
@@ -102,7 +87,7 @@ public final class ByteOutput {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw TripError(.io, "\(name): write error: \(String(cString: strerror(errno)))")
+                    throw FileSystem.failure(.io, name, "write error")
                 }
                 offset += n
             }
@@ -127,16 +112,15 @@ public final class ByteOutput {
             done = true
             return
         }
-        if fsync(fd) != 0, errno != EINVAL {
-            throw TripError(.io, "\(target): write error: \(String(cString: strerror(errno)))")
-        }
+        try FileSystem.sync(descriptor: fd, name: target)
         close(fd); fd = -1
-        guard rename(temporaryPath, target) == 0 else {
-            let message = String(cString: strerror(errno))
-            unlink(temporaryPath)
+        do {
+            try FileSystem.rename(temporaryPath, to: target)
+        } catch {
+            FileSystem.remove(temporaryPath)
             TemporaryPaths.unregister(temporaryPath)
             done = true
-            throw TripError(.cantCreate, "\(target): cannot create: \(message)")
+            throw error
         }
         TemporaryPaths.unregister(temporaryPath)
         done = true
@@ -148,7 +132,7 @@ public final class ByteOutput {
         buffer.removeAll()
         if let temporaryPath {
             if fd >= 0 { close(fd); fd = -1 }
-            unlink(temporaryPath)
+            FileSystem.remove(temporaryPath)
             TemporaryPaths.unregister(temporaryPath)
         } else if fd > 2 {
             close(fd); fd = -1

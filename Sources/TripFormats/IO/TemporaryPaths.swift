@@ -32,40 +32,43 @@ public enum TemporaryPaths {
     static func prefix(for target: String) -> (directory: String, prefix: String) {
         var trimmed = target
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let (dir, base) = ByteOutput.split(trimmed)
+        let (dir, base) = FileSystem.split(trimmed)
         return (dir, ".\(base).tripconv-")
     }
 
-    /// Makes a temporary file beside `target`, registered for cleanup; returns its descriptor and path.
+    /// Makes a temporary file beside `target` (mode 0644), registered for cleanup; returns its
+    /// descriptor and path.
     public static func makeFile(beside target: String) throws -> (fd: Int32, path: String) {
         let (dir, prefix) = self.prefix(for: target)
         removeStale(in: dir, prefix: prefix)
-        var template = Array("\(dir)/\(prefix)\(getpid())-XXXXXX".utf8CString)
         // No signal between creating the file and registering it, or it would outlive the run.
         let saved = blockCleanupSignals()
         defer { restoreSignals(saved) }
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw TripError(.cantCreate, "\(target): cannot create: \(String(cString: strerror(errno)))")
-        }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        register(path, directory: false)
-        return (fd, path)
+        let made = try FileSystem.makeUniqueFile(template: "\(dir)/\(prefix)\(getpid())-XXXXXX", mode: 0o644, name: target)
+        register(made.path, directory: false)
+        return made
     }
 
-    /// Makes a temporary directory beside `target`, registered for cleanup (with what it holds).
+    /// Makes a temporary directory beside `target` (mode 0755), registered for cleanup (with what it
+    /// holds).
     public static func makeDirectory(beside target: String) throws -> String {
         let (dir, prefix) = self.prefix(for: target)
         removeStale(in: dir, prefix: prefix)
-        var template = Array("\(dir)/\(prefix)\(getpid())-XXXXXX".utf8CString)
         let saved = blockCleanupSignals()
         defer { restoreSignals(saved) }
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw TripError(.cantCreate, "\(target): cannot create: \(String(cString: strerror(errno)))")
-        }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let path = try FileSystem.makeUniqueDirectory(template: "\(dir)/\(prefix)\(getpid())-XXXXXX", mode: 0o755, name: target)
         register(path, directory: true)
         return path
+    }
+
+    /// Makes an empty file beside a store's target for SQLite to open by path:
+    /// `.NAME.tripconv-XXXXXX`, mode 0644. Unlike the others it is not registered, and its name
+    /// carries no PID: the store writer and the backup remove it (and its journal) themselves.
+    static func makeStoreFile(beside target: String) throws -> String {
+        let (dir, base) = FileSystem.split(target)
+        let made = try FileSystem.makeUniqueFile(template: "\(dir)/.\(base).tripconv-XXXXXX", mode: 0o644, name: target)
+        close(made.fd)
+        return made.path
     }
 
     /// Blocks SIGINT, SIGTERM and SIGHUP; returns the mask to restore.
@@ -119,6 +122,8 @@ public enum TemporaryPaths {
     }
 
     /// Removes every registered path now (files first, then directories with what they hold).
+    /// It runs in the signal handler, so it calls the system directly on the registered C strings
+    /// instead of going through `FileSystem`, whose calls take Swift strings.
     static func removeAll() {
         guard initialized else { return }
         for i in 0..<capacity { if let p = paths[i], !isDirectory[i] { unlink(p) } }
@@ -145,33 +150,16 @@ public enum TemporaryPaths {
 
     /// Removes temporary paths of processes that no longer run (killed with SIGKILL, say).
     static func removeStale(in directory: String, prefix: String) {
-        guard let d = opendir(directory) else { return }
-        var stale: [String] = []
-        while let e = readdir(d) {
-            let name = direntName(e)
-            guard name.hasPrefix(prefix) else { continue }
+        guard let names = try? FileSystem.entries(of: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0 else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(name) }
-        }
-        closedir(d)
-        for name in stale {
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
             let path = directory + "/" + name
-            var st = stat()
-            guard lstat(path, &st) == 0 else { continue }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                if let sub = opendir(path) {
-                    var names: [String] = []
-                    while let e = readdir(sub) {
-                        let n = direntName(e)
-                        if n != "." && n != ".." { names.append(n) }
-                    }
-                    closedir(sub)
-                    for n in names { unlink(path + "/" + n) }
-                }
-                rmdir(path)
-            } else {
-                unlink(path)
+            switch FileSystem.kind(path, followingLinks: false) {
+            case .directory?: FileSystem.removeDirectoryAndFiles(path)
+            case .file?, .other?: FileSystem.remove(path)
+            case nil: continue
             }
         }
     }
@@ -196,18 +184,4 @@ public enum TemporaryPaths {
         }
         sigprocmask(SIG_UNBLOCK, &unblock, nil)
     }
-}
-
-/// Where a directory entry's name is, read in place. `d_name` is declared as a fixed array of 256
-/// bytes, but readdir's buffer packs entries at their real length (`d_reclen`), so the last entry can
-/// end less than 256 bytes before the buffer does: copying the whole field, as `e.pointee.d_name` or
-/// `withUnsafeBytes(of: e.pointee.d_name)` does, reads past the allocation (AddressSanitizer's
-/// heap-buffer-overflow in `swift test --sanitize=address`).
-func direntNamePointer(_ entry: UnsafeMutablePointer<dirent>) -> UnsafePointer<CChar> {
-    UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
-}
-
-/// A directory entry's name (invalid UTF-8 repaired), read in place; see `direntNamePointer`.
-func direntName(_ entry: UnsafeMutablePointer<dirent>) -> String {
-    String(cString: direntNamePointer(entry))
 }

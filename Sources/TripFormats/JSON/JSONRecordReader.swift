@@ -52,17 +52,16 @@ public struct JSONRecordReader: RecordReader {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader reads json or jsonl, not \(format.rawValue)")
         }
-        _ = try TextEncoding.of(options)
+        let encoding = try TextEncoding.of(options)
         let bytes = try ByteInput(input)
-        self.init(name: bytes.name, format: format, options: options) { try bytes.read(into: $0) }
+        self.init(name: bytes.name, format: format, options: options, encoding: encoding) { try bytes.read(into: $0) }
     }
 
-    /// A reader of any byte source; tests use a small `chunkSize` to split tokens across chunks.
-    init(name: String, format: Format, options: ReadOptions = ReadOptions(), chunkSize: Int = 1 << 16,
-         limits: JSONLimits = .standard, source: @escaping JSONScanner.Source) {
-        // Latin-1 the scanner reads itself; Windows-1252 and UTF-16 go through the transcoding layer;
-        // an unknown name was refused by the factory (`TextEncoding.of`) and reads as UTF-8 here.
-        let encoding = TextEncoding(name: options.inputEncoding) ?? .utf8
+    /// A reader of any byte source in `encoding` (the options' `inputEncoding`, which the caller has
+    /// read: `TextEncoding.of`); tests use a small `chunkSize` to split tokens across chunks.
+    init(name: String, format: Format, options: ReadOptions = ReadOptions(), encoding: TextEncoding = .utf8,
+         chunkSize: Int = 1 << 16, limits: JSONLimits = .standard, source: @escaping JSONScanner.Source) {
+        // Latin-1 the scanner reads itself; Windows-1252 and UTF-16 go through the transcoding layer.
         var source = source
         switch encoding {
         case .windows1252, .utf16, .utf16le, .utf16be:

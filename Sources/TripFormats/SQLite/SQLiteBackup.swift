@@ -1,9 +1,4 @@
 internal import CSQLite
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// A copy of a store taken through SQLite's online backup API (`sqlite3_backup_init`, `_step`,
@@ -16,16 +11,14 @@ enum SQLiteBackup {
     /// Copies the store at `source` to `target`. `name` is the store's path for messages.
     static func copy(_ source: String, to target: String, busyTimeout: Int32) throws {
         let from = try SQLiteConnection(path: source, access: .reading, busyTimeout: busyTimeout)
-        let temporary = try SQLiteRecordWriter.makeTemporaryFile(beside: target)
+        let temporary = try TemporaryPaths.makeStoreFile(beside: target)
         do {
             try copyPages(from, into: temporary, target: target, busyTimeout: busyTimeout)
-            try SQLiteRecordWriter.syncFile(temporary, name: target)
-            guard rename(temporary, target) == 0 else {
-                throw TripError(.cantCreate, "\(target): cannot create the backup: \(String(cString: strerror(errno)))")
-            }
+            try FileSystem.sync(temporary, name: target)
+            try FileSystem.rename(temporary, to: target, doing: "cannot create the backup")
         } catch {
-            unlink(temporary)
-            unlink(temporary + "-journal")
+            FileSystem.remove(temporary)
+            FileSystem.remove(temporary + "-journal")
             throw error.renamingPath(temporary, to: target)
         }
     }

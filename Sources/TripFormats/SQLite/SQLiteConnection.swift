@@ -75,7 +75,7 @@ final class SQLiteConnection {
         switch access {
         case .reading:
             flags |= SQLITE_OPEN_READONLY
-            if SQLiteConnection.isWALModeFile(path), !SQLiteConnection.exists(path + "-wal") {
+            if SQLiteConnection.isWALModeFile(path), !FileSystem.exists(path + "-wal") {
                 flags |= SQLITE_OPEN_URI
                 name = "file:" + SQLiteConnection.uriPath(path) + "?immutable=1"
             }
@@ -94,20 +94,13 @@ final class SQLiteConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
-    /// Whether anything exists at a path.
-    static func exists(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0
-    }
+    /// The first 16 bytes of every SQLite database file.
+    static let fileHeader = Array("SQLite format 3\0".utf8)
 
     /// Whether a file's SQLite header says WAL mode (file format versions 2 at offsets 18 and 19).
     static func isWALModeFile(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 20)
-        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 20, 0) }
-        return n == 20 && header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
+        guard let header = try? FileSystem.head(of: path, count: 20, failing: .noInput) else { return false }
+        return header.count == 20 && header.starts(with: fileHeader) && header[18] == 2 && header[19] == 2
     }
 
     /// A path as the path of a `file:` URI: every byte but unreserved ones and `/` percent-encoded.

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// Writes trips into a SQLite store, in one transaction.
@@ -116,7 +111,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         } else {
             isUpdatingExistingStore = false
             batchesTrips = true
-            let temporary = try SQLiteRecordWriter.makeTemporaryFile(beside: path)
+            let temporary = try TemporaryPaths.makeStoreFile(beside: path)
             temporaryPath = temporary
             do {
                 let c = try SQLiteConnection(path: temporary, access: .writing, busyTimeout: timeout)
@@ -320,10 +315,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             if let temporaryPath {
                 try connection.execute("PRAGMA journal_mode = DELETE", doing: "cannot finish the store")
                 closeConnection()
-                try SQLiteRecordWriter.syncFile(temporaryPath, name: path)
-                guard rename(temporaryPath, path) == 0 else {
-                    throw TripError(.cantCreate, "\(path): cannot create: \(String(cString: strerror(errno)))")
-                }
+                try FileSystem.sync(temporaryPath, name: path)
+                try FileSystem.rename(temporaryPath, to: path)
             } else {
                 closeConnection()
             }
@@ -353,8 +346,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private func removeTemporaryStore() {
         closeConnection()
         if let temporaryPath {
-            unlink(temporaryPath)
-            unlink(temporaryPath + "-journal")
+            FileSystem.remove(temporaryPath)
+            FileSystem.remove(temporaryPath + "-journal")
         }
     }
 
@@ -362,34 +355,9 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
 
     /// Whether the path is an existing SQLite database (by its header). A directory cannot be a target.
     static func isSQLiteFile(_ path: String) throws -> Bool {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return false }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw TripError(.cantCreate, "\(path): is a directory") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw TripError(.cantCreate, "\(path): cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 16)
-        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
-        return n == 16 && header == Array("SQLite format 3\0".utf8)
-    }
-
-    /// Creates an empty temporary file beside the target (`.NAME.tripconv-XXXXXX`) and returns its path.
-    static func makeTemporaryFile(beside path: String) throws -> String {
-        let (dir, base) = ByteOutput.split(path)
-        var template = Array("\(dir)/.\(base).tripconv-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw TripError(.cantCreate, "\(path): cannot create: \(String(cString: strerror(errno)))") }
-        fchmod(fd, 0o644)
-        close(fd)
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Flushes a file to the disk, so the rename never publishes a store whose pages are not there.
-    static func syncFile(_ path: String, name: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw TripError(.io, "\(name): write error: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        if fsync(fd) != 0, errno != EINVAL { throw TripError(.io, "\(name): write error: \(String(cString: strerror(errno)))") }
+        guard let kind = FileSystem.kind(path) else { return false }
+        if kind == .directory { throw TripError(.cantCreate, "\(path): is a directory") }
+        return try FileSystem.head(of: path, count: 16, failing: .cantCreate) == SQLiteConnection.fileHeader
     }
 }
 

@@ -21,7 +21,7 @@ extension SQLiteStore {
     public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                         toolVersion: String = WriteOptions().toolVersion, backup: String? = nil) throws -> SQLiteMigrationReport? {
         guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
-        if let backup, SQLiteStore.isSameFile(backup, path) {
+        if let backup, FileSystem.isSameFile(backup, path) {
             throw TripError.usage("\(backup): the backup cannot be the store itself")
         }
         // SQLite's procedure for rebuilding tables wants foreign keys off, and the pragma is a no-op
@@ -69,7 +69,7 @@ extension SQLiteStore {
     /// Copies the store to a file through SQLite's online backup API: complete or absent, and with
     /// what the store's WAL holds.
     public func backUp(to target: String) throws {
-        if SQLiteStore.isSameFile(target, path) { throw TripError.usage("\(target): the backup cannot be the store itself") }
+        if FileSystem.isSameFile(target, path) { throw TripError.usage("\(target): the backup cannot be the store itself") }
         try SQLiteBackup.copy(path, to: target, busyTimeout: busyTimeout)
     }
 }

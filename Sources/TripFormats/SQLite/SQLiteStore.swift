@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TripKit
 
 /// A SQLite trip store opened to look at: its schema version and how that was told, its tables,
@@ -54,25 +49,13 @@ public final class SQLiteStore {
 
     /// Fails `.noInput` for a store that is missing or not a file (SQLite would create one, or fail vaguely).
     static func requireFile(_ path: String) throws {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw TripError(.noInput, "\(path): cannot open: \(String(cString: strerror(errno)))")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw TripError(.noInput, "\(path): not a regular file") }
+        guard try FileSystem.kind(of: path, failing: .noInput) == .file else { throw TripError(.noInput, "\(path): not a regular file") }
     }
 
     /// Whether a rollback journal with content lies beside the store: a transaction in progress in
     /// another process, or one a crash cut short, which only a read-write open can roll back.
     public static func hasJournal(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path + "-journal", &st) == 0 && st.st_size > 0
-    }
-
-    /// Whether two paths name the same file (a path that does not exist names none).
-    static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+        (FileSystem.size(path + "-journal") ?? 0) > 0
     }
 
     // MARK: - What the store holds

@@ -7,8 +7,7 @@ import TripKit
 /// fetched. Written by hand, one trip at a time, with an XML declaration and two-space indentation.
 enum XMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        _ = try TextEncoding.of(options)
-        return try XMLRecordReader(input, options: options)
+        try XMLRecordReader(input, options: options)
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

@@ -17,7 +17,8 @@ import TripKit
 public struct XMLRecordReader: RecordReader {
     private let engine: XMLTripReader
 
-    /// Opens an input; a missing file is a `.noInput` error, and nothing is parsed until `next()`.
+    /// Opens an input; an unknown `inputEncoding` is a `.usage` error, a missing file a `.noInput`
+    /// one, and nothing is parsed until `next()`.
     /// libxml2 parses on a thread of its own unless `options.parsesAhead` is false.
     public init(_ input: InputLocation, options: ReadOptions = ReadOptions()) throws {
         try self.init(input, options: options, threaded: options.parsesAhead)
@@ -25,7 +26,9 @@ public struct XMLRecordReader: RecordReader {
 
     /// `threaded: false` parses on the caller's thread.
     init(_ input: InputLocation, options: ReadOptions, threaded: Bool) throws {
-        engine = XMLTripReader(parser: XMLTripParser(input: try ByteInput(input), options: options), threaded: threaded)
+        let encoding = try TextEncoding.of(options)
+        engine = XMLTripReader(parser: XMLTripParser(input: try ByteInput(input), options: options, encoding: encoding),
+                               threaded: threaded)
     }
 
     /// The next trip or rejected record; nil at the end. A document that is not well-formed, or not

@@ -21,16 +21,19 @@ enum XMLLimits {
 final class XMLTripParser: @unchecked Sendable {
     let input: ByteInput
     let options: ReadOptions
+    /// The encoding of a document that does not say its own (`--input-encoding`).
+    let encoding: TextEncoding
     /// The parse state, at a fixed address that libxml2 hands back to every callback: reached
     /// through a pointer, an event costs no reference counting and no exclusivity check.
     let state: UnsafeMutablePointer<XMLParseState>
     private var endOfInput = false
     private let chunk: UnsafeMutableRawBufferPointer
 
-    init(input: ByteInput, options: ReadOptions) {
+    init(input: ByteInput, options: ReadOptions, encoding: TextEncoding) {
         XMLParseState.setUpLibXML2
         self.input = input
         self.options = options
+        self.encoding = encoding
         state = .allocate(capacity: 1)
         state.initialize(to: XMLParseState(name: input.name))
         chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: XMLLimits.chunkSize, alignment: 16)
@@ -89,7 +92,7 @@ final class XMLTripParser: @unchecked Sendable {
         xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
         defer { xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError) }
         // A document that does not say its encoding is UTF-8, unless `--input-encoding` says otherwise.
-        let given = XMLTripParser.libxml2EncodingName(options.inputEncoding)
+        let given = XMLTripParser.libxml2EncodingName(self.encoding)
         let encoding = given != nil && !XMLTripParser.declaresEncoding(sniffed) ? given : nil
         guard let context = xmlCreatePushParserCtxt(&handler, state, encoding != nil ? nil : bytes, encoding != nil ? 0 : Int32(count), name) else {
             throw TripError.data("\(name): libxml2 could not start a parser")
@@ -105,16 +108,15 @@ final class XMLTripParser: @unchecked Sendable {
     }
 
     /// The libxml2 name of the encoding `--input-encoding` gives, for documents that do not say
-    /// their own; nil for UTF-8 (libxml2's default) and for names `TextEncoding` does not know (the
-    /// factory refuses those).
-    static func libxml2EncodingName(_ name: String) -> String? {
-        switch TextEncoding(name: name) {
+    /// their own; nil for UTF-8 (libxml2's default).
+    static func libxml2EncodingName(_ encoding: TextEncoding) -> String? {
+        switch encoding {
         case .latin1: return "ISO-8859-1"
         case .windows1252: return "windows-1252"
         case .utf16le: return "UTF-16LE"
         case .utf16be: return "UTF-16BE"
         case .utf16: return "UTF-16"
-        case .utf8, nil: return nil
+        case .utf8: return nil
         }
     }
 
