@@ -19,7 +19,8 @@ public struct BulkConversion: Sendable {
     public let directory: String
     public let format: Format
     let options: RunOptions
-    let writeOptions: WriteOptions
+    /// The target schema, looked up once: the writers' options are made from it.
+    let schema: any VersionedSchema.Type
     let rejects: RejectsFile?
 
     /// What became of one input: its summary, or the error that failed it.
@@ -36,7 +37,7 @@ public struct BulkConversion: Sendable {
         let name = input.location.name.split(separator: "/").last.map(String.init) ?? "stdin"
         var base = name
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { base = String(name[..<dot]) }
-        let ext = writeOptions.csvLayout == .tables && (format == .csv || format == .tsv) ? "" : "." + format.extensions[0]
+        let ext = options.csvLayout == .tables && (format == .csv || format == .tsv) ? "" : "." + format.extensions[0]
         return (directory.hasSuffix("/") ? directory : directory + "/") + base + ext
     }
 
@@ -71,7 +72,7 @@ public struct BulkConversion: Sendable {
     private func convert(_ input: RunInput, to output: String, observer: some RunObserver, failing: borrowing Mutex<Void>) -> Outcome {
         let started = monotonicSeconds()
         observer.starting(input)
-        let readOptions = options.readOptions, writeOptions = self.writeOptions
+        let readOptions = options.readOptions, writeOptions = options.writeOptions(schema)
         let format = self.format, rejects = self.rejects
         do {
             let summary = try options.pipeline(usingJobs: false).run(

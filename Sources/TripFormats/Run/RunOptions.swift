@@ -131,7 +131,7 @@ public struct RunOptions: Sendable {
         let schema = try targetSchema()
         let rejects = try openRejects()
         return BulkConversion(inputs: inputs, directory: directory, format: format, options: self,
-                              writeOptions: writeOptions(schema), rejects: rejects)
+                              schema: schema, rejects: rejects)
     }
 
     /// Migrates an open store in place to the target version under `policy`, backing it up to
