@@ -44,20 +44,6 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
     var outputCsvDelimiter: CSVDelimiterArgument?
 
-    /// What the readers are told: the shared reading options, and whether CSV cells are formula-safe.
-    private var readOptions: ReadOptions {
-        var o = reading.readOptions
-        o.csvSafeFormulas = csvSafeFormulas
-        o.parsesAhead = jobs > 1
-        return o
-    }
-
-    private func writeOptions(_ schema: any VersionedSchema.Type) -> WriteOptions {
-        WriteOptions(schema: schema, policy: dedupe, migrate: migrate, csvSafeFormulas: csvSafeFormulas,
-                     csvDelimiter: (outputCsvDelimiter ?? reading.csvDelimiter)?.byte, csvLayout: csvLayout,
-                     toolVersion: TripConv.version)
-    }
-
     @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension), each deduplicated on its own.", valueName: "dir"))
     var outputDir: String?
 
@@ -72,6 +58,23 @@ struct Convert: ParsableCommand {
 
     @Flag(name: .short, help: "Print a line per input and per record set aside.")
     var verbose = false
+
+    /// The options, described once: the runs are built from them.
+    private var options: RunOptions {
+        var o = RunOptions()
+        o.targetVersion = targetVersion
+        o.policy = dedupe
+        o.reading = reading.readOptions
+        o.csvSafeFormulas = csvSafeFormulas
+        o.outputCSVDelimiter = outputCsvDelimiter?.byte
+        o.csvLayout = csvLayout
+        o.migratesStore = migrate
+        o.rejects = rejects
+        o.jobs = jobs
+        o.outputFormat = to
+        o.toolVersion = TripConv.version
+        return o
+    }
 
     func run() throws {
         TemporaryPaths.installSignalCleanup()
@@ -89,112 +92,39 @@ struct Convert: ParsableCommand {
     }
 
     private func convert(started: Double) throws -> ConversionSummary {
-        do {
-            let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
-            let outputLocation = OutputLocation(output)
-            let outputFormat: Format
-            if let to {
-                outputFormat = to
-            } else if csvLayout == .tables {
-                outputFormat = .csv
-            } else if case .file(let path) = outputLocation {
-                guard let f = Format(path: path) else {
-                    throw TripError.usage("\(path): no known extension tells the output format; pass --to FORMAT")
-                }
-                outputFormat = f
-            } else {
-                outputFormat = .jsonl
+        let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
+        let conversion = try options.conversion(to: OutputLocation(output))
+        let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
+        defer { progress?.stop() }
+        let summary = try conversion.run(inputs.map(\.runInput), observer: CommandLineObserver(progress: progress, listsSetAside: verbose))
+        if verbose {
+            for i in summary.inputs {
+                let v = i.detection.version.map(\.description) ?? "no version"
+                Diagnostics.print("tripconv: \(i.name): \(i.detection.format) \(v) by \(i.detection.evidence); read \(i.read), rejected \(i.rejected); stages \(i.stages.isEmpty ? "none" : i.stages.joined(separator: ", "))")
             }
-            if outputFormat.isStore, outputLocation == .standardOutput {
-                throw TripError.usage("a store cannot be written to standard output; give -o FILE")
-            }
-            guard let schema = TripMigrationPlan.schema(for: targetVersion) else {
-                throw TripError.usage("unknown target version \(targetVersion)")
-            }
-            let readOptions = self.readOptions
-            var pipeline = Pipeline()
-            pipeline.targetVersion = targetVersion
-            pipeline.policy = dedupe
-            pipeline.keepsGoing = rejects != nil
-            // JSON, JSON Lines and CSV rows are formatted on --jobs threads, and with 2 or more trips
-            // for a store are decoded ahead on a thread of their own; only this thread writes.
-            guard jobs >= 1 else { throw TripError.usage("--jobs takes a number of 1 or more") }
-            pipeline.encodingThreads = jobs
-            pipeline.decodesAhead = jobs > 1
-
-            let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
-            var setAside = 0
-            let writeOptions = self.writeOptions(schema)
-            let summary: ConversionSummary
-            let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
-            defer { progress?.stop() }
-            do {
-                summary = try pipeline.run(
-                    inputs.map { input in
-                        PipelineInput(name: input.location.name) {
-                            progress?.setCurrent(input.location.name)
-                            return CountingReader(base: try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
-                        }
-                    },
-                    into: { try FormatFactory.makeWriter(outputLocation, format: outputFormat, options: writeOptions) },
-                    setAside: { entry in
-                        setAside += 1
-                        if verbose { Diagnostics.print("tripconv: \(entry.origin): \(entry.kind.rawValue): \(entry.reason)") }
-                        try rejectsOutput?.write(RejectsFile.line(entry))
-                    })
-            } catch {
-                rejectsOutput?.discard()
-                throw error
-            }
-            try rejectsOutput?.commit()
-            if verbose {
-                for i in summary.inputs {
-                    let v = i.detection.version.map(\.description) ?? "no version"
-                    Diagnostics.print("tripconv: \(i.name): \(i.detection.format) \(v) by \(i.detection.evidence); read \(i.read), rejected \(i.rejected); stages \(i.stages.isEmpty ? "none" : i.stages.joined(separator: ", "))")
-                }
-            }
-            progress?.stop()
-            if !quiet {
-                Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
-            }
-            return summary
         }
+        progress?.stop()
+        if !quiet {
+            Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
+        }
+        return summary
     }
 
     private func runBulk(started: Double) throws {
-        var outcomes: [BulkRun.Outcome] = []
+        var outcomes: [BulkConversion.Outcome] = []
         do {
             guard output == nil else { throw TripError.usage("give -o or --output-dir, not both") }
-            guard jobs >= 1 else { throw TripError.usage("--jobs takes a number of 1 or more") }
+            let options = self.options
+            try options.checkJobs()
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
-            if inputs.contains(where: { $0.location == .standardInput }) {
-                throw TripError.usage("--output-dir converts files; standard input has no name to give its output")
-            }
-            let format = to ?? (csvLayout == .tables ? .csv : .jsonl)
-            guard let schema = TripMigrationPlan.schema(for: targetVersion) else { throw TripError.usage("unknown target version \(targetVersion)") }
-            var pipeline = Pipeline()
-            pipeline.targetVersion = targetVersion
-            pipeline.policy = dedupe
-            pipeline.keepsGoing = rejects != nil
-            let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
+            let bulk = try options.bulkConversion(of: inputs.map(\.runInput), into: outputDir!)
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
-            let bulk = BulkRun(inputs: inputs, directory: outputDir!, format: format, jobs: jobs, pipeline: pipeline,
-                               readOptions: readOptions, writeOptions: writeOptions(schema),
-                               rejects: rejectsOutput, verbose: verbose, progress: progress)
-            outcomes = try bulk.run()
+            outcomes = try bulk.run(observer: CommandLineObserver(progress: progress, listsSetAside: false))
             progress?.stop()
-            try rejectsOutput?.commit()
-            if verbose {
-                for o in outcomes {
-                    if let s = o.summary, let i = s.inputs.first {
-                        Diagnostics.print("tripconv: \(o.input) -> \(o.output): \(i.detection.format) \(i.detection.version.map(\.description) ?? "no version"); read \(s.read), merged \(s.merged), dropped \(s.dropped), rejected \(s.rejected), wrote \(s.written)")
-                    } else {
-                        Diagnostics.print("tripconv: \(o.input): failed")
-                    }
-                }
-            }
-            if !quiet { Diagnostics.print("tripconv: " + BulkRun.line(outcomes, elapsed: monotonicSeconds() - started)) }
-            if let report { try BulkRun.writeReport(report, outcomes, elapsed: monotonicSeconds() - started) }
+            try bulk.commitRejects()
+            if verbose { BulkReport.printLines(outcomes) }
+            if !quiet { Diagnostics.print("tripconv: " + BulkReport.line(outcomes, elapsed: monotonicSeconds() - started)) }
+            if let report { try BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started) }
         } catch let error as ExitCode {
             throw error
         } catch {
@@ -206,17 +136,7 @@ struct Convert: ParsableCommand {
     }
 }
 
-/// The rejects file: one JSON object per line with kind, origin, reason and the record's text.
-enum RejectsFile {
-    static func line(_ r: SetAsideRecord) -> String {
-        var pairs: [(String, JSONText.Node)] = [
-            ("kind", .string(r.kind.rawValue)),
-            ("source", .string(r.origin.source)),
-            ("record", .int(r.origin.record)),
-            ("line", r.origin.line.map { .int($0) } ?? .null),
-            ("reason", .string(r.reason)),
-        ]
-        if let text = r.text { pairs.append(("text", .string(text))) }
-        return JSONText.Node.object(pairs).render() + "\n"
-    }
+extension ResolvedInput {
+    /// The input as the library's runs take it.
+    var runInput: RunInput { RunInput(location, format: format) }
 }

@@ -10,11 +10,16 @@ enum Diagnostics {
         writeAll(2, line + "\n")
     }
 
+    /// Prints the error's line and its notes.
+    static func print(_ error: TripError) {
+        print("tripconv: \(error.message)")
+        for n in error.notes { print("note: \(n)") }
+    }
+
     /// Prints the error's line and its notes, and gives the exit status its kind maps to.
     static func fail(_ error: any Error) -> ExitCode {
         if let e = error as? TripError {
-            print("tripconv: \(e.message)")
-            for n in e.notes { print("note: \(n)") }
+            print(e)
             return ExitCode(e.kind.rawValue)
         }
         if let e = error as? ExitCode { return e }
@@ -32,13 +37,6 @@ func runReportingErrors(_ body: () throws -> Void) throws {
     } catch {
         throw Diagnostics.fail(error)
     }
-}
-
-/// Seconds on a monotonic clock.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// Writes all of a text to a file descriptor (1 standard output, 2 standard error).

@@ -49,12 +49,21 @@ struct Migrate: ParsableCommand {
         if !(busyTimeout >= 0 && busyTimeout <= 86_400) { throw ValidationError("--busy-timeout takes seconds from 0 to 86400") }
     }
 
+    /// The options, described once: the run is built from them.
+    private var options: RunOptions {
+        var o = RunOptions()
+        o.targetVersion = targetVersion
+        o.policy = dedupe
+        o.rejects = rejects
+        o.toolVersion = TripConv.version
+        return o
+    }
+
     func run() throws {
         try runReportingErrors {
             let started = monotonicSeconds()
-            guard let target = TripMigrationPlan.schema(for: targetVersion) else {
-                throw TripError.usage("unknown target version \(targetVersion)")
-            }
+            let options = self.options
+            let target = try options.targetSchema()
             let timeout = Int((busyTimeout * 1000).rounded())
             // A first look through a read-only open, so a store at the target is never opened for writing;
             // but a journal a crash left behind is rolled back only by a read-write open.
@@ -74,26 +83,12 @@ struct Migrate: ParsableCommand {
             }
 
             let opened = try SQLiteStore.open(path: store, readOnly: false, busyTimeoutMilliseconds: timeout)
-            let rejectsOutput = try rejects.map { try ByteOutput(OutputLocation($0)) }
             let backupPath = noBackup ? nil : (backup ?? store + ".bak")
-            let report: SQLiteMigrationReport
-            do {
-                guard let done = try opened.migrate(to: target, policy: dedupe, toolVersion: TripConv.version, backup: backupPath) else {
-                    // Another process migrated it between the first look and the lock.
-                    rejectsOutput?.discard()
-                    if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
-                    return
-                }
-                report = done
-            } catch {
-                rejectsOutput?.discard()
-                throw error
+            guard let report = try options.migrate(opened, backup: backupPath, observer: CommandLineObserver(listsSetAside: verbose)) else {
+                // Another process migrated it between the first look and the lock.
+                if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
+                return
             }
-            for entry in report.ledger {
-                if verbose { Diagnostics.print("tripconv: \(entry.origin): \(entry.kind.rawValue): \(entry.reason)") }
-                try rejectsOutput?.write(RejectsFile.line(entry))
-            }
-            try rejectsOutput?.commit()
             if verbose {
                 for s in report.stages {
                     Diagnostics.print("tripconv: \(store): stage \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)")

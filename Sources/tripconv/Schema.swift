@@ -1,5 +1,6 @@
 import ArgumentParser
 import TripKit
+import TripFormats
 
 /// `tripconv schema`: the declarations and the plan, printed from the values the engine runs on.
 struct Schema: ParsableCommand {

@@ -1,10 +1,10 @@
-import TripKit
-/// Minimal JSON text for the command's own reports (rejects, detect --json, schema --json).
-enum JSONText {
+/// Minimal JSON text for the tool's own files and reports (the rejects file, `--report`, `detect
+/// --json`, `schema --json`); package-wide, so the command line renders its reports with it too.
+package enum JSONText {
     /// A JSON string. Besides `"`, `\` and control characters, U+0085, U+2028 and U+2029 are escaped:
     /// some line tools (Python's `str.splitlines`, editors) end lines there, and a rejects file is
     /// read line by line, its records' texts holding whatever the input held.
-    static func quote(_ s: String) -> String {
+    package static func quote(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
@@ -29,12 +29,12 @@ enum JSONText {
     }
 
     /// A JSON value for the reports.
-    indirect enum Node {
+    package indirect enum Node {
         case string(String), int(Int), bool(Bool), null
         case array([Node])
         case object([(String, Node)])
 
-        func render(indent: Int? = nil, level: Int = 0) -> String {
+        package func render(indent: Int? = nil, level: Int = 0) -> String {
             let pad = indent.map { String(repeating: " ", count: $0 * (level + 1)) } ?? ""
             let end = indent.map { String(repeating: " ", count: $0 * level) } ?? ""
             let nl = indent == nil ? "" : "\n"
@@ -52,13 +52,5 @@ enum JSONText {
                 return "{" + nl + pairs.map { pad + JSONText.quote($0.0) + sep + $0.1.render(indent: indent, level: level + 1) }.joined(separator: "," + nl) + nl + end + "}"
             }
         }
-    }
-}
-
-extension JSONText.Node {
-    init(_ origin: RecordOrigin) {
-        var pairs: [(String, JSONText.Node)] = [("source", .string(origin.source)), ("record", .int(origin.record))]
-        pairs.append(("line", origin.line.map { .int($0) } ?? .null))
-        self = .object(pairs)
     }
 }

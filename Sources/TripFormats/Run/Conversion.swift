@@ -1,0 +1,45 @@
+import TripKit
+
+/// Every input through the pipeline into one output, ready to run: made by
+/// `RunOptions.conversion(to:)`, which has checked the options and opened the rejects file.
+///
+/// ```swift
+/// let summary = try options.conversion(to: .standardOutput).run(inputs, observer: .silent)
+/// ```
+public struct Conversion {
+    /// Where the trips go, and in which format.
+    public let output: OutputLocation
+    public let format: Format
+    let pipeline: Pipeline
+    let readOptions: ReadOptions
+    let writeOptions: WriteOptions
+    let rejects: RejectsFile?
+
+    /// Reads the inputs in order and writes the trips, each record set aside going to the
+    /// observer and then to the rejects file. The rejects file is committed when the run succeeds,
+    /// and discarded when it fails, as the output is.
+    public func run(_ inputs: [RunInput], observer: some RunObserver = .silent) throws -> ConversionSummary {
+        let readOptions = self.readOptions, writeOptions = self.writeOptions
+        let output = self.output, format = self.format, rejects = self.rejects
+        let summary: ConversionSummary
+        do {
+            summary = try pipeline.run(
+                inputs.map { input in
+                    PipelineInput(name: input.location.name) {
+                        observer.starting(input)
+                        return observer.reading(try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
+                    }
+                },
+                into: { try FormatFactory.makeWriter(output, format: format, options: writeOptions) },
+                setAside: { entry in
+                    observer.settingAside(entry)
+                    try rejects?.write(entry)
+                })
+        } catch {
+            rejects?.discard()
+            throw error
+        }
+        try rejects?.commit()
+        return summary
+    }
+}

@@ -1,0 +1,33 @@
+import TripKit
+
+/// What a run shows its caller as it goes: the command line's progress bar, its `-v` lines and a
+/// bulk run's failed inputs. Each method has a default that does nothing.
+public protocol RunObserver: Sendable {
+    /// An input's turn has come: its reader is about to be opened (a conversion into one output),
+    /// or its conversion to start (a bulk run, on its worker's thread).
+    func starting(_ input: RunInput)
+    /// Each reader, as it is opened; what this returns is read instead (the command line counts
+    /// the trips for its progress bar).
+    func reading(_ reader: any RecordReader) -> any RecordReader
+    /// A record set aside, just before it goes to the rejects file.
+    func settingAside(_ record: SetAsideRecord)
+    /// A bulk run's input failed (the others go on): called as it fails, on one thread at a time.
+    func failed(_ input: RunInput, error: TripError)
+}
+
+extension RunObserver {
+    public func starting(_ input: RunInput) {}
+    public func reading(_ reader: any RecordReader) -> any RecordReader { reader }
+    public func settingAside(_ record: SetAsideRecord) {}
+    public func failed(_ input: RunInput, error: TripError) {}
+}
+
+/// An observer that sees nothing.
+public struct SilentRunObserver: RunObserver {
+    public init() {}
+}
+
+extension RunObserver where Self == SilentRunObserver {
+    /// An observer that sees nothing.
+    public static var silent: SilentRunObserver { SilentRunObserver() }
+}

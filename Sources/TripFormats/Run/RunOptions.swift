@@ -1,0 +1,173 @@
+import TripKit
+
+/// One run's options, described once from the command line: what `convert`, `convert --output-dir`
+/// and `migrate` were asked for. The runs are built from it the same way: the pipeline, the
+/// readers' and writers' options and the rejects file are made here, and nowhere else.
+///
+/// ```swift
+/// var options = RunOptions()
+/// options.targetVersion = SchemaVersion(2, 0, 0)
+/// options.rejects = "bad.jsonl"
+/// let conversion = try options.conversion(to: .file("trips.json"))
+/// let summary = try conversion.run([RunInput(.file("legacy.csv"), format: .csv)])
+/// ```
+public struct RunOptions: Sendable {
+    /// The schema version written, or migrated to (`--target-version`).
+    public var targetVersion = TripMigrationPlan.currentSchema.versionIdentifier
+    /// What becomes of trips that share a name where names are unique (`--dedupe`).
+    public var policy = DeduplicationPolicy.merge
+    /// How inputs are read: the options every command that reads shares.
+    public var reading = ReadOptions()
+    /// CSV and TSV: cells that start like a formula are written behind a `'`, and read without it.
+    public var csvSafeFormulas = false
+    /// CSV output: the byte between cells, where it differs from `reading.csvDelimiter`.
+    public var outputCSVDelimiter: UInt8?
+    /// CSV and TSV output: rows, or a directory of tables.
+    public var csvLayout = CSVLayout.rows
+    /// Migrate an existing store older than the target in place before writing to it (`--migrate`).
+    public var migratesStore = false
+    /// The rejects file (`--rejects`): records set aside go there and the run goes on. Without it,
+    /// the first bad record fails the run.
+    public var rejects: String?
+    /// Threads (`--jobs`): of a conversion into one output, to format trips and parse ahead; of a
+    /// bulk run, inputs converted at once.
+    public var jobs = 1
+    /// The output format, where the output's extension does not say (`--to`).
+    public var outputFormat: Format?
+    /// The tool's version, recorded in a store's migration history.
+    public var toolVersion = WriteOptions().toolVersion
+
+    public init() {}
+
+    /// What readers are told: the reading options, formula-safe cells, and whether XML and YAML
+    /// are parsed on a thread of their own (with 2 or more jobs).
+    public var readOptions: ReadOptions {
+        var options = reading
+        options.csvSafeFormulas = csvSafeFormulas
+        options.parsesAhead = jobs > 1
+        return options
+    }
+
+    /// The target version's schema.
+    public func targetSchema() throws -> any VersionedSchema.Type {
+        guard let schema = TripMigrationPlan.schema(for: targetVersion) else {
+            throw TripError.usage("unknown target version \(targetVersion)")
+        }
+        return schema
+    }
+
+    /// What writers of `schema` are told.
+    public func writeOptions(_ schema: any VersionedSchema.Type) -> WriteOptions {
+        WriteOptions(schema: schema, policy: policy, migrate: migratesStore, csvSafeFormulas: csvSafeFormulas,
+                     csvDelimiter: outputCSVDelimiter ?? reading.csvDelimiter, csvLayout: csvLayout,
+                     toolVersion: toolVersion)
+    }
+
+    /// The pipeline. With `usingJobs`, a conversion into one output, it formats JSON, JSON Lines
+    /// and CSV rows on `jobs` threads and, with 2 or more, decodes trips for a store ahead on a
+    /// thread of their own (only the calling thread writes); without, in a bulk run, whose jobs
+    /// are its inputs, it runs on its worker's thread alone.
+    public func pipeline(usingJobs: Bool) -> Pipeline {
+        var pipeline = Pipeline()
+        pipeline.targetVersion = targetVersion
+        pipeline.policy = policy
+        pipeline.keepsGoing = rejects != nil
+        if usingJobs {
+            pipeline.encodingThreads = jobs
+            pipeline.decodesAhead = jobs > 1
+        }
+        return pipeline
+    }
+
+    /// Fails unless `jobs` is 1 or more.
+    public func checkJobs() throws {
+        guard jobs >= 1 else { throw TripError.usage("--jobs takes a number of 1 or more") }
+    }
+
+    /// The rejects file, open; nil without one.
+    public func openRejects() throws -> RejectsFile? {
+        try rejects.map { try RejectsFile(OutputLocation($0)) }
+    }
+
+    // MARK: - Runs
+
+    /// A conversion of every input into `output`, checked and with its rejects file open: the
+    /// output's format is `outputFormat`, else CSV for tables, else the file's extension's, else
+    /// (standard output) JSON Lines.
+    public func conversion(to output: OutputLocation) throws -> Conversion {
+        let format: Format
+        if let outputFormat {
+            format = outputFormat
+        } else if csvLayout == .tables {
+            format = .csv
+        } else if case .file(let path) = output {
+            guard let f = Format(path: path) else {
+                throw TripError.usage("\(path): no known extension tells the output format; pass --to FORMAT")
+            }
+            format = f
+        } else {
+            format = .jsonl
+        }
+        if format.isStore, output == .standardOutput {
+            throw TripError.usage("a store cannot be written to standard output; give -o FILE")
+        }
+        let schema = try targetSchema()
+        let readOptions = self.readOptions
+        let pipeline = pipeline(usingJobs: true)
+        try checkJobs()
+        let rejects = try openRejects()
+        return Conversion(output: output, format: format, pipeline: pipeline, readOptions: readOptions,
+                          writeOptions: writeOptions(schema), rejects: rejects)
+    }
+
+    /// A bulk run: each input converted to a file of its own in `directory` (`--output-dir`),
+    /// checked and with its rejects file open. The format is `outputFormat`, else CSV for tables,
+    /// else JSON Lines.
+    public func bulkConversion(of inputs: [RunInput], into directory: String) throws -> BulkConversion {
+        if inputs.contains(where: { $0.location == .standardInput }) {
+            throw TripError.usage("--output-dir converts files; standard input has no name to give its output")
+        }
+        let format = outputFormat ?? (csvLayout == .tables ? .csv : .jsonl)
+        let schema = try targetSchema()
+        let rejects = try openRejects()
+        return BulkConversion(inputs: inputs, directory: directory, format: format, options: self,
+                              schema: schema, rejects: rejects)
+    }
+
+    /// Migrates an open store in place to the target version under `policy`, backing it up to
+    /// `backup` first; the trips merged or dropped go to the observer and the rejects file. Nil
+    /// when the store was already at the target (another process migrated it since it was looked
+    /// at), and nothing was written.
+    public func migrate(_ store: SQLiteStore, backup: String?, observer: some RunObserver) throws -> SQLiteMigrationReport? {
+        let target = try targetSchema()
+        let rejects = try openRejects()
+        let report: SQLiteMigrationReport
+        do {
+            guard let done = try store.migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup) else {
+                rejects?.discard()
+                return nil
+            }
+            report = done
+        } catch {
+            rejects?.discard()
+            throw error
+        }
+        for entry in report.ledger {
+            observer.settingAside(entry)
+            try rejects?.write(entry)
+        }
+        try rejects?.commit()
+        return report
+    }
+}
+
+/// An input of a run: where it is, and the format it is read as.
+public struct RunInput: Sendable, Equatable {
+    public var location: InputLocation
+    public var format: Format
+
+    public init(_ location: InputLocation, format: Format) {
+        self.location = location
+        self.format = format
+    }
+}

@@ -1,0 +1,21 @@
+import TripKit
+import TripFormats
+
+/// How the command line watches a run: the progress bar's current file and trip count, a line per
+/// record set aside (with -v, where the command lists them), and a failed bulk input's error.
+struct CommandLineObserver: RunObserver {
+    var progress: ProgressBar? = nil
+    /// Whether each record set aside gets a line (`convert -v` and `migrate -v`; a bulk run's
+    /// inputs do not).
+    var listsSetAside: Bool
+
+    func starting(_ input: RunInput) { progress?.setCurrent(input.location.name) }
+
+    func reading(_ reader: any RecordReader) -> any RecordReader { CountingReader(base: reader) }
+
+    func settingAside(_ record: SetAsideRecord) {
+        if listsSetAside { Diagnostics.print("tripconv: \(record.origin): \(record.kind.rawValue): \(record.reason)") }
+    }
+
+    func failed(_ input: RunInput, error: TripError) { Diagnostics.print(error) }
+}
