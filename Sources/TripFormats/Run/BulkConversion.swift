@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import TripKit
 
@@ -45,14 +42,7 @@ public struct BulkConversion: Sendable {
     /// outcomes are in the inputs' order. Throws only what stops every input: a directory that
     /// cannot be made, or two inputs that would be written to the same file.
     public func run(observer: some RunObserver) throws -> [Outcome] {
-        var st = stat()
-        if stat(directory, &st) != 0 {
-            guard mkdir(directory, 0o755) == 0 else {
-                throw TripError(.cantCreate, "\(directory): cannot create: \(String(cString: strerror(errno)))")
-            }
-        } else if (st.st_mode & S_IFMT) != S_IFDIR {
-            throw TripError(.cantCreate, "\(directory): exists and is not a directory")
-        }
+        try FileSystem.makeDirectory(directory)
         let outputs = inputs.map(outputPath)
         if let clash = Dictionary(grouping: outputs.indices, by: { outputs[$0] }).first(where: { $0.value.count > 1 }) {
             throw TripError.usage("inputs \(clash.value.map { inputs[$0].location.name }.joined(separator: " and ")) would both be written to \(clash.key)")
