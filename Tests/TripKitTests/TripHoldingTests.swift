@@ -28,30 +28,42 @@ struct TripHoldingTests {
         func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows {
             trips = try trips.map { (try transform($0.0), $0.1) }
         }
+        /// Resolves one name at a time, the names whose first trip comes last first (as a holding
+        /// that partitions by name may), and sets records aside in the duplicates' order.
         func deduplicate(attribute: Int,
                          resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                          check: () throws -> Void) throws {
-            // Per kept trip: the trip, its first origin, the origin of the record it holds.
-            var kept: [(trip: ModelObject, first: RecordOrigin, standing: RecordOrigin)] = []
-            var at: [[UInt8]: Int] = [:]
-            var entries: [SetAsideRecord] = []
-            for (trip, origin) in trips {
+            var groups: [[UInt8]: [Int]] = [:]
+            var firsts: [[UInt8]] = []
+            for (i, (trip, _)) in trips.enumerated() {
                 let key = ObjectArena.key(trip.attributes[attribute])
-                guard let k = at[key] else { at[key] = kept.count; kept.append((trip, origin, origin)); continue }
-                let keptTrip = kept[k].trip
-                let d = DuplicateTrip(key: trip.attributes[attribute], origin: origin, keptOrigin: kept[k].first,
-                                      standingOrigin: kept[k].standing)
-                let (resolution, aside) = try resolve(d, { $0 == .kept ? keptTrip : trip })
-                if let aside { entries.append(aside) }
-                switch resolution {
-                case .keepKept: break
-                case .takeDuplicate: kept[k].trip = trip; kept[k].standing = origin
-                case .replaceKept(let object): kept[k].trip = object
+                if groups[key] == nil { firsts.append(key) }
+                groups[key, default: []].append(i)
+            }
+            var kept: [Int: (trip: ModelObject, first: RecordOrigin)] = [:]
+            var entries: [(Int, SetAsideRecord)] = []
+            for key in firsts.reversed() {
+                let members = groups[key]!
+                var (keptTrip, first) = trips[members[0]]
+                var standing = first
+                for (n, i) in members.dropFirst().enumerated() {
+                    let (trip, origin) = trips[i]
+                    let d = DuplicateTrip(key: trip.attributes[attribute], origin: origin, position: i, isFirstDuplicate: n == 0,
+                                          keptOrigin: first, standingOrigin: standing)
+                    let current = keptTrip
+                    let (resolution, aside) = try resolve(d, { $0 == .kept ? current : trip })
+                    if let aside { entries.append((i, aside)) }
+                    switch resolution {
+                    case .keepKept: break
+                    case .takeDuplicate: keptTrip = trip; standing = origin
+                    case .replaceKept(let object): keptTrip = object
+                    }
                 }
+                kept[members[0]] = (keptTrip, first)
             }
             try check()
-            trips = kept.map { ($0.trip, $0.first) }
-            setAside += entries
+            trips = kept.keys.sorted().map { (kept[$0]!.trip, kept[$0]!.first) }
+            setAside += entries.sorted { $0.0 < $1.0 }.map(\.1)
         }
         func repeatedValues(attribute: Int) -> Int {
             var n: [[UInt8]: Int] = [:]

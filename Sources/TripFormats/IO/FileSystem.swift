@@ -222,6 +222,25 @@ package enum FileSystem {
         return (fd, String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
+    /// Opens a new file in `directory` that no other process can find or open, for reading and
+    /// writing: one with no name at all (Linux's `O_TMPFILE`), or, where the file system cannot,
+    /// one made under an unpredictable name (`mkstemp`, mode 0600) and removed at once. Either way
+    /// the file is gone when its descriptor is closed, however the process ends. Fails `.cantCreate`
+    /// as `DIRECTORY: cannot create a temporary file: reason`.
+    package static func makeAnonymousFile(in directory: String) throws -> Int32 {
+        // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY), a macro Swift does not import: 0o20200000 on Linux.
+        let tmpfile: Int32 = 0o20_200_000
+        let fd = open(directory, tmpfile | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 { return fd }
+        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
+            throw failure(.cantCreate, directory, "cannot create a temporary file")
+        }
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        let (named, path) = try makeUniqueFile(template: base + ".tripconv-spill-XXXXXX", mode: 0o600, name: directory)
+        unlink(path)
+        return named
+    }
+
     /// Makes a new directory from a `mkdtemp` template with `mode`; returns its path. Fails
     /// `.cantCreate` as `NAME: cannot create: reason`.
     package static func makeUniqueDirectory(template: String, mode: mode_t, name: String) throws -> String {

@@ -12,6 +12,20 @@ package final class InMemoryTrips: TripHolding {
 
     package var count: Int { arena.count }
 
+    /// About how many bytes the trips take here (constant time).
+    package var heldBytes: Int { arena.heldBytes }
+
+    /// Puts a trip already encoded (`TripBytes.append`), without decoding it.
+    package func putEncoded(_ bytes: UnsafeBufferPointer<UInt8>, origin: RecordOrigin) {
+        arena.appendEncoded(bytes, origin: origin)
+    }
+
+    /// Calls `body` with each trip's encoding and origin, in output order, without decoding them.
+    package func forEachEncoded(_ body: (UnsafeBufferPointer<UInt8>, RecordOrigin) throws -> Void) rethrows {
+        let arena = self.arena
+        for e in arena.entries { try arena.withEncoding(e) { try body($0, arena.unpack(e.origin)) } }
+    }
+
     package func put(_ trip: ModelObject, origin: RecordOrigin) {
         arena.append(trip, origin: origin)
     }
@@ -47,6 +61,19 @@ package final class InMemoryTrips: TripHolding {
     package func deduplicate(attribute key: Int,
                              resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                              check: () throws -> Void) throws {
+        let (_, entries) = try deduplicateKeepingPositions(attribute: key, resolve: resolve, check: check)
+        setAside.append(contentsOf: entries.map(\.record))
+    }
+
+    /// `deduplicate`, which leaves the accounting to its caller: returns the position (before) of
+    /// each trip kept, in order, and each record to set aside with the position of the duplicate it
+    /// is for. `positions[i]`, when given, is what `DuplicateTrip.position` says for the trip at `i`
+    /// (a holding that spills passes the trips' positions in the whole run).
+    package func deduplicateKeepingPositions(
+        attribute key: Int, positions: [Int]? = nil,
+        resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
+        check: () throws -> Void
+    ) throws -> (kept: [Int], setAside: [(position: Int, record: SetAsideRecord)]) {
         // Work on the arena as a local value (moved out, so appending merged trips copies no chunk):
         // a class's stored struct is otherwise re-read, retained and released at every access.
         var arena = self.arena
@@ -55,14 +82,16 @@ package final class InMemoryTrips: TripHolding {
         defer { self.arena = arena }
         var index = KeyIndex(capacity: arena.count)
         // Per kept trip: its current entry (origin: the first occurrence), the entry whose bytes
-        // hold its key, and (once a duplicate's record has taken a kept trip's place) the origin of
-        // the record each kept trip holds.
+        // hold its key, its position, whether a duplicate has joined it, and (once a duplicate's
+        // record has taken a kept trip's place) the origin of the record each kept trip holds.
         var kept: [ObjectArena.Entry] = []
         var keyEntries: [ObjectArena.Entry] = []
+        var keptPositions: [Int] = []
+        var joined: [Bool] = []
         var standing: [ObjectArena.PackedOrigin] = []
-        var entries: [SetAsideRecord] = []
+        var entries: [(position: Int, record: SetAsideRecord)] = []
         kept.reserveCapacity(arena.count)
-        for e in arena.entries {
+        for (i, e) in arena.entries.enumerated() {
             let found: Int? = arena.withValueBytes(e, attribute: key) { bytes in
                 let hash = KeyIndex.hash(bytes)
                 var slot = index.start(hash)
@@ -77,17 +106,19 @@ package final class InMemoryTrips: TripHolding {
                 return nil
             }
             guard let at = found else {
-                kept.append(e); keyEntries.append(e)
+                kept.append(e); keyEntries.append(e); keptPositions.append(i); joined.append(false)
                 if !standing.isEmpty { standing.append(e.origin) }
                 continue
             }
             let keptEntry = kept[at]
             let keptOrigin = arena.unpack(keptEntry.origin)
             let duplicate = DuplicateTrip(key: arena.value(e, attribute: key), origin: arena.unpack(e.origin),
+                                          position: positions?[i] ?? i, isFirstDuplicate: !joined[at],
                                           keptOrigin: keptOrigin,
                                           standingOrigin: standing.isEmpty ? keptOrigin : arena.unpack(standing[at]))
+            joined[at] = true
             let (resolution, setAside) = try resolve(duplicate, { $0 == .kept ? arena.object(keptEntry) : arena.object(e) })
-            if let setAside { entries.append(setAside) }
+            if let setAside { entries.append((i, setAside)) }
             switch resolution {
             case .keepKept:
                 break
@@ -107,7 +138,7 @@ package final class InMemoryTrips: TripHolding {
             throw error
         }
         arena.entries = kept
-        setAside.append(contentsOf: entries)
+        return (keptPositions, entries)
     }
 
     package func repeatedValues(attribute key: Int) -> Int {

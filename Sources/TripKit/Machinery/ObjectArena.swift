@@ -137,26 +137,58 @@ struct ObjectArena {
 
     /// The number of objects in each of a root object's relationships (0 or 1 for a to-one).
     func relationshipCounts(_ e: Entry) -> [Int] {
-        chunks[Int(e.chunk)].withUnsafeBufferPointer { bytes in
-            var at = Int(e.offset)
-            let n = ObjectArena.readCount(bytes, &at)
-            for _ in 0..<n { ObjectArena.skipValue(bytes, &at) }
-            let r = ObjectArena.readCount(bytes, &at)
-            var counts: [Int] = []
-            counts.reserveCapacity(r)
-            for _ in 0..<r {
-                let tag = bytes[at]; at += 1
-                switch tag {
-                case Tag.toOneNone: counts.append(0)
-                case Tag.toOneSome: counts.append(1); ObjectArena.skipObject(bytes, &at)
-                default:
-                    let k = ObjectArena.readCount(bytes, &at)
-                    counts.append(k)
-                    for _ in 0..<k { ObjectArena.skipObject(bytes, &at) }
-                }
+        chunks[Int(e.chunk)].withUnsafeBufferPointer { ObjectArena.relationshipCounts($0, from: Int(e.offset)) }
+    }
+
+    /// The number of objects in each relationship of the object encoded at `start`.
+    static func relationshipCounts(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> [Int] {
+        var at = start
+        let n = readCount(bytes, &at)
+        for _ in 0..<n { skipValue(bytes, &at) }
+        let r = readCount(bytes, &at)
+        var counts: [Int] = []
+        counts.reserveCapacity(r)
+        for _ in 0..<r {
+            let tag = bytes[at]; at += 1
+            switch tag {
+            case Tag.toOneNone: counts.append(0)
+            case Tag.toOneSome: counts.append(1); skipObject(bytes, &at)
+            default:
+                let k = readCount(bytes, &at)
+                counts.append(k)
+                for _ in 0..<k { skipObject(bytes, &at) }
             }
-            return counts
         }
+        return counts
+    }
+
+    /// Stores an object already encoded (by `TripBytes.append`), with its origin, and makes it live.
+    mutating func appendEncoded(_ bytes: UnsafeBufferPointer<UInt8>, origin: RecordOrigin) {
+        let size = bytes.count
+        if chunks.isEmpty || chunks[chunks.count - 1].count + size > ObjectArena.chunkSize {
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(max(ObjectArena.chunkSize, size))
+            chunks.append(chunk)
+        }
+        let c = chunks.count - 1
+        let offset = chunks[c].count
+        chunks[c].append(contentsOf: bytes)
+        entries.append(Entry(chunk: UInt32(c), offset: UInt32(offset), origin: pack(origin)))
+    }
+
+    /// The encoded bytes of a live object.
+    func withEncoding<R>(_ e: Entry, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try chunks[Int(e.chunk)].withUnsafeBufferPointer { bytes in
+            var end = Int(e.offset)
+            ObjectArena.skipObject(bytes, &end)
+            return try body(UnsafeBufferPointer(rebasing: bytes[Int(e.offset)..<end]))
+        }
+    }
+
+    /// About how many bytes the arena holds, in constant time: its chunks (a chunk is rarely more
+    /// than `chunkSize`) and its entries.
+    var heldBytes: Int {
+        chunks.count * ObjectArena.chunkSize + entries.capacity * MemoryLayout<Entry>.stride
     }
 
     /// Calls `body` with each live object and its origin, in order.
@@ -286,7 +318,7 @@ struct ObjectArena {
 
     // MARK: Decoding
 
-    private static func readCount(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> Int {
+    static func readCount(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> Int {
         var v: UInt64 = 0, shift: UInt64 = 0
         while true {
             let byte = b[at]; at += 1
@@ -343,7 +375,7 @@ struct ObjectArena {
         return ModelObject(attributes: attributes, relationships: relationships)
     }
 
-    private static func skipValue(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) {
+    static func skipValue(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) {
         let tag = b[at]; at += 1
         switch tag {
         case Tag.string: let n = readCount(b, &at); at += n
@@ -352,7 +384,7 @@ struct ObjectArena {
         }
     }
 
-    private static func skipObject(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) {
+    static func skipObject(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) {
         let n = readCount(b, &at)
         for _ in 0..<n { skipValue(b, &at) }
         let r = readCount(b, &at)

@@ -95,16 +95,26 @@ public final class MigrationContext {
               let key = entity.attributeIndex(attributeName) else {
             throw TripError.data("cannot deduplicate \(entityName) by \(attributeName) in \(schema.versionIdentifier)")
         }
-        var duplicateNames: [String] = []
-        var seenDuplicate = Set<String>()
+        // Under `.fail`: how many duplicates and names, and the names whose first duplicates come
+        // first (at most `namesShown`, by position: a holding may resolve names in any order).
+        let namesShown = 5
         var duplicateCount = 0
+        var nameCount = 0
+        var firstNames: [(position: Int, name: String)] = []
         let policy = self.policy
         try trips.deduplicate(attribute: key) { duplicate, decode in
             let name = (duplicate.key.stringValue ?? duplicate.key.literal).quotedForMessage
             switch policy {
             case .fail:
                 duplicateCount += 1
-                if seenDuplicate.insert(name).inserted { duplicateNames.append(name) }
+                if duplicate.isFirstDuplicate {
+                    nameCount += 1
+                    if firstNames.count < namesShown || duplicate.position < firstNames[namesShown - 1].position {
+                        firstNames.append((duplicate.position, name))
+                        firstNames.sort { $0.position < $1.position }
+                        if firstNames.count > namesShown { firstNames.removeLast() }
+                    }
+                }
                 return (.keepKept, nil)
             case .first:
                 return (.keepKept, SetAsideRecord(kind: .dropped, origin: duplicate.origin,
@@ -118,10 +128,10 @@ public final class MigrationContext {
                     reason: "duplicate \(attributeName) \(name): merged into the trip first seen at \(duplicate.keptOrigin)"))
             }
         } check: {
-            if policy == .fail, !duplicateNames.isEmpty {
-                let shown = duplicateNames.prefix(5).joined(separator: ", ")
-                let more = duplicateNames.count > 5 ? " and \(duplicateNames.count - 5) more" : ""
-                throw TripError.data("\(duplicateNames.count) \(attributeName)\(duplicateNames.count == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
+            if policy == .fail, nameCount > 0 {
+                let shown = firstNames.map(\.name).joined(separator: ", ")
+                let more = nameCount > namesShown ? " and \(nameCount - namesShown) more" : ""
+                throw TripError.data("\(nameCount) \(attributeName)\(nameCount == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
                                      notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
             }
         }

@@ -39,8 +39,8 @@ package protocol TripHolding: AnyObject {
     /// Finds the trips whose root attribute `attribute` equals an earlier trip's (byte for byte:
     /// a string's UTF-8) and asks `resolve` what each becomes and what to set aside for it; leaves
     /// one trip per value. `resolve`'s second argument decodes the kept trip or the duplicate, for
-    /// a merge. The records set aside are added to the accounting in the order of the duplicates
-    /// in the trips. `check` runs once every duplicate is resolved; when it or `resolve` throws,
+    /// a merge. The records set aside are added to the accounting in the order of the duplicates'
+    /// positions, whatever the order `resolve` saw them in. `check` runs once every duplicate is resolved; when it or `resolve` throws,
     /// the trips and the accounting are unchanged.
     func deduplicate(attribute: Int,
                      resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
@@ -62,6 +62,11 @@ package struct DuplicateTrip {
     package var key: Value
     /// Where this trip came from.
     package var origin: RecordOrigin
+    /// This trip's position among the trips before deduplication (in the whole run): duplicates
+    /// are resolved in this order for each name, though not always across names.
+    package var position: Int
+    /// Whether this is the first duplicate of the kept trip (the name's second occurrence).
+    package var isFirstDuplicate: Bool
     /// Where the kept trip first occurred.
     package var keptOrigin: RecordOrigin
     /// Where the record the kept trip now holds came from: `keptOrigin`, until a duplicate's
