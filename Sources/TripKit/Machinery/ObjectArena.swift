@@ -68,12 +68,7 @@ struct ObjectArena {
     /// The encoding's size is counted first, so it is written once, in place, at the chunk's end.
     mutating func store(_ object: ModelObject, origin: PackedOrigin) -> Entry {
         let size = ObjectArena.encodedSize(object)
-        if chunks.isEmpty || chunks[chunks.count - 1].count + size > ObjectArena.chunkSize {
-            var chunk: [UInt8] = []
-            chunk.reserveCapacity(max(ObjectArena.chunkSize, size))
-            chunks.append(chunk)
-        }
-        let c = chunks.count - 1
+        let c = chunkWithRoom(for: size)
         let offset = chunks[c].count
         chunks[c].append(contentsOf: repeatElement(0, count: size))
         chunks[c].withUnsafeMutableBufferPointer { bytes in
@@ -82,6 +77,16 @@ struct ObjectArena {
             precondition(end - start == size, "ObjectArena: an encoding's size was miscounted")
         }
         return Entry(chunk: UInt32(c), offset: UInt32(offset), origin: origin)
+    }
+
+    /// The last chunk, or a new one when `size` more bytes would not fit in it.
+    private mutating func chunkWithRoom(for size: Int) -> Int {
+        if chunks.isEmpty || chunks[chunks.count - 1].count + size > ObjectArena.chunkSize {
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(max(ObjectArena.chunkSize, size))
+            chunks.append(chunk)
+        }
+        return chunks.count - 1
     }
 
     mutating func append(_ object: ModelObject, origin: RecordOrigin) {
@@ -164,13 +169,7 @@ struct ObjectArena {
 
     /// Stores an object already encoded (by `TripBytes.append`), with its origin, and makes it live.
     mutating func appendEncoded(_ bytes: UnsafeBufferPointer<UInt8>, origin: RecordOrigin) {
-        let size = bytes.count
-        if chunks.isEmpty || chunks[chunks.count - 1].count + size > ObjectArena.chunkSize {
-            var chunk: [UInt8] = []
-            chunk.reserveCapacity(max(ObjectArena.chunkSize, size))
-            chunks.append(chunk)
-        }
-        let c = chunks.count - 1
+        let c = chunkWithRoom(for: bytes.count)
         let offset = chunks[c].count
         chunks[c].append(contentsOf: bytes)
         entries.append(Entry(chunk: UInt32(c), offset: UInt32(offset), origin: pack(origin)))
