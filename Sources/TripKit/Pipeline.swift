@@ -74,7 +74,7 @@ public struct Pipeline {
                 while let item = try reader.next() {
                     switch item {
                     case .trip(let record):
-                        context.insert(record.object, origin: record.origin)
+                        try context.insert(record.object, origin: record.origin)
                     case .rejected(let rejection):
                         guard keepsGoing else {
                             throw TripError.data("\(rejection.origin): \(rejection.reason)",
@@ -93,14 +93,14 @@ public struct Pipeline {
                 context.schema = TripMigrationPlan.schema(for: layout)!
                 if layout != version {
                     let mapping = try LightweightMapping(from: context.schema, to: TripMigrationPlan.schema(for: version)!)
-                    context.transform(mapping.apply)
+                    try context.transform(mapping.apply)
                     context.schema = TripMigrationPlan.schema(for: version)!
                 }
                 let before = context.trips.setAsideCount
                 let steps = try migrator.migrate(context, to: targetVersion)
                 inputSummary.stages = steps.map(\.description)
                 inputSummary.deduplicatedInStages = context.trips.setAsideCount - before
-                all.absorb(context)
+                try all.absorb(context)
                 summary.inputs.append(inputSummary)
             }
             // Dedupe: one trip per name across all inputs, wherever the target says the name is unique.
@@ -110,7 +110,7 @@ public struct Pipeline {
                 summary.deduplicatedAcrossInputs = all.trips.setAsideCount - before
             }
             // Write.
-            writer.expect(OutputShape(trips: all.count, longestRelationships: all.longestRelationships()))
+            writer.expect(OutputShape(trips: all.count, longestRelationships: try all.longestRelationships()))
             writer = try all.trips.write(into: writer, speed: WritingSpeed(encodingThreads: encodingThreads,
                                                                             decodesAhead: decodesAhead))
             try writer.finish()
@@ -118,13 +118,13 @@ public struct Pipeline {
             if let store = writer as? any LedgerKeeping {
                 // The writer knows a trip only as the Nth it was given; the trip's own origin is ours.
                 let positions = Set(store.ledger.map { $0.origin.record - 1 })
-                let origins = all.trips.origins(at: positions)
+                let origins = try all.trips.origins(at: positions)
                 let entries = store.ledger.map { entry -> SetAsideRecord in
                     var entry = entry
                     if let origin = origins[entry.origin.record - 1] { entry.origin = origin }
                     return entry
                 }
-                all.trips.appendSetAside(entries)
+                try all.trips.appendSetAside(entries)
                 // Every entry is a trip the writer did not write as given: merged, dropped or rejected.
                 summary.written -= entries.count
                 summary.replacedInStore = store.replacedStoredTrips

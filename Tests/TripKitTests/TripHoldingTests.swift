@@ -16,9 +16,9 @@ struct TripHoldingTests {
         var setAsideCount: Int { setAside.count }
         func appendSetAside(_ records: [SetAsideRecord]) { setAside += records }
         func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) rethrows { try setAside.forEach(body) }
-        func absorb(_ other: any TripHolding) {
-            other.forEach { put($0, origin: $1) }
-            other.forEachSetAside { setAside.append($0) }
+        func absorb(_ other: any TripHolding) throws {
+            try other.forEach { put($0, origin: $1) }
+            try other.forEachSetAside { setAside.append($0) }
         }
         func origin(at index: Int) -> RecordOrigin { trips[index].1 }
         func origins(at positions: Set<Int>) -> [Int: RecordOrigin] {
@@ -148,11 +148,11 @@ struct TripHoldingTests {
         for holding in [InMemoryTrips() as any TripHolding, PlainTrips()] {
             let c = MigrationContext(schema: TripSchemaV3.self, policy: .fail, holding: holding)
             for (i, n) in ["A", "B", "A", "C", "B"].enumerated() {
-                c.insert(object(TestTrip(name: n)), origin: RecordOrigin(source: "x", record: i + 1))
+                try c.insert(object(TestTrip(name: n)), origin: RecordOrigin(source: "x", record: i + 1))
             }
             #expect(throws: TripError.self) { try c.deduplicate("Trip", by: "name") }
-            #expect(c.count == 5 && c.ledger.isEmpty && c.trips.setAsideCount == 0)
-            #expect(c.objects.map { $0.attributes[0] } == ["A", "B", "A", "C", "B"].map { Value.string($0) })
+            #expect(try c.count == 5 && c.ledger.isEmpty && c.trips.setAsideCount == 0)
+            #expect(try c.objects.map { $0.attributes[0] } == ["A", "B", "A", "C", "B"].map { Value.string($0) })
         }
     }
 }

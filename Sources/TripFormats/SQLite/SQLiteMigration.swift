@@ -120,7 +120,7 @@ enum SQLiteMigration {
             throw TripError(error.kind, "\(connection.path): cannot migrate the store: \(error.message)", notes: error.notes)
         }
         try writeBack(context, loaded: loaded, connection, layout: SQLiteLayout(store.schema))
-        return context.ledger
+        return try context.ledger
     }
 
     /// Makes the store hold the context's trips: deletes the rows of trips the code removed, updates
@@ -131,7 +131,7 @@ enum SQLiteMigration {
         var kept = [Bool](repeating: false, count: loaded.ids.count)
         var changed: [(id: Int64, object: ModelObject)] = []
         var added: [ModelObject] = []
-        for (object, origin) in zip(context.objects, context.origins) {
+        for (object, origin) in zip(try context.objects, try context.origins) {
             let r = origin.record - 1
             if origin.source == path, loaded.ids.indices.contains(r), !kept[r] {
                 kept[r] = true
@@ -196,7 +196,7 @@ enum SQLiteMigration {
                     if willMigrate != nil {
                         hooks.append("willMigrate")
                         let mapping = try LightweightMapping(from: step.from, to: step.to)
-                        preview.duplicates += duplicates(context, becomingUnique: mapping, from: step.from, ids: loaded.ids, path: path)
+                        preview.duplicates += try duplicates(context, becomingUnique: mapping, from: step.from, ids: loaded.ids, path: path)
                     }
                     if didMigrate != nil { hooks.append("didMigrate") }
                 }
@@ -215,7 +215,7 @@ enum SQLiteMigration {
             changes += try SQLiteStructuralStep(from: step.from, to: step.to).descriptions
             preview.stages.append(.init(description: step.description, changes: changes))
         }
-        preview.ledger = context.ledger
+        preview.ledger = try context.ledger
         if preview.failure == nil { preview.tripsAfter = context.count }
         return preview
     }
@@ -223,8 +223,10 @@ enum SQLiteMigration {
     /// The values of the root's attributes that the step makes unique and that several trips hold,
     /// with the fields on which those trips disagree.
     private static func duplicates(_ context: MigrationContext, becomingUnique mapping: LightweightMapping,
-                                   from schema: any VersionedSchema.Type, ids: [Int64], path: String) -> [SQLiteMigrationPreview.DuplicateName] {
+                                   from schema: any VersionedSchema.Type, ids: [Int64], path: String) throws -> [SQLiteMigrationPreview.DuplicateName] {
         let root = schema.rootEntity
+        // Decoded once: each access to `objects` or `origins` decodes every trip.
+        let allObjects = try context.objects, allOrigins = try context.origins
         let rootMapping = mapping.entities.first { $0.entity == root.name }
         var out: [SQLiteMigrationPreview.DuplicateName] = []
         for change in mapping.changes {
@@ -233,17 +235,17 @@ enum SQLiteMigration {
                   case .copy(let slot)? = rootMapping?.attributes[targetSlot] else { continue }
             var groups: [Value: [Int]] = [:]
             var order: [Value] = []
-            for (i, object) in context.objects.enumerated() {
+            for (i, object) in allObjects.enumerated() {
                 let key = object.attributes[slot]
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(i)
             }
             for key in order {
                 guard let members = groups[key], members.count > 1 else { continue }
-                let objects = members.map { context.objects[$0] }
+                let objects = members.map { allObjects[$0] }
                 let rowIDs = members.map { i -> Int64 in
-                    let r = context.origins[i].record - 1
-                    return context.origins[i].source == path && ids.indices.contains(r) ? ids[r] : 0
+                    let r = allOrigins[i].record - 1
+                    return allOrigins[i].source == path && ids.indices.contains(r) ? ids[r] : 0
                 }
                 out.append(.init(attribute: root.attributes[slot].name, value: key.stringValue ?? key.literal,
                                  rowIDs: rowIDs, conflicts: conflicts(objects, entity: root, except: slot, schema: schema)))

@@ -30,13 +30,15 @@ package final class InMemoryTrips: TripHolding {
         arena.append(trip, origin: origin)
     }
 
-    package func absorb(_ other: any TripHolding) {
+    package func absorb(_ other: any TripHolding) throws {
         if let other = other as? InMemoryTrips {
             arena.absorb(&other.arena)
+            setAside.append(contentsOf: other.setAside)
+            other.setAside = []
         } else {
-            other.forEach { trip, origin in put(trip, origin: origin) }
+            try other.forEach { trip, origin in put(trip, origin: origin) }
+            try other.forEachSetAside { setAside.append($0) }
         }
-        other.forEachSetAside { setAside.append($0) }
     }
 
     package var setAsideCount: Int { setAside.count }

@@ -21,20 +21,21 @@ public final class MigrationContext {
 
     /// Records merged into others or dropped by the policy, with where they came from. Each access
     /// collects them all: for small contexts and tests; the pipeline goes through `trips`.
-    public var ledger: [SetAsideRecord] {
+    public var ledger: [SetAsideRecord] { get throws {
         var all: [SetAsideRecord] = []
         all.reserveCapacity(trips.setAsideCount)
-        trips.forEachSetAside { all.append($0) }
+        try trips.forEachSetAside { all.append($0) }
         return all
-    }
+    } }
 
     /// A context holding `objects` (root objects of `schema`) in memory; `origins[i]` says where `objects[i]` came from (a record number by default).
     public convenience init(schema: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                             objects: [ModelObject] = [], origins: [RecordOrigin] = []) {
-        self.init(schema: schema, policy: policy, holding: InMemoryTrips())
+        let memory = InMemoryTrips()
         for (i, o) in objects.enumerated() {
-            trips.put(o, origin: i < origins.count ? origins[i] : RecordOrigin(source: "", record: i + 1))
+            memory.put(o, origin: i < origins.count ? origins[i] : RecordOrigin(source: "", record: i + 1))
         }
+        self.init(schema: schema, policy: policy, holding: memory)
     }
 
     /// A context whose trips are held by `holding`.
@@ -44,45 +45,45 @@ public final class MigrationContext {
 
     /// The root objects (trips), in input order. Each access decodes them all: for small contexts
     /// and tests; the pipeline goes through `forEach`.
-    public var objects: [ModelObject] {
+    public var objects: [ModelObject] { get throws {
         var all: [ModelObject] = []
         all.reserveCapacity(trips.count)
-        trips.forEach { o, _ in all.append(o) }
+        try trips.forEach { o, _ in all.append(o) }
         return all
-    }
+    } }
 
     /// Where each root object came from (the first occurrence, after deduplication).
-    public var origins: [RecordOrigin] { (0..<trips.count).map(trips.origin(at:)) }
+    public var origins: [RecordOrigin] { get throws { try (0..<trips.count).map(trips.origin(at:)) } }
 
     /// Where the root object at a position came from.
-    public func origin(at index: Int) -> RecordOrigin { trips.origin(at: index) }
+    public func origin(at index: Int) throws -> RecordOrigin { try trips.origin(at: index) }
 
     /// Adds a root object after the others.
-    public func insert(_ object: ModelObject, origin: RecordOrigin) {
-        trips.put(object, origin: origin)
+    public func insert(_ object: ModelObject, origin: RecordOrigin) throws {
+        try trips.put(object, origin: origin)
     }
 
     /// Moves another context's objects (already in the same schema) and ledger after this one's;
     /// `other` is empty afterwards.
-    public func absorb(_ other: MigrationContext) {
-        trips.absorb(other.trips)
+    public func absorb(_ other: MigrationContext) throws {
+        try trips.absorb(other.trips)
     }
 
     public var count: Int { trips.count }
 
     /// Calls `body` with each root object and its origin, in order.
-    public func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows {
+    public func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) throws {
         try trips.forEach(body)
     }
 
     /// Replaces each root object by `transform(object)`.
-    public func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows {
+    public func transform(_ transform: (ModelObject) throws -> ModelObject) throws {
         try trips.transform(transform)
     }
 
     /// The longest list of each root relationship over all objects (0 or 1 for a to-one), for
     /// writers whose layout depends on it.
-    public func longestRelationships() -> [Int] { trips.longestRelationships() }
+    public func longestRelationships() throws -> [Int] { try trips.longestRelationships() }
 
     /// Leaves one object per value of the attribute, under the context's policy.
     ///
@@ -191,8 +192,8 @@ public final class MigrationContext {
     }
 
     /// How many values of the attribute occur more than once (for `detect`).
-    public func repeatedValues(of attributeName: String) -> Int {
+    public func repeatedValues(of attributeName: String) throws -> Int {
         guard let key = schema.rootEntity.attributeIndex(attributeName) else { return 0 }
-        return trips.repeatedValues(attribute: key)
+        return try trips.repeatedValues(attribute: key)
     }
 }

@@ -54,7 +54,7 @@ public struct Migrator<Plan: SchemaMigrationPlan> {
             }
             let mapping = try LightweightMapping(from: step.from, to: step.to)
             if !mapping.isIdentity {
-                context.transform(mapping.apply)
+                try context.transform(mapping.apply)
             }
             context.schema = step.to
             if !step.isReversed, case .custom(_, _, _, let didMigrate?) = step.stage {

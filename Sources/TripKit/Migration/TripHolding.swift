@@ -10,6 +10,9 @@
 /// Output order is the order in which names first appear: a duplicate never moves the trip it
 /// joins. What a duplicate becomes (dropped, replacing, merged) is the caller's decision, so the
 /// policies' semantics live in `MigrationContext`, not here.
+///
+/// Every operation but `count` may throw: a holding that keeps trips in files fails as files do
+/// (a full disk, an I/O error), and the run then fails with nothing written.
 package protocol TripHolding: AnyObject {
     /// How many trips are held.
     var count: Int { get }
@@ -18,23 +21,23 @@ package protocol TripHolding: AnyObject {
     /// order they were set aside. A holding may keep them out of memory; `forEachSetAside` gives
     /// them back in order.
     var setAsideCount: Int { get }
-    func appendSetAside(_ records: [SetAsideRecord])
-    func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) rethrows
+    func appendSetAside(_ records: [SetAsideRecord]) throws
+    func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) throws
 
     /// Puts a trip after the others.
-    func put(_ trip: ModelObject, origin: RecordOrigin)
+    func put(_ trip: ModelObject, origin: RecordOrigin) throws
     /// Moves another holding's trips (in the same schema) after this one's, and its accounting;
     /// `other` is not used afterwards.
-    func absorb(_ other: any TripHolding)
+    func absorb(_ other: any TripHolding) throws
 
     /// Where the trip at a position (in output order) came from: its first occurrence.
-    func origin(at index: Int) -> RecordOrigin
+    func origin(at index: Int) throws -> RecordOrigin
     /// Where the trips at several positions came from (one pass for a holding without random access).
-    func origins(at positions: Set<Int>) -> [Int: RecordOrigin]
+    func origins(at positions: Set<Int>) throws -> [Int: RecordOrigin]
     /// Calls `body` with each trip and its origin, in output order.
-    func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) rethrows
+    func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) throws
     /// Replaces each trip by `transform(trip)`, keeping order and origins.
-    func transform(_ transform: (ModelObject) throws -> ModelObject) rethrows
+    func transform(_ transform: (ModelObject) throws -> ModelObject) throws
 
     /// Finds the trips whose root attribute `attribute` equals an earlier trip's (byte for byte:
     /// a string's UTF-8) and asks `resolve` what each becomes and what to set aside for it; leaves
@@ -46,10 +49,10 @@ package protocol TripHolding: AnyObject {
                      resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                      check: () throws -> Void) throws
     /// How many values of a root attribute occur more than once (for `detect`).
-    func repeatedValues(attribute: Int) -> Int
+    func repeatedValues(attribute: Int) throws -> Int
     /// The longest list of each root relationship over all trips (0 or 1 for a to-one), for
     /// writers whose layout depends on it.
-    func longestRelationships() -> [Int]
+    func longestRelationships() throws -> [Int]
 
     /// Hands every trip to `writer`, in output order, and returns the writer. `speed` says how
     /// (formatting on several threads, decoding ahead); the bytes written are the same.

@@ -1,0 +1,116 @@
+import TripKit
+
+/// Deduplicating trips that are in a temporary file: by partitions of names (see `SpillingTrips`).
+extension SpillingTrips {
+    /// The buffer of each partition file: many are written at once.
+    static let partitionBuffer = 64 << 10
+    /// At most this many partitions: each is a file open at once (with a result file and a file of
+    /// set-aside records, made as it is deduplicated) and a buffer. A partition of an input so
+    /// large that 128 of them exceed `partitionBytes` each is held whole all the same.
+    static let maximumPartitions = 128
+
+    package func deduplicate(attribute: Int,
+                             resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
+                             check: () throws -> Void) throws {
+        if let memory = inMemory {
+            let (_, entries) = try memory.deduplicateKeepingPositions(attribute: attribute, resolve: resolve, check: check)
+            try appendSetAside(entries.map(\.record))
+            return try accountForMemory()
+        }
+        var keptFiles: [SpillFile] = [], asideFiles: [SpillFile] = []
+        var parts = try partitions(attribute: attribute).map(Optional.some)
+        for p in parts.indices {
+            let part = parts[p]!
+            parts[p] = nil
+            // One partition in memory, with each trip's position in the whole run.
+            let memory = InMemoryTrips()
+            var positions: [Int] = []
+            try forEach(in: part) { trip in
+                trip.bytes.withUnsafeBufferPointer { memory.putEncoded($0, origin: trip.origin) }
+                positions.append(trip.sequence)
+            }
+            let (kept, aside) = try memory.deduplicateKeepingPositions(attribute: attribute, positions: positions,
+                                                                       resolve: resolve, check: {})
+            let keptFile = try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer)
+            var k = 0
+            try memory.forEachEncoded { bytes, origin in
+                try writeRecord(bytes, origin: origin, sequence: positions[kept[k]], to: keptFile)
+                k += 1
+            }
+            let asideFile = try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer)
+            for (position, record) in aside {
+                try writeSetAsideRecord(record, sequence: positions[position], to: asideFile)
+            }
+            keptFiles.append(keptFile)
+            asideFiles.append(asideFile)
+        }
+        // Nothing has changed yet: a check that throws leaves the trips and the accounting as they were.
+        try check()
+        try replaceTrips { write in try mergeTrips(keptFiles) { trip in try write(trip) } }
+        try mergeSetAside(asideFiles) { record in try appendSetAside([record]) }
+    }
+
+    package func repeatedValues(attribute: Int) throws -> Int {
+        if let memory = inMemory { return memory.repeatedValues(attribute: attribute) }
+        var repeated = 0
+        for part in try partitions(attribute: attribute) {
+            var counts: [[UInt8]: Int] = [:]
+            try forEach(in: part) { trip in
+                trip.bytes.withUnsafeBufferPointer { b in
+                    counts[Array(b[TripBytes.valueRange(b, attribute: attribute)]), default: 0] += 1
+                }
+            }
+            repeated += counts.values.filter { $0 > 1 }.count
+        }
+        return repeated
+    }
+
+    /// The spilled trips split by a hash of a root attribute's value, each trip with its position:
+    /// enough partitions that one fits in `budget.partitionBytes` in memory, with the index
+    /// deduplication builds over it (about half as much again).
+    private func partitions(attribute: Int) throws -> [SpillFile] {
+        let n = min(SpillingTrips.maximumPartitions, max(2, spilledBytes * 3 / 2 / max(budget.partitionBytes, 1) + 1))
+        let parts = try (0..<n).map { _ in try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer) }
+        var position = 0
+        try forEachSpilledTrip { trip in
+            try trip.bytes.withUnsafeBufferPointer { b in
+                let value = UnsafeBufferPointer(rebasing: b[TripBytes.valueRange(b, attribute: attribute)])
+                // The hash's high half: `InMemoryTrips` indexes a partition by the low bits.
+                let p = Int((TripBytes.hash(value) >> 32) % UInt64(n))
+                try writeRecord(b, origin: trip.origin, sequence: position, to: parts[p])
+            }
+            position += 1
+        }
+        return parts
+    }
+
+    /// Merges files of trips, each in increasing position, into one sequence by position.
+    private func mergeTrips(_ files: [SpillFile], _ body: (SpilledTrip) throws -> Void) throws {
+        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader() }
+        var heads = try readers.indices.map { try readTrip(&readers[$0]) }
+        while true {
+            var best = -1
+            for i in heads.indices {
+                if let h = heads[i], best < 0 || h.sequence < heads[best]!.sequence { best = i }
+            }
+            guard best >= 0 else { return }
+            try body(heads[best]!)
+            heads[best] = try readTrip(&readers[best])
+        }
+    }
+
+    /// Merges files of set-aside records, each in increasing position, into one sequence by position.
+    private func mergeSetAside(_ files: [SpillFile], _ body: (SetAsideRecord) throws -> Void) throws {
+        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader() }
+        var heads = try readers.indices.map { try readSetAsideRecord(&readers[$0]) }
+        while true {
+            var best = -1
+            for i in heads.indices {
+                if let h = heads[i], best < 0 || h.sequence < heads[best]!.sequence { best = i }
+            }
+            guard best >= 0 else { return }
+            try body(heads[best]!.0)
+            heads[best] = try readSetAsideRecord(&readers[best])
+        }
+    }
+}

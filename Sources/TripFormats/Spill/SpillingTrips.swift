@@ -1,0 +1,211 @@
+import TripKit
+
+/// Where a run's trips are held when they may not fit in memory: in memory (`InMemoryTrips`) while
+/// the run's holdings together stay under the budget's `tripBytes`, then in a temporary file, in
+/// output order (`SpillFile`). Output, accounting and messages are the same either way.
+///
+/// Deduplicating spilled trips partitions them by a hash of the name into temporary files, so every
+/// trip of a name lands in one partition; each partition is deduplicated in memory by the same code
+/// as the in-memory path (`InMemoryTrips.deduplicateKeepingPositions`, with each trip's position in
+/// the whole run), and the partitions' kept trips and set-aside records are merged back by position:
+/// first-seen order, and the accounting in the order of the duplicates. Memory then holds one
+/// partition (at most about `partitionBytes` of trips, however large the input) and a buffer per file.
+package final class SpillingTrips: TripHolding {
+    package let budget: SpillBudget
+    /// The trips while they are in memory; nil once they are in `file`.
+    private var memory: InMemoryTrips?
+    /// The bytes of `memory` counted in the budget.
+    private var counted = 0
+    private var file: SpillFile?
+    private var spilledCount = 0
+    private var sources = SourceTable()
+    private var scratch: [UInt8] = []
+    private var head: [UInt8] = []
+    private let log: SetAsideLog
+
+    package init(budget: SpillBudget) {
+        self.budget = budget
+        memory = InMemoryTrips()
+        log = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
+    }
+
+    deinit { _ = budget.hold(-counted) }
+
+    /// Whether the trips are in a temporary file.
+    package var isSpilled: Bool { memory == nil }
+    /// The trips, while they are in memory.
+    var inMemory: InMemoryTrips? { memory }
+    /// The size of the temporary file of trips.
+    var spilledBytes: Int { file?.size ?? 0 }
+
+    package var count: Int { memory?.count ?? spilledCount }
+
+    // MARK: - Putting trips
+
+    package func put(_ trip: ModelObject, origin: RecordOrigin) throws {
+        if let memory {
+            memory.put(trip, origin: origin)
+            try account(memory)
+        } else {
+            scratch.removeAll(keepingCapacity: true)
+            TripBytes.append(trip, to: &scratch)
+            try scratch.withUnsafeBufferPointer { try writeTrip($0, origin: origin, sequence: spilledCount) }
+        }
+    }
+
+    /// Counts the memory's growth; spills when the run is over budget.
+    func accountForMemory() throws {
+        if let memory { try account(memory) }
+    }
+
+    private func account(_ memory: InMemoryTrips) throws {
+        let now = memory.heldBytes
+        guard now != counted else { return }
+        let over = budget.hold(now - counted)
+        counted = now
+        if over { try spill() }
+    }
+
+    /// Moves the trips in memory to a temporary file.
+    private func spill() throws {
+        guard let memory else { return }
+        let file = try SpillFile(directory: budget.directory)
+        self.file = file
+        spilledCount = 0
+        try memory.forEachEncoded { bytes, origin in try writeTrip(bytes, origin: origin, sequence: spilledCount) }
+        budget.noteSpill(trips: memory.count, bytes: file.size)
+        self.memory = nil
+        _ = budget.hold(-counted)
+        counted = 0
+    }
+
+    private func writeTrip(_ bytes: UnsafeBufferPointer<UInt8>, origin: RecordOrigin, sequence: Int) throws {
+        try SpillRecords.writeTrip(bytes, origin: origin, sequence: sequence, sources: &sources, to: file!, scratch: &head)
+        spilledCount += 1
+    }
+
+    /// Writes a trip record to another file than the holding's (a partition).
+    func writeRecord(_ bytes: UnsafeBufferPointer<UInt8>, origin: RecordOrigin, sequence: Int, to other: SpillFile) throws {
+        try SpillRecords.writeTrip(bytes, origin: origin, sequence: sequence, sources: &sources, to: other, scratch: &head)
+    }
+
+    func writeSetAsideRecord(_ record: SetAsideRecord, sequence: Int, to other: SpillFile) throws {
+        try SpillRecords.writeSetAside(record, sequence: sequence, sources: &sources, to: other, scratch: &head)
+    }
+
+    func readTrip(_ reader: inout SpillReader) throws -> SpilledTrip? {
+        try SpillRecords.readTrip(&reader, sources: sources)
+    }
+
+    func readSetAsideRecord(_ reader: inout SpillReader) throws -> (SetAsideRecord, sequence: Int)? {
+        try SpillRecords.readSetAside(&reader, sources: sources)
+    }
+
+    /// Calls `body` with each trip record of a file the holding wrote (a partition), in order.
+    func forEach(in other: SpillFile, _ body: (SpilledTrip) throws -> Void) throws {
+        try other.flush()
+        var reader = other.reader()
+        while let trip = try readTrip(&reader) { try body(trip) }
+    }
+
+    /// Replaces the spilled trips by those `fill` writes, in order.
+    func replaceTrips(_ fill: ((SpilledTrip) throws -> Void) throws -> Void) throws {
+        file = try SpillFile(directory: budget.directory)
+        spilledCount = 0
+        try fill { trip in
+            try trip.bytes.withUnsafeBufferPointer { try writeTrip($0, origin: trip.origin, sequence: spilledCount) }
+        }
+    }
+
+    package func absorb(_ other: any TripHolding) throws {
+        if let other = other as? SpillingTrips, let theirs = other.memory, let memory {
+            try memory.absorb(theirs)
+            _ = budget.hold(-other.counted)
+            other.counted = 0
+            other.memory = InMemoryTrips()
+            try account(memory)
+        } else {
+            if memory != nil, other.count > 0 { try spill() }
+            if let other = other as? SpillingTrips, other.memory == nil {
+                try other.forEachSpilledTrip { trip in
+                    try trip.bytes.withUnsafeBufferPointer { try writeTrip($0, origin: trip.origin, sequence: spilledCount) }
+                }
+            } else {
+                try other.forEach { trip, origin in try put(trip, origin: origin) }
+            }
+        }
+        try other.forEachSetAside { try log.append($0) }
+    }
+
+    // MARK: - The accounting
+
+    package var setAsideCount: Int { log.count }
+    package func appendSetAside(_ records: [SetAsideRecord]) throws { for r in records { try log.append(r) } }
+    package func forEachSetAside(_ body: (SetAsideRecord) throws -> Void) throws { try log.forEach(body) }
+
+    // MARK: - Going through the trips
+
+    /// Calls `body` with each spilled trip, in order.
+    func forEachSpilledTrip(_ body: (SpilledTrip) throws -> Void) throws {
+        guard let file else { return }
+        try forEach(in: file, body)
+    }
+
+    package func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) throws {
+        if let memory { return try memory.forEach(body) }
+        try forEachSpilledTrip { trip in try body(trip.bytes.withUnsafeBufferPointer(TripBytes.decode), trip.origin) }
+    }
+
+    package func origin(at index: Int) throws -> RecordOrigin {
+        if let memory { return memory.origin(at: index) }
+        guard let origin = try origins(at: [index])[index] else {
+            throw TripError(.io, "no trip at position \(index) of \(spilledCount)")
+        }
+        return origin
+    }
+
+    package func origins(at positions: Set<Int>) throws -> [Int: RecordOrigin] {
+        if let memory { return memory.origins(at: positions) }
+        var found: [Int: RecordOrigin] = [:]
+        var i = 0
+        try forEachSpilledTrip { trip in
+            if positions.contains(i) { found[i] = trip.origin }
+            i += 1
+        }
+        return found
+    }
+
+    package func transform(_ transform: (ModelObject) throws -> ModelObject) throws {
+        if let memory {
+            try memory.transform(transform)
+            return try account(memory)
+        }
+        guard let old = file else { return }
+        try replaceTrips { write in
+            try forEach(in: old) { trip in
+                let object = try transform(trip.bytes.withUnsafeBufferPointer(TripBytes.decode))
+                var bytes: [UInt8] = []
+                TripBytes.append(object, to: &bytes)
+                try write(SpilledTrip(origin: trip.origin, sequence: trip.sequence, bytes: bytes[...]))
+            }
+        }
+    }
+
+    package func longestRelationships() throws -> [Int] {
+        if let memory { return memory.longestRelationships() }
+        var longest: [Int] = []
+        try forEachSpilledTrip { trip in
+            let counts = trip.bytes.withUnsafeBufferPointer(TripBytes.relationshipCounts)
+            if longest.count < counts.count { longest += [Int](repeating: 0, count: counts.count - longest.count) }
+            for (i, n) in counts.enumerated() where n > longest[i] { longest[i] = n }
+        }
+        return longest
+    }
+
+    package func write(into writer: any RecordWriter, speed: WritingSpeed) throws -> any RecordWriter {
+        if let memory { return try memory.write(into: writer, speed: speed) }
+        var writer = writer
+        try forEachSpilledTrip { trip in try writer.write(trip.bytes.withUnsafeBufferPointer(TripBytes.decode)) }
+        return writer
+    }
+}

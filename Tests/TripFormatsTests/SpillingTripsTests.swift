@@ -1,0 +1,136 @@
+import Testing
+import TripFormats
+import TripKit
+import TripTestSupport
+
+/// A holding that spills gives the pipeline's output, accounting and messages, byte for byte, whether
+/// its trips stay in memory or go to temporary files: the same runs with a budget too small for
+/// anything (every holding spills, deduplication makes dozens of partitions) and in memory.
+@Suite("Trips spilled to temporary files")
+struct SpillingTripsTests {
+    struct Reader: RecordReader {
+        var items: [ReadItem]
+        var detection: Detection
+        var position = 0
+        mutating func next() throws -> ReadItem? {
+            guard position < items.count else { return nil }
+            defer { position += 1 }
+            return items[position]
+        }
+    }
+
+    final class Collector: RecordWriter {
+        var objects: [ModelObject] = []
+        var shape: OutputShape?
+        func expect(_ shape: OutputShape) { self.shape = shape }
+        func write(_ object: ModelObject) throws { objects.append(object) }
+        func finish() throws {}
+    }
+
+    /// Inputs of 1.0.0 (deduplicated in their own stage, then across) and 3.0.0 trips, names from a
+    /// small pool (many duplicates), some records rejected.
+    func inputs(seed: UInt64, trips: Int) -> [PipelineInput] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<3).map { n in
+            let schema: any VersionedSchema.Type = n == 1 ? TripSchemaV3.self : TripSchemaV1.self
+            var arbitrary = ArbitraryTrips(seed: seed &+ UInt64(n), text: .init(pieces: ["a", "é", " ", "\""]), schema: schema)
+            var items: [ReadItem] = []
+            for i in 0..<Int(rng.next() % UInt64(trips)) {
+                let origin = RecordOrigin(source: "in\(n).json", record: i + 1, line: i + 2, column: 3)
+                if rng.next() % 13 == 0 {
+                    items.append(.rejected(SetAsideRecord(origin: origin, reason: "bad \(i)", text: i % 2 == 0 ? "{\"x\": \(i)}" : nil)))
+                    continue
+                }
+                var trip = arbitrary.trip()
+                trip.attributes[0] = .string("name \(rng.next() % 40)")
+                items.append(.trip(TripRecord(object: trip, origin: origin)))
+            }
+            let detection = Detection(format: "test", version: schema.versionIdentifier, evidence: .fields(["x"]))
+            return PipelineInput(name: "in\(n).json") { Reader(items: items, detection: detection) }
+        }
+    }
+
+    struct Outcome: Equatable {
+        var objects: [ModelObject]
+        var shape: [Int]?
+        var setAside: [SetAsideRecord]
+        var error: String?
+        var counts: [Int]
+    }
+
+    func run(_ policy: DeduplicationPolicy, seed: UInt64, trips: Int, holding: @escaping () -> any TripHolding) -> Outcome {
+        var p = Pipeline()
+        p.policy = policy
+        p.keepsGoing = true
+        p.holding = holding
+        let writer = Collector()
+        var setAside: [SetAsideRecord] = []
+        do {
+            let s = try p.run(inputs(seed: seed, trips: trips), into: { writer }, setAside: { setAside.append($0) })
+            return Outcome(objects: writer.objects, shape: writer.shape?.longestRelationships, setAside: setAside, error: nil,
+                           counts: [s.read, s.written, s.merged, s.dropped, s.rejected, s.deduplicatedAcrossInputs]
+                               + s.inputs.map(\.deduplicatedInStages))
+        } catch {
+            return Outcome(objects: [], shape: nil, setAside: setAside, error: "\(error)", counts: [])
+        }
+    }
+
+    @Test("every policy: the same trips, order, shape, set-aside records, summary and errors as in memory",
+          arguments: DeduplicationPolicy.allCases)
+    func sameAsInMemory(policy: DeduplicationPolicy) throws {
+        let dir = ScratchDirectory()
+        for seed in UInt64(1)...6 {
+            let budget = SpillBudget(limit: 60_000, directory: dir.path, setAsideInMemory: 7)
+            let spilled = run(policy, seed: seed, trips: 300, holding: { SpillingTrips(budget: budget) })
+            let memory = run(policy, seed: seed, trips: 300, holding: { InMemoryTrips() })
+            #expect(spilled == memory, "seed \(seed)")
+            #expect(budget.spilled.trips > 0, "seed \(seed): nothing spilled")
+            if policy != .fail { #expect(!memory.objects.isEmpty && memory.setAside.contains { $0.kind != .rejected }) }
+            // Spill files have no names: nothing is left, or ever seen, in the directory.
+            #expect(dir.names().isEmpty)
+        }
+    }
+
+    @Test("a budget the trips fit in never spills, and gives the same as the arena")
+    func fitsInMemory() {
+        let budget = SpillBudget(limit: 1 << 30)
+        let held = run(.merge, seed: 9, trips: 200, holding: { SpillingTrips(budget: budget) })
+        #expect(held == run(.merge, seed: 9, trips: 200, holding: { InMemoryTrips() }))
+        #expect(budget.spilled.trips == 0)
+    }
+
+    @Test("spilled trips come back in order through every operation of the holding")
+    func operations() throws {
+        let dir = ScratchDirectory()
+        let holding = SpillingTrips(budget: SpillBudget(limit: 100, directory: dir.path))  // as many partitions as allowed
+        var arbitrary = ArbitraryTrips(seed: 3, text: .init(pieces: ["x", "y"]))
+        let trips = arbitrary.trips(500, in: TripSchemaV3.self)
+        for (i, t) in trips.enumerated() { try holding.put(t, origin: RecordOrigin(source: i % 3 == 0 ? "a" : "b", record: i + 1)) }
+        #expect(holding.isSpilled && holding.count == 500)
+        var seen: [ModelObject] = []
+        try holding.forEach { t, _ in seen.append(t) }
+        #expect(seen == trips)
+        #expect(try holding.origin(at: 299) == RecordOrigin(source: "b", record: 300))
+        #expect(try holding.origins(at: [0, 3, 499]) == [0: RecordOrigin(source: "a", record: 1), 3: RecordOrigin(source: "a", record: 4),
+                                                          499: RecordOrigin(source: "b", record: 500)])
+        try holding.transform { t in var t = t; t.attributes[1] = .string("changed"); return t }
+        seen = []
+        try holding.forEach { t, _ in seen.append(t) }
+        #expect(seen.allSatisfy { $0.attributes[1] == .string("changed") } && seen.count == 500)
+        let memory = InMemoryTrips()
+        for (i, t) in seen.enumerated() { memory.put(t, origin: RecordOrigin(source: "b", record: i + 1)) }
+        #expect(try holding.longestRelationships() == memory.longestRelationships())
+        #expect(try holding.repeatedValues(attribute: 0) == memory.repeatedValues(attribute: 0))
+    }
+
+    @Test("--memory-limit sizes: bytes, K, M, G, T; less than 1M and nonsense are usage errors")
+    func sizes() throws {
+        #expect(try SpillBudget.parseSize("256M") == 256 << 20)
+        #expect(try SpillBudget.parseSize("2g") == 2 << 30)
+        #expect(try SpillBudget.parseSize("1GiB") == 1 << 30)
+        #expect(try SpillBudget.parseSize("1048576") == 1 << 20)
+        for bad in ["", "M", "12Q", "-5M", "1.5G", "512K", "99999999999999999999T"] {
+            #expect(throws: TripError.self) { try SpillBudget.parseSize(bad) }
+        }
+    }
+}
