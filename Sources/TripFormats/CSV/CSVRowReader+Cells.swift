@@ -14,7 +14,7 @@ extension CSVRowReader {
     @inline(__always)
     func bytes(_ i: Int) -> UnsafeBufferPointer<UInt8> {
         let c = cells[i]
-        return UnsafeBufferPointer(start: (c.isDecoded ? scratch : buffer) + c.start, count: c.end - c.start)
+        return UnsafeBufferPointer(start: (c.isDecoded ? scratch.pointer : window.pointer) + c.start, count: c.end - c.start)
     }
 
     /// Whether a cell was quoted in the input.
@@ -77,7 +77,7 @@ extension CSVRowReader {
     var strings: [String] { (0..<cellCount).map(string) }
 
     /// The current row's own text, without its line break, for the rejects file.
-    var rawText: String { text(UnsafeBufferPointer(start: buffer + rowStart, count: rowEnd - rowStart)) }
+    var rawText: String { text(UnsafeBufferPointer(start: window.pointer + rowStart, count: rowEnd - rowStart)) }
 
     /// The line and column (1-based, in characters) where cell `i` begins.
     func position(ofCell i: Int) -> (line: Int, column: Int) { position(of: cells[i].rawStart) }

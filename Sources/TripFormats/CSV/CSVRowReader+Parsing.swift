@@ -6,7 +6,7 @@ import TripKit
 extension CSVRowReader {
     /// Parses the row at `rowStart` if the window holds all of it.
     func parseRow() throws -> Outcome {
-        let b = buffer, e = filled
+        let b = window.pointer, e = window.count
         var p = rowStart
         if p >= e { return atEOF ? .end : .needMore }
         if b[p] == CSVRowReader.lf { return .blank(p + 1) }
@@ -15,7 +15,7 @@ extension CSVRowReader {
             return atEOF ? .blank(p + 1) : .needMore
         }
         cellCount = 0
-        scratchCount = 0
+        scratch.removeAll()
         rowLine = nextLine
         var breaks = 0   // line breaks inside quoted cells
         let separator = dialect.separator
@@ -67,16 +67,18 @@ extension CSVRowReader {
                 }
                 if contentEnd - contentStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
                 if doubled {
-                    reserveScratch(contentEnd - contentStart)
-                    let s = scratchCount
+                    scratch.reserve(contentEnd - contentStart)
+                    let s = scratch.count
+                    var out = scratch.pointer + s
                     var i = contentStart
                     while i < contentEnd {
                         let c = b[i]
-                        scratch[scratchCount] = c
-                        scratchCount += 1
+                        out.pointee = c
+                        out += 1
                         i += (c == CSVRowReader.quote) ? 2 : 1
                     }
-                    cell = Cell(start: s, end: scratchCount, isQuoted: true, isDecoded: true, rawStart: cellStart)
+                    scratch.count = out - scratch.pointer
+                    cell = Cell(start: s, end: scratch.count, isQuoted: true, isDecoded: true, rawStart: cellStart)
                 } else {
                     cell = Cell(start: contentStart, end: contentEnd, isQuoted: true, isDecoded: false, rawStart: cellStart)
                 }
@@ -94,9 +96,9 @@ extension CSVRowReader {
                 if p >= e && !atEOF { return try needMore(cellStart) }
                 if p - cellStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
                 if escaped {
-                    let s = scratchCount
+                    let s = scratch.count
                     unescape(from: cellStart, to: p)
-                    cell = Cell(start: s, end: scratchCount, isQuoted: false, isDecoded: true, rawStart: cellStart)
+                    cell = Cell(start: s, end: scratch.count, isQuoted: false, isDecoded: true, rawStart: cellStart)
                 } else {
                     cell = Cell(start: cellStart, end: p, isQuoted: false, isDecoded: false, rawStart: cellStart)
                 }
@@ -127,8 +129,8 @@ extension CSVRowReader {
 
     /// Asks for more input, unless the row or cell is already past the limits.
     func needMore(_ cellStart: Int) throws -> Outcome {
-        if filled - cellStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
-        if filled - rowStart > limits.maxRowBytes {
+        if window.count - cellStart > limits.maxFieldBytes { try fieldTooLong(cellStart) }
+        if window.count - rowStart > limits.maxRowBytes {
             throw TripError.data("\(name):\(nextLine): a row longer than \(limits.maxRowBytes >> 20) MiB")
         }
         return .needMore
@@ -154,8 +156,11 @@ extension CSVRowReader {
 
     /// Decodes a TSV cell's escapes into `scratch`; an unknown escape is kept as it is.
     private func unescape(from start: Int, to end: Int) {
-        reserveScratch(end - start)
-        func put(_ c: UInt8) { scratch[scratchCount] = c; scratchCount += 1 }
+        scratch.reserve(end - start)
+        let buffer = window.pointer
+        var out = scratch.pointer + scratch.count
+        func put(_ c: UInt8) { out.pointee = c; out += 1 }
+        defer { scratch.count = out - scratch.pointer }
         var i = start
         while i < end {
             let c = buffer[i]
@@ -171,16 +176,5 @@ extension CSVRowReader {
             put(c)
             i += 1
         }
-    }
-
-    private func reserveScratch(_ more: Int) {
-        guard scratchCount + more > scratchCapacity else { return }
-        var bigger = scratchCapacity * 2
-        while bigger < scratchCount + more { bigger *= 2 }
-        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
-        new.update(from: scratch, count: scratchCount)
-        scratch.deallocate()
-        scratch = new
-        scratchCapacity = bigger
     }
 }

@@ -8,6 +8,7 @@ extension CSVRowReader {
 
     /// The line and column (1-based, in characters) of a window offset inside the current row.
     func position(of offset: Int) -> (line: Int, column: Int) {
+        let buffer = window.pointer, filled = window.count
         var line = rowLine, lineStart = rowStart
         var p = rowStart
         while p < offset && p < filled {
@@ -27,7 +28,7 @@ extension CSVRowReader {
     }
 
     func describe(_ offset: Int) -> String {
-        let c = buffer[offset]
+        let c = window.pointer[offset]
         if c < 0x80 { return String(UnicodeScalar(c)).quotedForMessage }
         return "byte 0x" + String(c, radix: 16, uppercase: true)
     }
@@ -36,6 +37,7 @@ extension CSVRowReader {
     func validateUTF8() throws {
         var p = rowStart
         let end = nextRowStart
+        let buffer = window.pointer
         let raw = UnsafeRawPointer(buffer)
         while p + 8 <= end {
             if raw.loadUnaligned(fromByteOffset: p, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
@@ -65,6 +67,7 @@ extension CSVRowReader {
 
     private func invalidUTF8(at offset: Int) throws -> Never {
         let at = position(of: offset)
+        let buffer = window.pointer, filled = window.count
         var shown: [String] = []
         var p = offset
         while p < filled && shown.count < 4 && (p == offset || buffer[p] & 0xC0 == 0x80) {

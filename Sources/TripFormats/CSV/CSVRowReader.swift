@@ -43,9 +43,8 @@ final class CSVRowReader {
     private let separatorChoice: SeparatorChoice
     private let source: (UnsafeMutableRawBufferPointer) throws -> Int
 
-    var buffer: UnsafeMutablePointer<UInt8>
-    var capacity: Int
-    var filled = 0
+    /// The window: the input from `rowStart` (or before) to its `count`.
+    let window: ByteStorage
     var rowStart = 0
     var atEOF = false
     private var started = false
@@ -54,9 +53,8 @@ final class CSVRowReader {
     var cellCapacity = 64
     /// The number of cells of the current row.
     var cellCount = 0
-    var scratch: UnsafeMutablePointer<UInt8>
-    var scratchCapacity = 1024
-    var scratchCount = 0
+    /// The current row's cells whose text differs from their bytes, decoded.
+    let scratch = ByteStorage(capacity: 1024)
     /// Where the current row ends (before its line break) and the next begins.
     var rowEnd = 0
     var nextRowStart = 0
@@ -105,11 +103,9 @@ final class CSVRowReader {
          chunkSize: Int = 1 << 18, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
         self.name = name; self.dialect = dialect; self.limits = limits; self.separatorChoice = separator
         self.source = source
-        capacity = max(chunkSize, 16)
-        buffer = .allocate(capacity: capacity)
+        window = ByteStorage(capacity: max(chunkSize, 16))
         cellCapacity = max(1, min(64, limits.maxColumns))
         cells = .allocate(capacity: cellCapacity)
-        scratch = .allocate(capacity: scratchCapacity)
         stops = .allocate(capacity: 256)
         stops.initialize(repeating: 0, count: 256)
         stops[Int(dialect.separator)] = 1
@@ -119,9 +115,7 @@ final class CSVRowReader {
     }
 
     deinit {
-        buffer.deallocate()
         cells.deallocate()
-        scratch.deallocate()
         stops.deallocate()
     }
 
@@ -159,11 +153,12 @@ final class CSVRowReader {
     /// is read and skipped (Excel's declaration of the separator).
     private func begin() throws {
         try fill()
-        while filled < 8 && !atEOF { try fill() }
+        while window.count < 8 && !atEOF { try fill() }
+        let buffer = window.pointer, filled = window.count
         if filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { rowStart = 3; nextRowStart = 3 }
         guard !dialect.usesEscapes else { return }
         let p = rowStart, left = filled - p
-        let isLineEnd = { (i: Int) in i >= self.filled || self.buffer[i] == CSVRowReader.lf || self.buffer[i] == CSVRowReader.cr }
+        let isLineEnd = { (i: Int) in i >= filled || buffer[i] == CSVRowReader.lf || buffer[i] == CSVRowReader.cr }
         if left >= 5, buffer[p] | 0x20 == UInt8(ascii: "s"), buffer[p + 1] | 0x20 == UInt8(ascii: "e"),
            buffer[p + 2] | 0x20 == UInt8(ascii: "p"), buffer[p + 3] == UInt8(ascii: "="), isLineEnd(p + 5) {
             let declared = buffer[p + 4]
@@ -187,7 +182,9 @@ final class CSVRowReader {
     /// The first row of a CSV input whose separator is to be detected: blank lines before it are
     /// skipped as ever; then the separator is chosen and the row parsed with it.
     private func parseFirstRow() throws -> Outcome {
-        if rowStart >= filled || buffer[rowStart] == CSVRowReader.lf || buffer[rowStart] == CSVRowReader.cr { return try parseRow() }
+        if rowStart >= window.count || window.pointer[rowStart] == CSVRowReader.lf || window.pointer[rowStart] == CSVRowReader.cr {
+            return try parseRow()
+        }
         detecting = false
         try chooseSeparator()
         return .row
@@ -224,7 +221,7 @@ final class CSVRowReader {
             switch try parseRow() {
             case .row: return true
             case .needMore:
-                guard filled - rowStart < limit, !atEOF else { return false }
+                guard window.count - rowStart < limit, !atEOF else { return false }
                 try fill()
             case .blank, .end: return false
             }
@@ -247,24 +244,13 @@ final class CSVRowReader {
     private func fill() throws {
         if atEOF { return }
         if rowStart > 0 {
-            let keep = filled - rowStart
-            if keep > 0 { memmove(buffer, buffer + rowStart, keep) }
+            window.removeFirst(rowStart)
             nextRowStart -= rowStart
-            filled = keep
             rowStart = 0
         }
-        if filled == capacity {
-            let bigger = capacity * 2
-            let new = UnsafeMutablePointer<UInt8>.allocate(capacity: bigger)
-            new.update(from: buffer, count: filled)
-            buffer.deallocate()
-            buffer = new
-            capacity = bigger
-        }
-        while filled < capacity {
-            let n = try source(UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled))
-            if n <= 0 { atEOF = true; break }
-            filled += n
+        if window.freeCapacity == 0 { window.grow(toAtLeast: window.capacity * 2, keeping: window.count) }
+        while window.freeCapacity > 0 {
+            if try window.fill(source) == 0 { atEOF = true; break }
         }
     }
 }

@@ -93,11 +93,11 @@ extension YAMLBlockScanner {
     /// Reads the next chunk: the previous one's tail, then bytes up to and including the last LF
     /// (or to the input's end). False when nothing is left.
     private func loadChunk() throws -> Bool {
-        guard !atEOF || !tail.isEmpty else { return false }
+        guard !atEOF || tail.count > 0 else { return false }
         let start = chunkStart + count
-        let next = InputBytes(capacity: max(YAMLBlockScanner.chunkSize, tail.count * 2))
-        tail.withUnsafeBufferPointer { next.append($0) }
-        tail.removeAll(keepingCapacity: true)
+        let next = ByteStorage(capacity: max(YAMLBlockScanner.chunkSize, tail.count * 2))
+        next.append(tail.pointer, count: tail.count)
+        tail.removeAll()
         var searched = 0
         while true {
             if !atEOF {
@@ -107,7 +107,7 @@ extension YAMLBlockScanner {
             if let lf = lastLF(next, from: searched) {
                 let after = lf + 1
                 if after < next.count {
-                    tail.append(contentsOf: UnsafeBufferPointer(start: next.pointer + after, count: next.count - after))
+                    tail.append(next.pointer + after, count: next.count - after)
                     next.truncate(to: after)
                 }
                 break
@@ -129,7 +129,7 @@ extension YAMLBlockScanner {
         return true
     }
 
-    private func lastLF(_ bytes: InputBytes, from: Int) -> Int? {
+    private func lastLF(_ bytes: ByteStorage, from: Int) -> Int? {
         var i = bytes.count
         while i > from {
             i -= 1
@@ -139,7 +139,7 @@ extension YAMLBlockScanner {
     }
 
     /// Fills the free room of `bytes` (growing it when full) from the source; 0 at the end.
-    private func read(into bytes: InputBytes) throws -> Int {
+    private func read(into bytes: ByteStorage) throws -> Int {
         if bytes.freeCapacity == 0 { bytes.reserve(bytes.count) }
         switch source {
         case .input(let input):

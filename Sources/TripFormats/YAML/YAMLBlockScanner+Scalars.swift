@@ -64,10 +64,10 @@ extension YAMLBlockScanner {
             guard p < le else { throw OutsideSubset() }
             let b = base[p]
             if b != 0x22 && b != 0x5C { p += 1; continue }
-            if p > run { batch.bytes.append(contentsOf: UnsafeBufferPointer(start: base + run, count: p - run)) }
+            if p > run { batch.bytes.append(base + run, count: p - run) }
             if b == 0x22 { break }
             guard p + 1 < le else { throw OutsideSubset() }
-            p = try escape(at: p + 1, &batch.bytes)
+            p = try escape(at: p + 1, batch.bytes)
             run = p
         }
         try finishQuoted(at: q, .doubleQuoted, textStart: textStart, &batch)
@@ -75,7 +75,7 @@ extension YAMLBlockScanner {
     }
 
     /// The escape whose letter is at `p`, appended as UTF-8; the index after it.
-    private func escape(at p: Int, _ out: inout [UInt8]) throws -> Int {
+    private func escape(at p: Int, _ out: ByteStorage) throws -> Int {
         let simple: UInt8
         switch base[p] {
         case 0x30: simple = 0x00  // 0
@@ -88,10 +88,10 @@ extension YAMLBlockScanner {
         case 0x72: simple = 0x0D  // r
         case 0x65: simple = 0x1B  // e
         case 0x20, 0x22, 0x2F, 0x5C: simple = base[p]
-        case 0x4E: appendUTF8(0x85, &out); return p + 1  // N
-        case 0x5F: appendUTF8(0xA0, &out); return p + 1  // _
-        case 0x4C: appendUTF8(0x2028, &out); return p + 1  // L
-        case 0x50: appendUTF8(0x2029, &out); return p + 1  // P
+        case 0x4E: out.appendUTF8(0x85); return p + 1  // N
+        case 0x5F: out.appendUTF8(0xA0); return p + 1  // _
+        case 0x4C: out.appendUTF8(0x2028); return p + 1  // L
+        case 0x50: out.appendUTF8(0x2029); return p + 1  // P
         case 0x78, 0x75, 0x55:  // x, u, U
             let digits = base[p] == 0x78 ? 2 : base[p] == 0x75 ? 4 : 8
             guard p + digits < le else { throw OutsideSubset() }
@@ -108,28 +108,13 @@ extension YAMLBlockScanner {
                 value = value << 4 | UInt32(v)
             }
             guard value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { throw OutsideSubset() }
-            appendUTF8(value, &out)
+            out.appendUTF8(value)
             return p + digits + 1
         default:
             throw OutsideSubset()
         }
         out.append(simple)
         return p + 1
-    }
-
-    @inline(__always)
-    private func appendUTF8(_ v: UInt32, _ out: inout [UInt8]) {
-        switch v {
-        case 0..<0x80:
-            out.append(UInt8(v))
-        case 0x80..<0x800:
-            out.append(UInt8(0xC0 | v >> 6)); out.append(UInt8(0x80 | v & 0x3F))
-        case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | v >> 12)); out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
-        default:
-            out.append(UInt8(0xF0 | v >> 18)); out.append(UInt8(0x80 | v >> 12 & 0x3F))
-            out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
-        }
     }
 
     /// A `'...'` scalar closed on its line; the index after its closing quote.
@@ -139,7 +124,7 @@ extension YAMLBlockScanner {
         while true {
             guard p < le else { throw OutsideSubset() }
             if base[p] != 0x27 { p += 1; continue }
-            batch.bytes.append(contentsOf: UnsafeBufferPointer(start: base + run, count: p - run))
+            batch.bytes.append(base + run, count: p - run)
             if p + 1 < le && base[p + 1] == 0x27 {
                 batch.bytes.append(0x27)
                 p += 2
@@ -161,7 +146,7 @@ extension YAMLBlockScanner {
         if keeps {
             batch.events.append(rawScalar(line, column(q), style, textStart, count))
         } else {
-            batch.bytes.removeAll(keepingCapacity: true)
+            batch.bytes.removeAll()
         }
     }
 
@@ -208,7 +193,7 @@ extension YAMLBlockScanner {
         eventsSeen += 1
         guard keeps else { return }
         let textStart = batch.bytes.count
-        if count > 0 { batch.bytes.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count)) }
+        if count > 0 { batch.bytes.append(base + start, count: count) }
         batch.events.append(rawScalar(line, column, style, textStart, count))
     }
 }

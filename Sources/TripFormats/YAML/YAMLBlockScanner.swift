@@ -49,13 +49,13 @@ final class YAMLBlockScanner {
     // MARK: Input
 
     /// The chunk being scanned: whole lines (only the input's last may lack its LF).
-    @exclusivity(unchecked) var chunk = InputBytes(capacity: 1)
+    @exclusivity(unchecked) var chunk = ByteStorage(capacity: 1)
     @exclusivity(unchecked) var base: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) var count = 0
     /// The input offset of the chunk's first byte.
     @exclusivity(unchecked) var chunkStart = 0
     /// The bytes after the chunk's last LF, which start the next chunk.
-    @exclusivity(unchecked) var tail: [UInt8] = []
+    let tail = ByteStorage(capacity: 256)
     @exclusivity(unchecked) var atEOF = false
     @exclusivity(unchecked) var unsealed: [InputSegment] = []
     @exclusivity(unchecked) var unsealedInputBytes = 0

@@ -22,7 +22,13 @@ struct YAMLRawEvent {
 /// travels beside it, in a `YAMLBatchInput`: one more array here would cost a retain per event.)
 struct YAMLEventBatch {
     var events: [YAMLRawEvent] = []
-    var bytes: [UInt8] = []
+    /// The texts. Copies of a batch share them: a batch has one owner at a time (the parse thread
+    /// until it hands the batch over, then the reader).
+    let bytes: ByteStorage
+
+    init(byteCapacity: Int = 256) {
+        bytes = ByteStorage(capacity: byteCapacity)
+    }
 
     /// The byte offset of a mapping's start, or where a mapping's text ends, if the event at
     /// `index` is `event` (and not an event replayed for an alias); else -1.
@@ -35,9 +41,8 @@ struct YAMLEventBatch {
 
     /// A batch with room for a pipe's batch of events and their texts.
     static func empty() -> YAMLEventBatch {
-        var batch = YAMLEventBatch()
+        var batch = YAMLEventBatch(byteCapacity: YAMLEventPipe.batchSize * 16)
         batch.events.reserveCapacity(YAMLEventPipe.batchSize)
-        batch.bytes.reserveCapacity(YAMLEventPipe.batchSize * 16)
         return batch
     }
 
@@ -52,19 +57,16 @@ struct YAMLEventBatch {
         if events[index].properties != nil { out.properties = events[index].properties }
         let count = Int(events[index].textCount)
         if count > 0 {
-            let start = events[index].textStart
-            bytes.withUnsafeBufferPointer { buffer in
-                let p = buffer.baseAddress! + start
-                if out.kind == .scalar, let keyTable {
-                    let code = keyTable.code(p, count)
-                    if code >= 0 {
-                        out.keyCode = code
-                        out.value = keyTable.names[Int(code)]
-                        return
-                    }
+            let p = UnsafePointer(bytes.pointer) + events[index].textStart
+            if out.kind == .scalar, let keyTable {
+                let code = keyTable.code(p, count)
+                if code >= 0 {
+                    out.keyCode = code
+                    out.value = keyTable.names[Int(code)]
+                    return out
                 }
-                out.value = String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
             }
+            out.value = String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
         }
         return out
     }

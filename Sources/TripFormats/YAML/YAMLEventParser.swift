@@ -142,7 +142,7 @@ final class YAMLEventParser {
             lastInput = YAMLBatchInput(lowMark: fast.lowMark)
             if scratchPosition >= scratch.events.count {
                 scratch.events.removeAll(keepingCapacity: true)
-                scratch.bytes.removeAll(keepingCapacity: true)
+                scratch.bytes.removeAll()
                 scratchPosition = 0
                 _ = try parseFast(fast, into: &scratch)
                 fast.seal(into: &lastInput)
@@ -151,7 +151,7 @@ final class YAMLEventParser {
             return scratch.event(at: scratchPosition - 1, keyTable: keyTable)
         }
         scratch.events.removeAll(keepingCapacity: true)
-        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.bytes.removeAll()
         lastInput = YAMLBatchInput(lowMark: source.lowMark)
         _ = try parse(into: &scratch)
         seal(into: &lastInput)
@@ -220,7 +220,7 @@ final class YAMLEventParser {
             if scalar.length > 0, let p = scalar.value {
                 out.textStart = batch.bytes.count
                 out.textCount = Int32(scalar.length)
-                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: scalar.length))
+                batch.bytes.append(p, count: scalar.length)
             }
             if scalar.anchor != nil || scalar.tag != nil { out.properties = properties(scalar.anchor, scalar.tag) }
             switch scalar.style.rawValue {
@@ -236,7 +236,7 @@ final class YAMLEventParser {
                 let n = strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
                 out.textStart = batch.bytes.count
                 out.textCount = Int32(clamping: n)
-                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+                batch.bytes.append(p, count: n)
             }
         default:
             out = YAMLRawEvent(kind: .streamEnd)
