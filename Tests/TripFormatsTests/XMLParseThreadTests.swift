@@ -181,7 +181,7 @@ struct XMLParseThreadTests {
     @Test("a rejected trip's text is not pieced together across input that was never kept")
     func windowGap() {
         func segment(_ start: Int, _ text: String) -> InputSegment {
-            let bytes = InputBytes(capacity: text.utf8.count)
+            let bytes = ByteStorage(capacity: text.utf8.count)
             Array(text.utf8).withUnsafeBufferPointer { bytes.append($0) }
             return InputSegment(start: start, bytes: bytes)
         }
