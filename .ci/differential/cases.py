@@ -1,6 +1,7 @@
 """What a case is: a writer of files that tripconv reads (forward), or tripconv writing files that
 another tool reads (backward). Each case is one summary line."""
 
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -116,6 +117,12 @@ def run_tool(argv, stdin=None, timeout=120):
         raise Unflatten("%s exited %d: %s" % (argv[0], p.returncode,
                                               p.stderr.decode("utf-8", "replace").strip()[:500]))
     return p.stdout
+
+
+def run_parallel(fn, items, workers=2):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        for _ in pool.map(fn, items):
+            pass
 
 
 def nested_trips(objs, where):

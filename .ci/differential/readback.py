@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 
 from cases import Case, Unflatten, nested_trips, run_tool, set_path
 from trips import unflatten
-from writers import formula_unsafe, trips_of_xml
+from writers_csv import formula_unsafe
+from writers_xml import trips_of_xml
 
 
 class Backward(Case):

@@ -59,6 +59,8 @@ public struct WriteOptions {
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion: String
 
+    /// Options for writing `schema` (the current version unless told), merging trips that share a
+    /// name, one CSV row per trip with `,` between cells and no formula guard.
     public init(schema: any VersionedSchema.Type = TripMigrationPlan.currentSchema, policy: DeduplicationPolicy = .merge,
                 migrate: Bool = false, csvSafeFormulas: Bool = false, csvDelimiter: UInt8? = nil, csvLayout: CSVLayout = .rows,
                 toolVersion: String = "0.1.0") {

@@ -11,7 +11,8 @@ struct TripConv: ParsableCommand {
         abstract: "Convert and migrate SampleTrips trip records between formats and schema versions.",
         discussion: """
             Reads trips exported by the SampleTrips app at schema 1.0.0, 2.0.0 or 3.0.0 (CSV, TSV, JSON, \
-            JSON Lines, XML, YAML, a SQLite store, or a Core Data / SwiftData store), detects each input's version, migrates it through the plan (1.0.0 -> 2.0.0 \
+            JSON Lines, XML, YAML, a SQLite store, or a Core Data / SwiftData store), detects each input's version, \
+            migrates it through the plan (1.0.0 -> 2.0.0 \
             deduplicates trips by name; 2.0.0 -> 3.0.0 renames start_date/end_date to startDate/endDate), \
             and writes the current schema, or an older one with --target-version.
 

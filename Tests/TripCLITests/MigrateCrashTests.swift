@@ -21,7 +21,8 @@ struct MigrateCrashTests {
     /// A digest of everything the trip tables hold, rows and ids, and the version the store says.
     static func contents(_ db: String) throws -> String {
         try S.sqlite(db, """
-            SELECT hex(sha3_query('SELECT * FROM trips ORDER BY id; SELECT * FROM bucket_list_items ORDER BY id; SELECT * FROM living_accommodations ORDER BY id'));
+            SELECT hex(sha3_query('SELECT * FROM trips ORDER BY id; SELECT * FROM bucket_list_items ORDER BY id; \
+            SELECT * FROM living_accommodations ORDER BY id'));
             PRAGMA user_version;
             SELECT value FROM tripconv_metadata WHERE key = 'schemaVersion';
             """)

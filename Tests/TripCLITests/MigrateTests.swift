@@ -98,10 +98,15 @@ struct MigrateTests {
             \(db): sqlite 1.0.0 (marker metadata schemaVersion 1.0.0), 6 trips
             would migrate 1.0.0 -> 3.0.0 in place under --dedupe merge:
               1.0.0 -> 2.0.0 (custom): run willMigrate: 6 trips -> 4; create unique index trips_name_unique on trips
-              2.0.0 -> 3.0.0 (lightweight): rebuild trips (start_date renamed startDate, end_date renamed endDate); rebuild bucket_list_items (trip_id on delete SET NULL -> CASCADE); rebuild living_accommodations (trip_id on delete SET NULL -> CASCADE)
+              2.0.0 -> 3.0.0 (lightweight): rebuild trips (start_date renamed startDate, end_date renamed endDate); \
+            rebuild bucket_list_items (trip_id on delete SET NULL -> CASCADE); rebuild living_accommodations (trip_id on delete SET NULL -> CASCADE)
             2 names are shared by several trips:
-              'Paris Getaway': 2 trips (row ids 1, 3); end_date differs: '2024-05-08T18:00:00Z' / '2024-05-09T12:00:00Z'; bucketList differs: '3 items: Eiffel Tower at sunset, Louv...' / '3 items: Eiffel Tower at sunset, Musé...'; livingAccommodation differs: '12 Rue de Rivoli, 75004 Paris, Hôtel ...' / 'none'
-              'Tokyo Food Tour': 2 trips (row ids 2, 5); end_date differs: '2024-09-22T12:30:00Z' / '2024-09-23T09:15:00Z'; bucketList differs: '2 items: Tsukiji outer market, Ramen ...' / '2 items: Ramen in Shinjuku, Depachika...'; livingAccommodation differs: '1-1-1 Shibuya, Tokyo, Shibuya Stream ...' / '3-7-1-2 Nishi-Shinjuku, Tokyo, Park H...'
+              'Paris Getaway': 2 trips (row ids 1, 3); end_date differs: '2024-05-08T18:00:00Z' / '2024-05-09T12:00:00Z'; \
+            bucketList differs: '3 items: Eiffel Tower at sunset, Louv...' / '3 items: Eiffel Tower at sunset, Musé...'; \
+            livingAccommodation differs: '12 Rue de Rivoli, 75004 Paris, Hôtel ...' / 'none'
+              'Tokyo Food Tour': 2 trips (row ids 2, 5); end_date differs: '2024-09-22T12:30:00Z' / '2024-09-23T09:15:00Z'; \
+            bucketList differs: '2 items: Tsukiji outer market, Ramen ...' / '2 items: Ramen in Shinjuku, Depachika...'; \
+            livingAccommodation differs: '1-1-1 Shibuya, Tokyo, Shibuya Stream ...' / '3-7-1-2 Nishi-Shinjuku, Tokyo, Park H...'
             would merge 2 and drop 0: 6 trips -> 4 at 3.0.0
             (a dry run writes no rejects file and takes no backup)
 

@@ -30,7 +30,8 @@ struct CSVConformanceTests {
     func spectrum(name: String) throws {
         let root = try #require(TestPaths.conformance)
         let rows = try Self.rows(path: "\(root)/csv-spectrum/csvs/\(name).csv")
-        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(root)/csv-spectrum/json/\(name).json"))) as? [[String: String]]
+        let json = try Data(contentsOf: URL(fileURLWithPath: "\(root)/csv-spectrum/json/\(name).json"))
+        let expected = try JSONSerialization.jsonObject(with: json) as? [[String: String]]
         let header = try #require(rows.first)
         let records = rows.dropFirst().map { row in Dictionary(uniqueKeysWithValues: zip(header, row)) }
         #expect(rows.dropFirst().allSatisfy { $0.count == header.count })

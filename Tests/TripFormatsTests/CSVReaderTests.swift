@@ -264,7 +264,8 @@ struct CSVReaderTests {
         #expect(CSVIO.trips(semicolons.items).map { $0.attributes[0...1] } == [[.string("A;1"), .string("X,Y")]])
         let pipes = try CSVIO.read("SEP=|\nname|destination|startDate|endDate\nA|X|2024-05-01|2024-05-02", options: ReadOptions())
         #expect(CSVIO.trips(pipes.items).count == 1)
-        #expect(CSVIO.error { _ = try CSVIO.read("sep=;\nname;destination;startDate;endDate\n", options: ReadOptions(csvDelimiter: UInt8(ascii: ","))) }?.message
+        #expect(CSVIO.error { _ = try CSVIO.read("sep=;\nname;destination;startDate;endDate\n",
+                                                 options: ReadOptions(csvDelimiter: UInt8(ascii: ","))) }?.message
                 == "in.csv:1:5: the file declares the separator ';', but the delimiter given is ','")
         // The line after sep= is line 2 in messages.
         let rejected = CSVIO.rejections(try CSVIO.read("sep=;\nname;destination;startDate;endDate\n;X;2024-05-01;2024-05-02\n").items)

@@ -7,12 +7,14 @@ import TripTestSupport
 @Suite("CSV round trip")
 struct CSVRoundTripTests {
     /// Writes trips and reads them back, through files and the public factory entry points.
-    static func roundTrip(_ trips: [ModelObject], format: Format, schema: any VersionedSchema.Type = TripSchemaV3.self) throws -> (trips: [ModelObject], detection: Detection) {
+    static func roundTrip(_ trips: [ModelObject], format: Format,
+                          schema: any VersionedSchema.Type = TripSchemaV3.self) throws -> (trips: [ModelObject], detection: Detection) {
         let (items, detection) = try roundTripItems(trips, format: format, schema: schema)
         return (CSVIO.trips(items), detection)
     }
 
-    static func roundTripItems(_ trips: [ModelObject], format: Format, schema: any VersionedSchema.Type = TripSchemaV3.self) throws -> (items: [ReadItem], detection: Detection) {
+    static func roundTripItems(_ trips: [ModelObject], format: Format,
+                               schema: any VersionedSchema.Type = TripSchemaV3.self) throws -> (items: [ReadItem], detection: Detection) {
         let dir = CSVTemporaryDirectory()
         defer { dir.remove() }
         let path = dir.file("trips.\(format.rawValue)")

@@ -10,7 +10,8 @@ struct CSVWriterTests {
         let trip = CSVTrip.trip("Paris", "France", items: [CSVTrip.item("Louvre", details: "Mona Lisa", reservation: true)],
                                 place: CSVTrip.place("1 Rue de Rivoli", "Hôtel"))
         #expect(try CSVIO.written([trip]) == """
-            name,destination,startDate,endDate,livingAccommodation.address,livingAccommodation.placeName,bucketList.1.title,bucketList.1.details,bucketList.1.hasReservation,bucketList.1.isInPlan
+            name,destination,startDate,endDate,livingAccommodation.address,livingAccommodation.placeName,\
+            bucketList.1.title,bucketList.1.details,bucketList.1.hasReservation,bucketList.1.isInPlan
             Paris,France,2024-05-01T09:30:00Z,2024-05-04T09:30:00Z,1 Rue de Rivoli,Hôtel,Louvre,Mona Lisa,true,false
 
             """)
@@ -67,7 +68,8 @@ struct CSVWriterTests {
         let trip = CSVTrip.trip("A", "B", items: [CSVTrip.item("t")], schema: TripSchemaV1.self)
         let text = try CSVIO.written([trip], options: WriteOptions(schema: TripSchemaV1.self))
         #expect(text == """
-            name,destination,start_date,end_date,livingAccommodation.address,livingAccommodation.placeName,bucketList.1.title,bucketList.1.details,bucketList.1.hasReservation,bucketList.1.isInPlan
+            name,destination,start_date,end_date,livingAccommodation.address,livingAccommodation.placeName,\
+            bucketList.1.title,bucketList.1.details,bucketList.1.hasReservation,bucketList.1.isInPlan
             A,B,2024-05-01T09:30:00Z,2024-05-04T09:30:00Z,,,t,,false,false
 
             """)

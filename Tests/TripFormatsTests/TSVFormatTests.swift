@@ -10,7 +10,8 @@ struct TSVFormatTests {
     func exactText() throws {
         let trip = CSVTrip.trip("a\tb", "say \"hi\", \\o/", items: [CSVTrip.item("l1\nl2\r", details: "=x")])
         #expect(try CSVIO.written([trip], format: .tsv) == """
-            name\tdestination\tstartDate\tendDate\tlivingAccommodation.address\tlivingAccommodation.placeName\tbucketList.1.title\tbucketList.1.details\tbucketList.1.hasReservation\tbucketList.1.isInPlan
+            name\tdestination\tstartDate\tendDate\tlivingAccommodation.address\tlivingAccommodation.placeName\t\
+            bucketList.1.title\tbucketList.1.details\tbucketList.1.hasReservation\tbucketList.1.isInPlan
             a\\tb\tsay "hi", \\\\o/\t2024-05-01T09:30:00Z\t2024-05-04T09:30:00Z\t\t\tl1\\nl2\\r\t=x\tfalse\tfalse
 
             """)

@@ -181,7 +181,7 @@ struct XMLParseThreadTests {
     @Test("a rejected trip's text is not pieced together across input that was never kept")
     func windowGap() {
         func segment(_ start: Int, _ text: String) -> InputSegment {
-            let bytes = InputBytes(capacity: text.utf8.count)
+            let bytes = ByteStorage(capacity: text.utf8.count)
             Array(text.utf8).withUnsafeBufferPointer { bytes.append($0) }
             return InputSegment(start: start, bytes: bytes)
         }
@@ -212,7 +212,8 @@ struct ParsesAheadTests {
 
     @Test("XML and YAML parse on a thread of their own by default, and on the reader's with parsesAhead false, reading the same", arguments: [Format.xml, .yaml])
     func parsesAhead(format: Format) throws {
-        let d = format == .xml ? RejectedTextDocument.xml(rejectedTextTrips(300, seed: 34)) : RejectedTextDocument.yaml(rejectedTextTrips(300, seed: 34), shape: .wrapper, seed: 35)
+        let d = format == .xml ? RejectedTextDocument.xml(rejectedTextTrips(300, seed: 34))
+                               : RejectedTextDocument.yaml(rejectedTextTrips(300, seed: 34), shape: .wrapper, seed: 35)
         let dir = ScratchDirectory()
         let path = dir.file("in.\(format)", Array(d.text.utf8))
         try withExtendedLifetime(dir) {

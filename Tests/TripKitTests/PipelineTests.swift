@@ -59,7 +59,8 @@ struct PipelineTests {
 
     @Test("a bad record fails the run, aborts the writer and names the place, unless rejects are kept")
     func badRecord() throws {
-        let bad = ReadItem.rejected(SetAsideRecord(origin: RecordOrigin(source: "a.json", record: 2, line: 9, column: 3), reason: "missing required field 'name'"))
+        let bad = ReadItem.rejected(SetAsideRecord(origin: RecordOrigin(source: "a.json", record: 2, line: 9, column: 3),
+                                                   reason: "missing required field 'name'"))
         let writer = CollectingWriter()
         #expect {
             try Pipeline().run([input("a", version: Self.v3, [trip(TestTrip(name: "X"), Self.v3, 1), bad])], into: { writer })

@@ -112,27 +112,31 @@ struct RecordBuilderTests {
     @Test("null in a required field is missing")
     func nullRequired() {
         var b = RecordBuilder(source: "t", format: "yaml")
-        let r = build(&b, [("name", .plain("~")), ("destination", .string("F")), ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
+        let r = build(&b, [("name", .plain("~")), ("destination", .string("F")),
+                           ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
         #expect(r?.reason == "missing required field 'name'")
     }
 
     @Test("a value of the wrong type is named with what was found")
     func wrongType() {
         var b = RecordBuilder(source: "t", format: "json")
-        let r = build(&b, [("name", .number("12")), ("destination", .string("F")), ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
+        let r = build(&b, [("name", .number("12")), ("destination", .string("F")),
+                           ("startDate", .string("2024-05-01")), ("endDate", .string("2024-05-08"))]).rejection
         #expect(r?.reason == "field 'name': expected a string, found the number 12")
         var b2 = RecordBuilder(source: "t", format: "json")
         let r2 = build(&b2, v3Fields, items: [[("title", .string("x")), ("isInPlan", .string("yes"))]]).rejection
         #expect(r2?.reason == "field 'isInPlan': expected true or false, found the string 'yes'")
         var b3 = RecordBuilder(source: "t", format: "json")
-        let r3 = build(&b3, [("name", .string("P")), ("destination", .string("F")), ("startDate", .string("soon")), ("endDate", .string("2024-05-08"))]).rejection
+        let r3 = build(&b3, [("name", .string("P")), ("destination", .string("F")),
+                             ("startDate", .string("soon")), ("endDate", .string("2024-05-08"))]).rejection
         #expect(r3?.reason == "field 'startDate': expected an ISO 8601 date, found 'soon'")
     }
 
     @Test("the schema types untyped text: YAML's no is a string in a string field and false in a Bool")
     func schemaDecides() throws {
         var b = RecordBuilder(source: "t", format: "yaml")
-        let t = try #require(build(&b, [("name", .plain("no")), ("destination", .plain("1e3")), ("startDate", .plain("2024-05-01")), ("endDate", .plain("2024-05-08"))],
+        let t = try #require(build(&b, [("name", .plain("no")), ("destination", .plain("1e3")),
+                                        ("startDate", .plain("2024-05-01")), ("endDate", .plain("2024-05-08"))],
                                      items: [[("title", .plain("0o17")), ("hasReservation", .plain("no")), ("isInPlan", .plain("Yes"))]]).trip)
         #expect(t.object.attributes[0] == .string("no"))
         #expect(t.object.attributes[1] == .string("1e3"))

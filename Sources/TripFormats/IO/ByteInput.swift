@@ -22,6 +22,7 @@ public enum InputLocation: Sendable, Equatable {
         }
     }
 
+    /// The input a command-line argument names: `-` is standard input, anything else a path.
     public init(_ argument: String) {
         self = argument == "-" ? .standardInput : .file(argument)
     }

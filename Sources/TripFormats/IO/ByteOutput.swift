@@ -17,6 +17,8 @@ public enum OutputLocation: Sendable, Equatable {
         }
     }
 
+    /// The output a command-line argument names: none or `-` is standard output, anything else
+    /// a path.
     public init(_ argument: String?) {
         if let argument, argument != "-" { self = .file(argument) } else { self = .standardOutput }
     }
@@ -39,6 +41,8 @@ public final class ByteOutput {
     /// How much a file output writes before its writeback is started (see `flush`).
     private static let writebackStep = 8 << 20
 
+    /// Opens the output: standard output, a device or a pipe is written in place; a file is
+    /// written to a new temporary file beside it. Throws if it cannot be opened or made.
     public init(_ location: OutputLocation) throws {
         buffer.reserveCapacity(ByteOutput.capacity)
         switch location {
@@ -62,17 +66,20 @@ public final class ByteOutput {
 
     deinit { if !done { discard() } }
 
+    /// Buffers one byte, writing the buffer out when it is full.
     @inline(__always)
     public func write(_ byte: UInt8) throws {
         buffer.append(byte)
         if buffer.count >= ByteOutput.capacity { try flush() }
     }
 
+    /// Buffers bytes, writing the buffer out when it is full.
     public func write(_ bytes: some Collection<UInt8>) throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= ByteOutput.capacity { try flush() }
     }
 
+    /// Buffers a string's UTF-8, writing the buffer out when it is full.
     public func write(_ text: String) throws {
         var t = text
         t.withUTF8 { buffer.append(contentsOf: $0) }

@@ -1,60 +1,12 @@
 // Copies of the input that a parse thread hands to a reader along with its events, so that a
 // rejected trip's text can be given although the parser's own buffer has moved on (YAML, XML).
 
-// MARK: - Bytes
-
-/// Bytes of the input, as read. Filled by the parse thread only until it seals them into a
-/// segment; after that nobody writes them, and both threads read them without copying.
-final class InputBytes: @unchecked Sendable {
-    private(set) var pointer: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        pointer = .allocate(capacity: capacity)
-    }
-
-    deinit { pointer.deallocate() }
-
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        reserve(bytes.count)
-        (pointer + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    /// Room left before the next growth.
-    var freeCapacity: Int { capacity - count }
-
-    /// Makes room for at least `extra` more bytes.
-    func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
-        capacity = max(capacity * 2, count + extra)
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        grown.update(from: pointer, count: count)
-        pointer.deallocate()
-        pointer = grown
-    }
-
-    /// Lets `body` write into the free room; keeps the bytes it says it wrote.
-    func fill(_ body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
-        let n = try body(UnsafeMutableRawBufferPointer(start: pointer + count, count: capacity - count))
-        count += n
-        return n
-    }
-
-    /// Forgets the bytes from `newCount` on (before anyone else reads them).
-    func truncate(to newCount: Int) {
-        precondition(newCount >= 0 && newCount <= count)
-        count = newCount
-    }
-}
-
-/// A run of the input's bytes and its offset in the input.
+/// A run of the input's bytes and its offset in the input. Its bytes are filled by the parse
+/// thread only until it seals them into a segment; after that nobody writes them, and both threads
+/// read them without copying.
 struct InputSegment {
     let start: Int
-    let bytes: InputBytes
+    let bytes: ByteStorage
     var end: Int { start + bytes.count }
 }
 

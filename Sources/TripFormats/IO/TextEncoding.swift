@@ -54,10 +54,11 @@ final class TranscodingSource {
     /// Whether the first bytes were looked at (for a byte order mark).
     private var started = false
     private let detectsBOM: Bool
-    /// Input bytes read but not yet transcoded (a BOM look-ahead, a split code unit).
-    private var pending: [UInt8] = []
-    /// Transcoded bytes not yet handed out.
-    private var out: [UInt8] = []
+    /// Input bytes read but not yet transcoded (a BOM look-ahead, a split code unit); while a block
+    /// is transcoded, that block after them.
+    private let pending = ByteStorage(capacity: 16)
+    /// Transcoded bytes, handed out from `outStart` on.
+    private let out = ByteStorage(capacity: 16)
     private var outStart = 0
     /// Input bytes consumed before `pending`, for error offsets.
     private var consumed = 0
@@ -80,9 +81,9 @@ final class TranscodingSource {
         if !started { try start() }
         if encoding == .utf8 {
             // Straight through, after what the BOM look-ahead kept.
-            if !pending.isEmpty {
+            if pending.count > 0 {
                 let n = min(pending.count, buffer.count)
-                for i in 0..<n { buffer[i] = pending[i] }
+                if n > 0 { buffer.baseAddress!.copyMemory(from: pending.pointer, byteCount: n) }
                 pending.removeFirst(n)
                 return n
             }
@@ -90,13 +91,11 @@ final class TranscodingSource {
         }
         while outStart == out.count {
             if atEnd { return 0 }
-            out.removeAll(keepingCapacity: true); outStart = 0
+            out.removeAll(); outStart = 0
             try transcodeBlock()
         }
         let n = min(out.count - outStart, buffer.count)
-        out.withUnsafeBufferPointer { o in
-            buffer.baseAddress!.copyMemory(from: o.baseAddress! + outStart, byteCount: n)
-        }
+        buffer.baseAddress!.copyMemory(from: out.pointer + outStart, byteCount: n)
         outStart += n
         return n
     }
@@ -107,11 +106,12 @@ final class TranscodingSource {
         while pending.count < 4 {
             let n = try source(UnsafeMutableRawBufferPointer(rebasing: block[0..<(4 - pending.count)]))
             if n <= 0 { atEnd = encoding != .utf8; break }
-            pending.append(contentsOf: block[0..<n])
+            pending.append(block.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
         }
-        let le = pending.starts(with: [0xFF, 0xFE]), be = pending.starts(with: [0xFE, 0xFF])
+        let p = pending.pointer, count = pending.count
+        let le = count >= 2 && p[0] == 0xFF && p[1] == 0xFE, be = count >= 2 && p[0] == 0xFE && p[1] == 0xFF
         if detectsBOM || encoding == .utf16 || encoding == .utf16le || encoding == .utf16be {
-            if le && !(pending.count >= 4 && pending[2] == 0 && pending[3] == 0) {
+            if le && !(count >= 4 && p[2] == 0 && p[3] == 0) {
                 // (FF FE 00 00 would be UTF-32 LE, which no one is asked to read: it stays an error below.)
                 encoding = .utf16le; pending.removeFirst(2); consumed = 2
             } else if be {
@@ -123,24 +123,26 @@ final class TranscodingSource {
         if encoding == .utf8 { atEnd = false }
     }
 
-    /// Reads a block (unless the input has ended) and transcodes it with what was pending into `out`.
+    /// Reads a block (unless the input has ended) and transcodes it with what was pending into `out`;
+    /// what cannot be transcoded yet stays pending.
     private func transcodeBlock() throws {
-        var input = pending
-        pending.removeAll(keepingCapacity: true)
         if !atEnd {
             let n = try source(block)
-            if n <= 0 { atEnd = true } else { input.append(contentsOf: block[0..<n]) }
+            if n <= 0 { atEnd = true } else { pending.append(block.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n) }
         }
-        out.reserveCapacity(input.count * 3)
+        let input = UnsafeBufferPointer(start: pending.pointer, count: pending.count)
+        out.reserve(input.count * 3)
         switch encoding {
         case .latin1:
-            for c in input { appendScalar(UInt32(c)) }
+            for c in input { out.appendUTF8(UInt32(c)) }
             consumed += input.count
+            pending.removeAll()
         case .windows1252:
             for c in input {
-                appendScalar(c >= 0x80 && c < 0xA0 ? UInt32(TranscodingSource.cp1252High[Int(c - 0x80)]) : UInt32(c))
+                out.appendUTF8(c >= 0x80 && c < 0xA0 ? UInt32(TranscodingSource.cp1252High[Int(c - 0x80)]) : UInt32(c))
             }
             consumed += input.count
+            pending.removeAll()
         case .utf16le, .utf16be, .utf16:
             try transcodeUTF16(input, bigEndian: encoding != .utf16le)
         case .utf8:
@@ -148,7 +150,8 @@ final class TranscodingSource {
         }
     }
 
-    private func transcodeUTF16(_ input: [UInt8], bigEndian: Bool) throws {
+    /// Transcodes `input` (the pending bytes) and drops from `pending` what it transcoded.
+    private func transcodeUTF16(_ input: UnsafeBufferPointer<UInt8>, bigEndian: Bool) throws {
         var i = 0
         let count = input.count
         @inline(__always) func unit(_ at: Int) -> UInt32 {
@@ -160,12 +163,12 @@ final class TranscodingSource {
                 guard i + 3 < count else { break }   // the pair's second half is in the next block
                 let low = unit(i + 2)
                 guard low >= 0xDC00 && low <= 0xDFFF else { try unpaired(u, at: consumed + i) }
-                appendScalar(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00))
+                out.appendUTF8(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00))
                 i += 4
             } else if u >= 0xDC00 && u <= 0xDFFF {
                 try unpaired(u, at: consumed + i)
             } else {
-                appendScalar(u)
+                out.appendUTF8(u)
                 i += 2
             }
         }
@@ -177,26 +180,13 @@ final class TranscodingSource {
                 }
                 try unpaired(unit(i), at: consumed)
             }
-            pending.append(contentsOf: input[i...])
         }
+        pending.removeFirst(i)
     }
 
     private func unpaired(_ unit: UInt32, at offset: Int) throws -> Never {
         throw TripError.data("\(name): byte offset \(offset): invalid UTF-16: unpaired surrogate 0x\(String(unit, radix: 16, uppercase: true))",
                              notes: ["the input is read as \(encoding.rawValue); give --input-encoding if it is another encoding"])
-    }
-
-    @inline(__always) private func appendScalar(_ s: UInt32) {
-        switch s {
-        case 0..<0x80: out.append(UInt8(s))
-        case 0x80..<0x800:
-            out.append(UInt8(0xC0 | (s >> 6))); out.append(UInt8(0x80 | (s & 0x3F)))
-        case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | (s >> 12))); out.append(UInt8(0x80 | ((s >> 6) & 0x3F))); out.append(UInt8(0x80 | (s & 0x3F)))
-        default:
-            out.append(UInt8(0xF0 | (s >> 18))); out.append(UInt8(0x80 | ((s >> 12) & 0x3F)))
-            out.append(UInt8(0x80 | ((s >> 6) & 0x3F))); out.append(UInt8(0x80 | (s & 0x3F)))
-        }
     }
 
     /// Windows-1252's 0x80-0x9F. The five bytes it leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D)

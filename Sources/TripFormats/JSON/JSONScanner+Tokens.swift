@@ -1,49 +1,11 @@
-// The scanner's tokens: strings (with the scratch buffer for decoded ones), numbers, literals, and
+// The scanner's tokens: strings (decoded ones in `scratch`), numbers, literals, and
 // the iterative skipper that checks a whole value without building it.
 
 extension JSONScanner {
-    // MARK: - Scratch (decoded strings)
-
-    /// Appends bytes to the string being decoded.
-    @inline(__always)
-    mutating func appendScratch(_ from: UnsafePointer<UInt8>, _ count: Int) {
-        guard count > 0 else { return }
-        if scratchCount + count > scratch.capacity {
-            scratch.grow(toAtLeast: scratchCount + count, keeping: scratchCount)
-        }
-        (scratch.pointer + scratchCount).update(from: from, count: count)
-        scratchCount += count
-    }
-
-    /// Appends a scalar, as UTF-8, to the string being decoded.
-    mutating func appendScratch(scalar u: UInt32) {
-        var bytes: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-        let n: Int
-        switch u {
-        case 0..<0x80: bytes.0 = UInt8(u); n = 1
-        case 0x80..<0x800:
-            bytes.0 = UInt8(0xC0 | (u >> 6)); bytes.1 = UInt8(0x80 | (u & 0x3F)); n = 2
-        case 0x800..<0x10000:
-            bytes.0 = UInt8(0xE0 | (u >> 12)); bytes.1 = UInt8(0x80 | ((u >> 6) & 0x3F))
-            bytes.2 = UInt8(0x80 | (u & 0x3F)); n = 3
-        default:
-            bytes.0 = UInt8(0xF0 | (u >> 18)); bytes.1 = UInt8(0x80 | ((u >> 12) & 0x3F))
-            bytes.2 = UInt8(0x80 | ((u >> 6) & 0x3F)); bytes.3 = UInt8(0x80 | (u & 0x3F)); n = 4
-        }
-        withUnsafeBytes(of: &bytes) { raw in
-            appendScratch(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), n)
-        }
-    }
-
     /// `00E9`, `1F600`: a code point in hex, at least four digits.
     static func hex4(_ value: UInt32) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-
-    /// The string decoded so far.
-    var scratchBytes: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: scratch.pointer, count: scratchCount)
     }
 
     // MARK: - Strings
@@ -96,7 +58,7 @@ extension JSONScanner {
         pos &+= 1
         var segmentStart = pos
         var usesScratch = false
-        scratchCount = 0
+        scratch.removeAll()
         var p = pos
         while true {
             // The plain run: eight bytes at a time, then one at a time.
@@ -128,12 +90,12 @@ extension JSONScanner {
                     try checkStringLength(p - segmentStart, quoteOffset: quoteOffset)
                     return UnsafeRawBufferPointer(start: base + segmentStart, count: p - segmentStart)
                 }
-                if collect { appendScratch(base + segmentStart, p - segmentStart) }
+                if collect { scratch.append(base + segmentStart, count: p - segmentStart) }
                 try checkStringLength(0, quoteOffset: quoteOffset)
-                return scratchBytes
+                return scratch.bytes
             }
             if b == 0x5C {
-                if collect { appendScratch(base + segmentStart, p - segmentStart) }
+                if collect { scratch.append(base + segmentStart, count: p - segmentStart) }
                 usesScratch = true
                 pos = p
                 try readEscape(collect: collect, quoteOffset: quoteOffset)
@@ -147,8 +109,8 @@ extension JSONScanner {
             // Non-ASCII.
             if isLatin1 {
                 if collect {
-                    appendScratch(base + segmentStart, p - segmentStart)
-                    appendScratch(scalar: UInt32(b))
+                    scratch.append(base + segmentStart, count: p - segmentStart)
+                    scratch.appendUTF8(UInt32(b))
                 }
                 usesScratch = true
                 p &+= 1
@@ -163,7 +125,7 @@ extension JSONScanner {
 
     @inline(__always)
     private func checkStringLength(_ pending: Int, quoteOffset: Int) throws {
-        if pending + scratchCount > limits.maxStringBytes {
+        if pending + scratch.count > limits.maxStringBytes {
             throw JSONSyntaxError(line: line, column: quoteOffset - lineStart + 1,
                                   message: "a string longer than \(JSONLimits.describe(bytes: limits.maxStringBytes))")
         }
@@ -246,7 +208,7 @@ extension JSONScanner {
             let what = found(at: p + 1)
             throw JSONSyntaxError(line: line, column: column, message: "invalid escape: a backslash before \(what) in a string")
         }
-        if collect { withUnsafePointer(to: byte) { appendScratch($0, 1) } }
+        if collect { scratch.append(byte) }
         pos = p + 2
     }
 
@@ -277,7 +239,7 @@ extension JSONScanner {
         } else if (0xDC00...0xDFFF).contains(unit) {
             scalar = 0xFFFD
         }
-        if collect { appendScratch(scalar: scalar) }
+        if collect { scratch.appendUTF8(scalar) }
         pos = p + length
     }
 

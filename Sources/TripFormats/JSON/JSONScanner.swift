@@ -79,7 +79,6 @@ struct JSONScanner {
     var lineStart = 0
     /// The window index of the start of a record whose text is kept, or -1.
     private(set) var pin = -1
-    var scratchCount = 0
     /// The open containers while skipping a value: 1 object, 0 array.
     var containers: [UInt8] = []
 

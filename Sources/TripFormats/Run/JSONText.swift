@@ -49,7 +49,8 @@ package enum JSONText {
             case .object(let pairs):
                 if pairs.isEmpty { return "{}" }
                 let sep = indent == nil ? ":" : ": "
-                return "{" + nl + pairs.map { pad + JSONText.quote($0.0) + sep + $0.1.render(indent: indent, level: level + 1) }.joined(separator: "," + nl) + nl + end + "}"
+                let members = pairs.map { pad + JSONText.quote($0.0) + sep + $0.1.render(indent: indent, level: level + 1) }
+                return "{" + nl + members.joined(separator: "," + nl) + nl + end + "}"
             }
         }
     }

@@ -16,14 +16,19 @@ public protocol RunObserver: Sendable {
 }
 
 extension RunObserver {
+    /// Shows nothing.
     public func starting(_ input: RunInput) {}
+    /// Reads the reader as it is.
     public func reading(_ reader: any RecordReader) -> any RecordReader { reader }
+    /// Shows nothing; the record still goes to the rejects file, if the run has one.
     public func settingAside(_ record: SetAsideRecord) {}
+    /// Shows nothing; the input's outcome still carries the error.
     public func failed(_ input: RunInput, error: TripError) {}
 }
 
 /// An observer that sees nothing.
 public struct SilentRunObserver: RunObserver {
+    /// The observer a run has when its caller wants to see nothing (also `.silent`).
     public init() {}
 }
 

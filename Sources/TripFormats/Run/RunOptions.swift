@@ -37,6 +37,8 @@ public struct RunOptions: Sendable {
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion = WriteOptions().toolVersion
 
+    /// The options of a plain `convert`: the current schema version, trips that share a name
+    /// merged, no rejects file (the first bad record fails the run), one job.
     public init() {}
 
     /// What readers are told: the reading options, formula-safe cells, and whether XML and YAML
@@ -166,6 +168,7 @@ public struct RunInput: Sendable, Equatable {
     public var location: InputLocation
     public var format: Format
 
+    /// An input at `location`, read as `format`: the caller tells the format, a run never guesses it.
     public init(_ location: InputLocation, format: Format) {
         self.location = location
         self.format = format

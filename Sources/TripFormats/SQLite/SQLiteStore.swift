@@ -155,6 +155,8 @@ public struct SQLiteForeignKey: Sendable, Equatable {
     /// `CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION`.
     public var onDelete: String
 
+    /// The key from `table.column` to `referencedTable.referencedColumn`, and what deleting the
+    /// referenced row does to the rows that refer to it.
     public init(table: String, column: String, referencedTable: String, referencedColumn: String, onDelete: String) {
         self.table = table; self.column = column; self.referencedTable = referencedTable
         self.referencedColumn = referencedColumn; self.onDelete = onDelete

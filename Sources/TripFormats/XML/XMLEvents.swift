@@ -50,30 +50,26 @@ final class XMLEventBatch: @unchecked Sendable {
 
     var events: UnsafeBufferPointer<XMLEvent> { UnsafeBufferPointer(start: storage.events, count: storage.eventCount) }
     /// Texts and attribute values.
-    var bytes: UnsafePointer<UInt8> { UnsafePointer(storage.bytes) }
+    var bytes: UnsafePointer<UInt8> { UnsafePointer(storage.bytes.pointer) }
 
     deinit { storage.deallocate() }
 }
 
-/// Plain memory for events and bytes.
+/// Plain memory for events, and the bytes of their texts.
 fileprivate struct XMLEventStorage {
     var events: UnsafeMutablePointer<XMLEvent>
     var eventCount = 0
     var eventCapacity: Int
-    var bytes: UnsafeMutablePointer<UInt8>
-    var byteCount = 0
-    var byteCapacity: Int
+    let bytes: ByteStorage
 
     init(events: Int, bytes: Int) {
         eventCapacity = max(events, 16)
-        byteCapacity = max(bytes, 256)
         self.events = .allocate(capacity: eventCapacity)
-        self.bytes = .allocate(capacity: byteCapacity)
+        self.bytes = ByteStorage(capacity: max(bytes, 256))
     }
 
     func deallocate() {
         events.deallocate()
-        bytes.deallocate()
     }
 }
 
@@ -102,10 +98,8 @@ struct XMLEventBuffer {
     /// Copies `count` bytes in; returns their offset.
     @inline(__always)
     mutating func append(_ source: UnsafePointer<UInt8>, count: Int) -> Int {
-        let offset = storage.byteCount
-        if offset + count > storage.byteCapacity { growBytes(count) }
-        (storage.bytes + offset).update(from: source, count: count)
-        storage.byteCount = offset + count
+        let offset = storage.bytes.count
+        storage.bytes.append(source, count: count)
         return offset
     }
 
@@ -115,8 +109,8 @@ struct XMLEventBuffer {
     mutating func append(_ source: UnsafePointer<UInt8>, count: Int,
                          rewrite: (UnsafeMutablePointer<UInt8>, Int) -> Int) -> (offset: Int, count: Int) {
         let offset = append(source, count: count)
-        let kept = rewrite(storage.bytes + offset, count)
-        storage.byteCount = offset + kept
+        let kept = rewrite(storage.bytes.pointer + offset, count)
+        storage.bytes.count = offset + kept
         return (offset, kept)
     }
 
@@ -128,14 +122,14 @@ struct XMLEventBuffer {
     /// Takes back the last event, a text, and its bytes.
     mutating func removeLastText() {
         storage.eventCount -= 1
-        storage.byteCount -= Int(storage.events[storage.eventCount].count)
+        storage.bytes.count -= Int(storage.events[storage.eventCount].count)
     }
 
     /// Hands the events and bytes to a batch (one the reader is done with, if there is one) and
     /// goes on in that batch's memory.
     mutating func seal(reusing old: XMLEventBatch?) -> XMLEventBatch {
         let batch: XMLEventBatch
-        if let old, old.storage.eventCapacity <= XMLEventBuffer.keptEvents, old.storage.byteCapacity <= XMLEventBuffer.keptBytes {
+        if let old, old.storage.eventCapacity <= XMLEventBuffer.keptEvents, old.storage.bytes.capacity <= XMLEventBuffer.keptBytes {
             batch = old
             swap(&batch.storage, &storage)
             batch.source = []
@@ -145,10 +139,10 @@ struct XMLEventBuffer {
         } else {
             batch = XMLEventBatch(storage)
             storage = XMLEventStorage(events: min(storage.eventCapacity, XMLEventBuffer.keptEvents),
-                                      bytes: min(storage.byteCapacity, XMLEventBuffer.keptBytes))
+                                      bytes: min(storage.bytes.capacity, XMLEventBuffer.keptBytes))
         }
         storage.eventCount = 0
-        storage.byteCount = 0
+        storage.bytes.removeAll()
         return batch
     }
 
@@ -164,14 +158,5 @@ struct XMLEventBuffer {
         grown.moveInitialize(from: storage.events, count: storage.eventCount)
         storage.events.deallocate()
         storage.events = grown
-    }
-
-    @inline(never)
-    private mutating func growBytes(_ extra: Int) {
-        storage.byteCapacity = max(storage.byteCapacity * 2, storage.byteCount + extra)
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: storage.byteCapacity)
-        grown.update(from: storage.bytes, count: storage.byteCount)
-        storage.bytes.deallocate()
-        storage.bytes = grown
     }
 }

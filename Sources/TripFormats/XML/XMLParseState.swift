@@ -211,7 +211,7 @@ struct XMLParseState {
         closedLow = Int.max
         let from = max(low, copiedTo, first)
         if from < end {
-            let bytes = InputBytes(capacity: end - from)
+            let bytes = ByteStorage(capacity: end - from)
             bytes.append(UnsafeBufferPointer(rebasing: buffer[(from - first)..<(end - first)]))
             batch.source = [InputSegment(start: from, bytes: bytes)]
         }

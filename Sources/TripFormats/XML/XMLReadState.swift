@@ -17,7 +17,9 @@ struct XMLReadState {
     // The event state.
     var frames: [XMLFrame] = []
     var skipDepth = 0
-    let text = XMLTextBuffer()
+    /// The text of the field element being read, gathered from libxml2's pieces (an array's append
+    /// and keep-capacity removal cost several times the copy at a field's size).
+    let text = ByteStorage(capacity: 256)
     var textFailed = false
     var recordCount = 0
     var recordFailed = false
@@ -82,23 +84,4 @@ struct XMLReadState {
     func place(_ event: XMLEvent) -> String {
         event.line > 0 ? "\(name):\(event.line):\(event.column)" : name
     }
-}
-
-/// The text of the field element being read, gathered from libxml2's pieces: a plain block of bytes
-/// (an array's append and keep-capacity removal cost several times the copy at a field's size).
-final class XMLTextBuffer {
-    private(set) var count = 0
-    private let storage = ByteStorage(capacity: 256)
-
-    /// The bytes gathered so far, valid until the next change.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.pointer, count: count) }
-
-    @inline(__always)
-    func append(_ bytes: UnsafePointer<UInt8>, count n: Int) {
-        if count + n > storage.capacity { storage.grow(toAtLeast: count + n, keeping: count) }
-        (storage.pointer + count).update(from: bytes, count: n)
-        count += n
-    }
-
-    func removeAll() { count = 0 }
 }

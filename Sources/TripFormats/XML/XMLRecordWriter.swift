@@ -47,6 +47,9 @@ public struct XMLRecordWriter: RecordWriter {
         version = options.schema.versionIdentifier.description
     }
 
+    /// Writes one trip, an object of `options.schema`'s root entity, as a `<trip>` element (the
+    /// first write writes the declaration and `<trips>` first); a trip holding a character
+    /// XML 1.0 cannot carry is refused with a `.data` error naming the trip and field.
     public mutating func write(_ object: ModelObject) throws {
         if !started { try start() }
         count += 1
@@ -62,12 +65,15 @@ public struct XMLRecordWriter: RecordWriter {
         try output.write(record.bytes)
     }
 
+    /// Closes `<trips>` (an output without trips is an empty `<trips>`) and makes the output
+    /// visible under its name.
     public mutating func finish() throws {
         if !started { try start() }
         try output.write(Array("</trips>\n".utf8))
         try output.commit()
     }
 
+    /// Throws the output away, leaving the target as it was.
     public mutating func abort() {
         output.discard()
     }

@@ -41,136 +41,6 @@ struct YAMLEvent {
     var isCollectionEnd: Bool { kind == .sequenceEnd || kind == .mappingEnd }
 }
 
-/// An event as the parse thread hands it over: its text is still bytes, in its batch.
-struct YAMLRawEvent {
-    var kind: YAMLEvent.Kind
-    var style: YAMLEvent.Style = .none
-    var line: Int32 = 0
-    var column: Int32 = 0
-    var textCount: Int32 = 0
-    /// Where a scalar's or an alias's text starts in `bytes`. A mapping's start or end has no
-    /// text: for a start, the byte offset in the input where the mapping starts; for an end, where
-    /// its text ends (see `YAMLSourceMap`); -1 when not known. The events the reader sees do not
-    /// carry these (a larger event costs every event); it asks the pipe (`mappingOffset(of:)`).
-    var textStart = 0
-    var properties: YAMLNodeProperties? = nil
-
-    init(kind: YAMLEvent.Kind) { self.kind = kind }
-}
-
-/// Events parsed together, their texts one after another in `bytes`. (The input read meanwhile
-/// travels beside it, in a `YAMLBatchInput`: one more array here would cost a retain per event.)
-struct YAMLEventBatch {
-    var events: [YAMLRawEvent] = []
-    var bytes: [UInt8] = []
-
-    /// The byte offset of a mapping's start, or where a mapping's text ends, if the event at
-    /// `index` is `event` (and not an event replayed for an alias); else -1.
-    func mappingOffset(at index: Int, of event: YAMLEvent) -> Int {
-        let raw = events[index]
-        guard raw.kind == event.kind, raw.line == event.line, raw.column == event.column,
-              raw.kind == .mappingStart || raw.kind == .mappingEnd else { return -1 }
-        return raw.textStart
-    }
-
-    /// A batch with room for a pipe's batch of events and their texts.
-    static func empty() -> YAMLEventBatch {
-        var batch = YAMLEventBatch()
-        batch.events.reserveCapacity(YAMLEventPipe.batchSize)
-        batch.bytes.reserveCapacity(YAMLEventPipe.batchSize * 16)
-        return batch
-    }
-
-    /// The event at `index`, its text made a string; a name of the key table gets its code and
-    /// reuses the table's string (no decoding, no allocation).
-    @inline(__always)
-    func event(at index: Int, keyTable: YAMLKeyTable?) -> YAMLEvent {
-        var out = YAMLEvent(kind: events[index].kind)
-        out.style = events[index].style
-        out.line = events[index].line
-        out.column = events[index].column
-        if events[index].properties != nil { out.properties = events[index].properties }
-        let count = Int(events[index].textCount)
-        if count > 0 {
-            let start = events[index].textStart
-            bytes.withUnsafeBufferPointer { buffer in
-                let p = buffer.baseAddress! + start
-                if out.kind == .scalar, let keyTable {
-                    let code = keyTable.code(p, count)
-                    if code >= 0 {
-                        out.keyCode = code
-                        out.value = keyTable.names[Int(code)]
-                        return
-                    }
-                }
-                out.value = String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
-            }
-        }
-        return out
-    }
-}
-
-/// A node's anchor and tag.
-final class YAMLNodeProperties {
-    let anchor: String?
-    let tag: String?
-    init(anchor: String?, tag: String?) { self.anchor = anchor; self.tag = tag }
-
-    static func make(anchor: String?, tag: String?) -> YAMLNodeProperties? {
-        anchor == nil && tag == nil ? nil : YAMLNodeProperties(anchor: anchor, tag: tag)
-    }
-}
-
-/// Names a reader looks for as mapping keys, matched on the scalar's bytes before any `String`
-/// is made, so a key costs no hashing.
-final class YAMLKeyTable {
-    let names: [String]
-    /// All names' bytes, one after another.
-    private let bytes: UnsafeMutablePointer<UInt8>
-    /// Entries grouped by byte length: `first[n]..<first[n + 1]` are the names of n bytes.
-    private let first: UnsafeMutablePointer<Int32>
-    private let offsets: UnsafeMutablePointer<Int32>
-    private let codes: UnsafeMutablePointer<Int16>
-    private let maxLength: Int
-
-    init(_ names: [String]) {
-        self.names = names
-        maxLength = names.map(\.utf8.count).max() ?? 0
-        let sorted = names.enumerated().sorted { $0.element.utf8.count < $1.element.utf8.count }
-        bytes = .allocate(capacity: max(1, names.reduce(0) { $0 + $1.utf8.count }))
-        first = .allocate(capacity: maxLength + 2)
-        offsets = .allocate(capacity: max(1, names.count))
-        codes = .allocate(capacity: max(1, names.count))
-        var offset = 0, entry = 0
-        for length in 0...(maxLength + 1) {
-            first[length] = Int32(entry)
-            while entry < sorted.count, sorted[entry].element.utf8.count == length {
-                offsets[entry] = Int32(offset)
-                codes[entry] = Int16(sorted[entry].offset)
-                for b in sorted[entry].element.utf8 { bytes[offset] = b; offset += 1 }
-                entry += 1
-            }
-        }
-    }
-
-    deinit {
-        bytes.deallocate(); first.deallocate(); offsets.deallocate(); codes.deallocate()
-    }
-
-    /// The code of the name spelled by `count` bytes at `p`, or -1.
-    @inline(__always)
-    func code(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int16 {
-        guard count <= maxLength else { return -1 }
-        var entry = Int(first[count])
-        let end = Int(first[count + 1])
-        while entry < end {
-            if memcmp(bytes + Int(offsets[entry]), p, count) == 0 { return codes[entry] }
-            entry += 1
-        }
-        return -1
-    }
-}
-
 /// The bounds every YAML input is read under.
 struct YAMLLimits {
     /// Nesting of sequences and mappings, counted through aliases.
@@ -272,7 +142,7 @@ final class YAMLEventParser {
             lastInput = YAMLBatchInput(lowMark: fast.lowMark)
             if scratchPosition >= scratch.events.count {
                 scratch.events.removeAll(keepingCapacity: true)
-                scratch.bytes.removeAll(keepingCapacity: true)
+                scratch.bytes.removeAll()
                 scratchPosition = 0
                 _ = try parseFast(fast, into: &scratch)
                 fast.seal(into: &lastInput)
@@ -281,7 +151,7 @@ final class YAMLEventParser {
             return scratch.event(at: scratchPosition - 1, keyTable: keyTable)
         }
         scratch.events.removeAll(keepingCapacity: true)
-        scratch.bytes.removeAll(keepingCapacity: true)
+        scratch.bytes.removeAll()
         lastInput = YAMLBatchInput(lowMark: source.lowMark)
         _ = try parse(into: &scratch)
         seal(into: &lastInput)
@@ -350,7 +220,7 @@ final class YAMLEventParser {
             if scalar.length > 0, let p = scalar.value {
                 out.textStart = batch.bytes.count
                 out.textCount = Int32(scalar.length)
-                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: scalar.length))
+                batch.bytes.append(p, count: scalar.length)
             }
             if scalar.anchor != nil || scalar.tag != nil { out.properties = properties(scalar.anchor, scalar.tag) }
             switch scalar.style.rawValue {
@@ -366,7 +236,7 @@ final class YAMLEventParser {
                 let n = strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self))
                 out.textStart = batch.bytes.count
                 out.textCount = Int32(clamping: n)
-                batch.bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+                batch.bytes.append(p, count: n)
             }
         default:
             out = YAMLRawEvent(kind: .streamEnd)

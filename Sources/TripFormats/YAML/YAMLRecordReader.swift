@@ -14,21 +14,21 @@ import TripKit
 /// while let item = try reader.next() { ... }
 /// ```
 struct YAMLRecordReader: RecordReader {
-    private var events: YAMLNodeStream<YAMLEventPipe>
+    var events: YAMLNodeStream<YAMLEventPipe>
     var builder: RecordBuilder
     let source: String
     /// Per entity of the vocabulary: a key code (of the parser's key table) to a field index, or -1.
-    private let fieldByCode: [[Int]]
+    let fieldByCode: [[Int]]
     let fieldKinds: [[SchemaVocabulary.FieldKind]]
     let fieldNames: [[String]]
 
-    private var frames: [Frame] = [Frame(.stream)]
+    var frames: [Frame] = [Frame(.stream)]
     /// Events to be read before the parser's: the merged keys of a mapping, stacked.
-    private var injections: [(events: [YAMLEvent], position: Int)] = []
+    var injections: [(events: [YAMLEvent], position: Int)] = []
     private var records = 0
     /// The byte offset where the open trip's text starts (-1: unknown), and where the document's
     /// root mapping starts, should it be a trip.
-    private var recordStart = -1
+    var recordStart = -1
     private var rootMappingStart = -1
     private var done = false
     private var failure: Error?
@@ -54,7 +54,7 @@ struct YAMLRecordReader: RecordReader {
         fieldNames = vocabulary.entities.map { $0.fields.map(\.name) }
     }
 
-    private static let mergeKeyCode: Int16 = 0
+    static let mergeKeyCode: Int16 = 0
     private static let versionKeyCode: Int16 = 1
     private static let tripsKeyCode: Int16 = 2
 
@@ -62,7 +62,7 @@ struct YAMLRecordReader: RecordReader {
 
     /// A frame is plain data (no references), so the stack is cheap to read and write; the rare
     /// extras of an object (unknown names, merge sources) live in `extras`, which is a stack too.
-    private struct Frame {
+    struct Frame {
         enum Kind: UInt8 {
             /// Between documents.
             case stream
@@ -106,17 +106,17 @@ struct YAMLRecordReader: RecordReader {
         static let tripsValue = 2
     }
 
-    private struct FrameExtra {
+    struct FrameExtra {
         /// Unknown names given.
         var unknownGiven: [String] = []
         /// The merge sources, as events of complete nodes.
         var merges: [YAMLEvent]? = nil
     }
 
-    private var extras: [FrameExtra] = []
+    var extras: [FrameExtra] = []
 
     /// The extras of the object frame at `index`, made on first use.
-    private mutating func extraIndex(_ index: Int) -> Int {
+    mutating func extraIndex(_ index: Int) -> Int {
         if frames[index].extra < 0 {
             frames[index].extra = extras.count
             extras.append(FrameExtra())
@@ -126,7 +126,7 @@ struct YAMLRecordReader: RecordReader {
 
     /// Pops the top frame, and its extras.
     @discardableResult
-    private mutating func popFrame() -> Frame {
+    mutating func popFrame() -> Frame {
         let frame = frames.removeLast()
         if frame.extra >= 0 { extras.removeLast() }
         return frame
@@ -312,235 +312,5 @@ struct YAMLRecordReader: RecordReader {
         frame.isRoot = true
         frame.line = line; frame.column = column
         frames[index] = frame
-    }
-
-    // MARK: - Objects
-
-    private mutating func handleObject(_ event: YAMLEvent, _ top: Int) throws -> ReadItem? {
-        let field = frames[top].field
-        if field >= 0 {
-            frames[top].field = Frame.expectingKey
-            try handleFieldValue(event, field: field, entity: frames[top].entity)
-            return nil
-        }
-        if field == Frame.skipValue {
-            frames[top].field = Frame.expectingKey
-            _ = try tagKind(event)
-            if event.isCollectionStart { pushSkip() }
-            return nil
-        }
-        if field == Frame.mergeValue {
-            frames[top].field = Frame.expectingKey
-            let tag = try tagKind(event)
-            if event.kind == .scalar {
-                if !(tag == .null || (tag == .none && event.style == .plain && isYAMLNull(event.value))) {
-                    builder.fail("merge key '<<' expects a mapping or a sequence of mappings, found \(describe(event))")
-                }
-                return nil
-            }
-            let x = extraIndex(top)
-            if extras[x].merges == nil { extras[x].merges = [] }
-            extras[x].merges!.append(event)
-            var collect = Frame(.mergeCollect)
-            collect.depth = 1
-            frames.append(collect)
-            return nil
-        }
-        // A key, or the mapping's end.
-        switch event.kind {
-        case .scalar:
-            let tag = try tagKind(event)
-            if event.keyCode == Self.mergeKeyCode, event.style == .plain, tag == .none || tag == .merge {
-                frames[top].field = Frame.mergeValue
-                return nil
-            }
-            let entity = frames[top].entity
-            guard let f = fieldIndex(event, entity: entity) else {
-                let key = event.value
-                let x = extraIndex(top)
-                if !extras[x].unknownGiven.contains(key) {
-                    extras[x].unknownGiven.append(key)
-                    builder.unknownField(key)
-                } else {
-                    builder.fail("field \(key.quotedForMessage) is given twice")
-                }
-                frames[top].field = Frame.skipValue
-                return nil
-            }
-            let bit: UInt64 = f < 64 ? UInt64(1) << UInt64(f) : 0
-            if frames[top].given & bit != 0 {
-                builder.fail("field '\(event.value)' is given twice")
-                frames[top].field = Frame.skipValue
-                return nil
-            }
-            frames[top].given |= bit
-            frames[top].field = f
-            return nil
-        case .mappingEnd:
-            if frames[top].extra >= 0, let merges = extras[frames[top].extra].merges {
-                extras[frames[top].extra].merges = nil
-                inject(merges, into: top, end: event)
-                return nil
-            }
-            let frame = popFrame()
-            if frame.isRoot { return endRecord(event) }
-            builder.endObject()
-            return nil
-        case .sequenceStart, .mappingStart:
-            _ = try tagKind(event)
-            builder.fail("expected a field name, found \(describe(event))")
-            frames[top].field = Frame.skipValue
-            pushSkip()
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    private mutating func handleFieldValue(_ event: YAMLEvent, field: Int, entity: Int) throws {
-        let kind = fieldKinds[entity][field]
-        switch event.kind {
-        case .scalar:
-            if let token = try token(event, field: field, entity: entity) { builder.set(field, token) }
-        case .sequenceStart:
-            try expectTag(event, .seq)
-            if case .toMany(let destination) = kind {
-                builder.markPresent(field)
-                var frame = Frame(.itemList)
-                frame.entity = destination
-                frame.field = field
-                frames.append(frame)
-                return
-            }
-            if kind != .transient {
-                builder.fail("field '\(fieldNames[entity][field])': expected \(kind.yamlExpectation), found a sequence")
-            }
-            pushSkip()
-        case .mappingStart:
-            try expectTag(event, .map)
-            if case .toOne(let destination) = kind {
-                builder.beginObject(field)
-                var frame = Frame(.object)
-                frame.entity = destination
-                frame.line = event.line; frame.column = event.column
-                frames.append(frame)
-                return
-            }
-            if kind != .transient {
-                builder.fail("field '\(fieldNames[entity][field])': expected \(kind.yamlExpectation), found a mapping")
-            }
-            pushSkip()
-        default:
-            break
-        }
-    }
-
-    private mutating func handleItemList(_ event: YAMLEvent, _ top: Int) throws {
-        let field = frames[top].field
-        switch event.kind {
-        case .sequenceEnd:
-            popFrame()
-        case .mappingStart:
-            try expectTag(event, .map)
-            builder.beginObject(field)
-            var frame = Frame(.object)
-            frame.entity = frames[top].entity
-            frame.line = event.line; frame.column = event.column
-            frames.append(frame)
-        case .scalar:
-            _ = try tagKind(event)
-            builder.fail("field '\(fieldNames[frames[top - 1].entity][field])': expected an object in the list, found \(describe(event))")
-        case .sequenceStart:
-            _ = try tagKind(event)
-            builder.fail("field '\(fieldNames[frames[top - 1].entity][field])': expected an object in the list, found a sequence")
-            pushSkip()
-        default:
-            break
-        }
-    }
-
-    /// Ends the builder's record at the trip's mapping end; a rejection gets the trip's source
-    /// text, if it was kept. (Out of line: the event loop stays as the optimizer had it.)
-    @inline(never)
-    private mutating func endRecord(_ end: YAMLEvent) -> ReadItem {
-        let item = builder.endRecord()
-        defer { events.parser.releaseSourceText() }
-        guard case .rejected(var rejection) = item else { return item }
-        rejection.text = events.parser.sourceText(from: recordStart, to: events.parser.mappingOffset(of: end))
-        return .rejected(rejection)
-    }
-
-    /// The field a key names in an entity.
-    @inline(__always)
-    private func fieldIndex(_ key: YAMLEvent, entity: Int) -> Int? {
-        guard key.keyCode >= 0 else { return nil }
-        let f = fieldByCode[entity][Int(key.keyCode)]
-        return f >= 0 ? f : nil
-    }
-
-    private mutating func pushSkip() {
-        var frame = Frame(.skip)
-        frame.depth = 1
-        frames.append(frame)
-    }
-
-    // MARK: - Merge keys
-
-    /// Queues the merged keys the mapping does not give itself, then the mapping's end again.
-    /// Earlier sources win over later ones; a source's own `<<` is merged on the next pass, so its
-    /// keys only fill what is still missing.
-    private mutating func inject(_ merges: [YAMLEvent], into top: Int, end: YAMLEvent) {
-        var out: [YAMLEvent] = []
-        var taken: [String] = []
-        let entity = frames[top].entity
-        var i = 0
-        func nodeEnd(_ start: Int) -> Int {
-            guard merges[start].isCollectionStart else { return start + 1 }
-            var depth = 0, j = start
-            repeat {
-                if merges[j].isCollectionStart { depth += 1 } else if merges[j].isCollectionEnd { depth -= 1 }
-                j += 1
-            } while depth > 0
-            return j
-        }
-        var sources: [Int] = []
-        while i < merges.count {
-            let end = nodeEnd(i)
-            if merges[i].kind == .mappingStart {
-                sources.append(i)
-            } else {
-                // A sequence of mappings.
-                var j = i + 1
-                while j < end - 1 {
-                    let childEnd = nodeEnd(j)
-                    if merges[j].kind == .mappingStart { sources.append(j) }
-                    else { builder.fail("merge key '<<' expects a mapping or a sequence of mappings, found a sequence holding \(describe(merges[j]))") }
-                    j = childEnd
-                }
-            }
-            i = end
-        }
-        for source in sources {
-            var j = source + 1
-            while merges[j].kind != .mappingEnd {
-                let keyEnd = nodeEnd(j)
-                let valueEnd = nodeEnd(keyEnd)
-                let key = merges[j]
-                defer { j = valueEnd }
-                guard key.kind == .scalar else { continue }
-                if !(key.keyCode == Self.mergeKeyCode && key.style == .plain) {
-                    if taken.contains(key.value) { continue }
-                    if let f = fieldIndex(key, entity: entity) {
-                        if f < 64, frames[top].given & (UInt64(1) << UInt64(f)) != 0 { continue }
-                    } else if frames[top].extra >= 0, extras[frames[top].extra].unknownGiven.contains(key.value) {
-                        continue
-                    }
-                    taken.append(key.value)
-                }
-                out.append(contentsOf: merges[j..<valueEnd])
-            }
-        }
-        out.append(end)
-        injections.append((out, 0))
     }
 }

@@ -36,7 +36,7 @@ struct YAMLScanPosition {
 struct YAMLSourceMap {
     private static let captureCapacity = 1 << 16
     /// The bytes read since the last `seal`.
-    private var capture = InputBytes(capacity: YAMLSourceMap.captureCapacity)
+    private var capture = ByteStorage(capacity: YAMLSourceMap.captureCapacity)
     private var captureStart = 0
     /// Sealed segments still needed: from the one holding the cursor on.
     private var retained: [InputSegment] = []
@@ -126,7 +126,7 @@ struct YAMLSourceMap {
             let s = InputSegment(start: captureStart, bytes: capture)
             captureStart = s.end
             // Room for as much as the last batch read, so the next rarely grows (a copy).
-            capture = InputBytes(capacity: max(YAMLSourceMap.captureCapacity, s.bytes.count + s.bytes.count / 4))
+            capture = ByteStorage(capacity: max(YAMLSourceMap.captureCapacity, s.bytes.count + s.bytes.count / 4))
             retained.append(s)
             segment = s
         }
@@ -175,7 +175,7 @@ struct YAMLSourceMap {
     private mutating func start(_ scan: YAMLScanPosition) -> Bool {
         guard scan.isUTF8 else {
             isEnabled = false
-            capture = InputBytes(capacity: 1)
+            capture = ByteStorage(capacity: 1)
             retained = []
             return false
         }

@@ -1,0 +1,113 @@
+"""The data sets: tripgen's exports, cached under .build-bench/data/N/, and what peers need made of them."""
+import json
+import os
+import sqlite3
+import struct
+import subprocess
+
+from common import SCRATCH, TRIPGEN, log, tc
+
+
+# ---------------------------------------------------------------- data sets
+
+def run_checked(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr.strip()[:500]))
+    return r
+
+
+def generate(n, name, fmt, extra=()):
+    d = os.path.join(SCRATCH, "data", str(n))
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, name)
+    if not os.path.exists(path):
+        tmp = path + ".part." + fmt
+        run_checked([TRIPGEN, "--trips", str(n), "--seed", "1", "--to", fmt, "-o", tmp, *extra])
+        os.replace(tmp, path)
+    return path
+
+
+def bare_array(wrapped):
+    """tripconv's JSON writer puts one trip per line between a header line and `]}`: the same trips
+    as a bare JSON array, for the peers that want one (Miller)."""
+    path = wrapped.replace(".json", ".array.json")
+    if not os.path.exists(path):
+        with open(wrapped, encoding="utf-8") as f, open(path + ".part", "w", encoding="utf-8") as out:
+            first = f.readline()
+            assert first.startswith("{") and first.rstrip().endswith("["), first[:80]
+            out.write("[\n")
+            for line in f:
+                out.write("]\n" if line.startswith("]}") else line)
+        os.replace(path + ".part", path)
+    return path
+
+
+def distinct_names(wrapped):
+    cache = wrapped + ".names"
+    if os.path.exists(cache):
+        return int(open(cache).read())
+    names = set()
+    with open(wrapped, encoding="utf-8") as f:
+        f.readline()
+        for line in f:
+            line = line.rstrip("\n").rstrip(",")
+            if line.startswith("{"):
+                names.add(json.loads(line)["name"])
+    open(cache, "w").write(str(len(names)))
+    return len(names)
+
+
+def tripconv_can(fmt):
+    """Whether this build writes (and so reads) FORMAT; yaml may not be implemented yet."""
+    d = os.path.join(SCRATCH, "probe")
+    os.makedirs(d, exist_ok=True)
+    r = subprocess.run([TRIPGEN, "--trips", "1", "--to", fmt, "-o", os.path.join(d, "one." + fmt)],
+                       capture_output=True, text=True)
+    return r.returncode == 0, r.stderr.strip()
+
+
+def cinsert_inputs(n, src, out):
+    """Dumps the rows of tripconv's store for `src` into cinsert's input files (outside any timing)."""
+    d = os.path.join(SCRATCH, "data", str(n))
+    schema, inserts, rows = (os.path.join(d, "cinsert." + x) for x in ("schema.sql", "inserts.sql", "rows.bin"))
+    if os.path.exists(rows):
+        return schema, inserts, rows, None
+    store = os.path.join(out, "cinsert-source.sqlite")
+    if os.path.exists(store):
+        os.remove(store)
+    r = subprocess.run(tc(src, "-o", store), capture_output=True, text=True)
+    if r.returncode != 0:
+        log("  (no C probe: tripconv could not write the store: %s)" % r.stderr.strip()[:300])
+        return None
+    db = sqlite3.connect(store)
+    ddl = [s for (s,) in db.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")]
+    tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+    stmts, count = [], 0
+    with open(rows + ".part", "wb") as f:
+        for k, table in enumerate(tables):
+            cols = [c[1] for c in db.execute('PRAGMA table_info("%s")' % table)]
+            stmts.append('INSERT INTO "%s" (%s) VALUES (%s)' % (
+                table, ", ".join('"%s"' % c for c in cols), ", ".join("?" * len(cols))))
+            for row in db.execute('SELECT * FROM "%s" ORDER BY rowid' % table):
+                f.write(struct.pack("<BB", k, len(row)))
+                for v in row:
+                    if v is None:
+                        t, b = b"n", b""
+                    elif isinstance(v, int):
+                        t, b = b"i", str(v).encode()
+                    elif isinstance(v, float):
+                        t, b = b"f", repr(v).encode()
+                    elif isinstance(v, str):
+                        t, b = b"t", v.encode("utf-8")
+                    else:
+                        t, b = b"b", bytes(v)
+                    f.write(t + struct.pack("<I", len(b)) + b)
+                count += 1
+    db.close()
+    with open(schema, "w", encoding="utf-8") as f:
+        f.write(";\n".join(ddl) + ";\n")
+    with open(inserts, "w", encoding="utf-8") as f:
+        f.write("\n".join(stmts) + "\n")
+    os.replace(rows + ".part", rows)
+    return schema, inserts, rows, count

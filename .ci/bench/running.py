@@ -1,0 +1,99 @@
+"""Running a task's tools, alternating their order from run to run, and the start-up comparison."""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+
+from common import SCRATCH, TRIPCONV
+from datasets import generate
+from measuring import measure
+
+
+# ---------------------------------------------------------------- running
+
+def run_task(task, runs, keep_outputs):
+    out = os.path.join(SCRATCH, "out", str(task.n))
+    active = []
+    for t in task.tools:
+        if t.needs and not shutil.which(t.needs):
+            t.checked = (None, "skipped: %s is not installed" % t.needs)
+            continue
+        active.append(t)
+    failed = set()
+    for r in range(runs):
+        order = active if r % 2 == 0 else list(reversed(active))
+        for t in order:
+            if t in failed:
+                continue
+            slug = "%s.%s" % (task.key, "".join(ch if ch.isalnum() else "_" for ch in t.label)[:40])
+            path = os.path.join(out, slug + "." + t.out_ext)
+            if os.path.exists(path):
+                os.remove(path)
+            run = measure(t.cmd(path), path if t.role != "tripconv" and t.out_ext != "sqlite" else os.path.join(out, slug + ".stdout"),
+                          os.path.join(out, slug + ".stderr"))
+            t.runs.append(run)
+            if run.status != 0:
+                t.checked = (False, "exit %d: %s" % (run.status, run.stderr.strip()[:400]))
+                failed.add(t)
+                continue
+            if r == 0 and t.counter:
+                try:
+                    got = t.counter(path)
+                    ok = got == task.expected
+                    t.checked = (ok, "%d trips%s" % (got, "" if ok else " (expected %d)" % task.expected))
+                except Exception as e:  # a malformed output is a wrong output
+                    t.checked = (False, "unreadable output: %s" % e)
+                if not t.checked[0]:
+                    failed.add(t)
+            elif r == 0:
+                t.checked = (True, "ran")
+            if not keep_outputs and r == runs - 1 and os.path.exists(path):
+                os.remove(path)
+
+
+def startup_task(runs):
+    """tripconv --version and a 3-trip conversion, against jq doing the same."""
+    d = os.path.join(SCRATCH, "data", "3")
+    three = generate(3, "trips.json", "json", ["--duplicates", "0"])
+    out = os.path.join(SCRATCH, "out", "3")
+    os.makedirs(out, exist_ok=True)
+    pairs = [
+        ("--version", [TRIPCONV, "--version"], ["jq", "--version"]),
+        ("3-trip JSON -> JSON Lines", [TRIPCONV, "-q", three, "--to", "jsonl"], ["jq", "-c", ".trips[]", three]),
+    ]
+    results = []
+    hf = shutil.which("hyperfine")
+    for name, mine, theirs in pairs:
+        row = {"name": name, "tripconv": None, "jq": None}
+        for who, cmd in (("tripconv", mine), ("jq", theirs)):
+            if not shutil.which(cmd[0]) and not os.path.exists(cmd[0]):
+                continue
+            ms = []
+            rss = []
+            status = 0
+            for _ in range(runs):
+                m = measure(cmd, os.path.join(out, "startup.out"), os.path.join(out, "startup.err"))
+                status = status or m.status
+                ms.append(m.seconds * 1000)
+                rss.append(m.rss_kib)
+            if status != 0:
+                row[who] = {"error": "exit %d" % status}
+                continue
+            if who == "tripconv" and name != "--version":
+                lines = [l for l in open(os.path.join(out, "startup.out")) if l.strip()]
+                if len(lines) != 3:
+                    row[who] = {"error": "wrote %d trips, expected 3" % len(lines)}
+                    continue
+            median = statistics.median(ms)
+            how = "bench.py, /usr/bin/time"
+            if hf and runs >= 10:
+                jf = os.path.join(out, "hyperfine.json")
+                r = subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", jf,
+                                    "--output", "null", " ".join(cmd)], capture_output=True, text=True)
+                if r.returncode == 0:
+                    median = json.load(open(jf))["results"][0]["median"] * 1000
+                    how = "hyperfine -N"
+            row[who] = {"ms": median, "rss_kib": statistics.median(rss), "how": how}
+        results.append(row)
+    return results
