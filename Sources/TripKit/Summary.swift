@@ -23,6 +23,11 @@ public struct ConversionSummary: Sendable {
     public var written = 0
     /// Of the trips written, those that replaced a trip the target store held (`--dedupe last`).
     public var replacedInStore = 0
+    /// Trips that went to temporary files because the run's memory budget was reached, counted
+    /// each time a holding spilled them, and the bytes written there (filled in by the run that
+    /// holds trips in files: `Pipeline` itself holds them in memory).
+    public var spilledTrips = 0
+    public var spilledBytes = 0
 
     /// A conversion's summary before any input is read.
     public init(targetVersion: SchemaVersion, policy: DeduplicationPolicy) {
@@ -53,6 +58,10 @@ public struct ConversionSummary: Sendable {
         parts.append("rejected \(rejected)")
         parts.append("wrote \(written) at \(targetVersion)"
                      + (replacedInStore > 0 ? " (\(replacedInStore) replacing stored trip\(replacedInStore == 1 ? "" : "s"))" : ""))
+        if spilledTrips > 0 {
+            let mib = (spilledBytes + (1 << 19)) >> 20
+            parts.append("spilled \(spilledTrips) trip\(spilledTrips == 1 ? "" : "s") (\(mib) MiB) to temporary files")
+        }
         parts.append(String(format3(elapsedSeconds)) + " s")
         return parts.joined(separator: "; ")
     }

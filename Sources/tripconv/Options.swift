@@ -60,3 +60,12 @@ struct CSVDelimiterArgument: ExpressibleByArgument {
 }
 
 extension CSVLayout: ExpressibleByArgument {}
+
+/// `--memory-limit`'s value, read by TripFormats' one parser of sizes.
+struct MemorySizeArgument: ExpressibleByArgument {
+    let bytes: Int
+    init?(argument: String) {
+        guard let n = try? SpillBudget.parseSize(argument) else { return nil }
+        bytes = n
+    }
+}

@@ -33,6 +33,10 @@ enum RunReport {
                 })),
                 ("stages", .array(stageCounts(s))),
             ]
+            if s.spilledTrips > 0 {
+                // Only a run that spilled says so: the report of a run in memory is as it always was.
+                pairs += [("spilledTrips", .int(s.spilledTrips)), ("spilledBytes", .int(s.spilledBytes))]
+            }
         }
         pairs.append(("elapsedSeconds", .string(String(format3: elapsed))))
         let output = try ByteOutput(.file(path))

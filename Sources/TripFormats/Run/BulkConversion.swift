@@ -65,12 +65,14 @@ public struct BulkConversion: Sendable {
         let readOptions = options.readOptions, writeOptions = options.writeOptions(schema)
         let format = self.format, rejects = self.rejects
         do {
-            let summary = try options.pipeline(usingJobs: false).run(
+            let budget = options.spillBudget(usingJobs: false)
+            var summary = try options.pipeline(usingJobs: false, budget: budget).run(
                 [PipelineInput(name: input.location.name) {
                     observer.reading(try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
                 }],
                 into: { try FormatFactory.makeWriter(.file(output), format: format, options: writeOptions) },
                 setAside: { entry in try rejects?.write(entry) })
+            (summary.spilledTrips, summary.spilledBytes) = budget.spilled
             return Outcome(input: input.location.name, output: output, summary: summary, error: nil, seconds: monotonicSeconds() - started)
         } catch {
             let e = error as? TripError ?? TripError(.io, "\(error)")

@@ -11,6 +11,8 @@ public struct Conversion {
     public let output: OutputLocation
     public let format: Format
     let pipeline: Pipeline
+    /// The memory budget the pipeline's holdings share (and record their spills in).
+    let budget: SpillBudget
     let readOptions: ReadOptions
     let writeOptions: WriteOptions
     let rejects: RejectsFile?
@@ -21,7 +23,7 @@ public struct Conversion {
     public func run(_ inputs: [RunInput], observer: some RunObserver = .silent) throws -> ConversionSummary {
         let readOptions = self.readOptions, writeOptions = self.writeOptions
         let output = self.output, format = self.format, rejects = self.rejects
-        let summary: ConversionSummary
+        var summary: ConversionSummary
         do {
             summary = try pipeline.run(
                 inputs.map { input in
@@ -40,6 +42,7 @@ public struct Conversion {
             throw error
         }
         try rejects?.commit()
+        (summary.spilledTrips, summary.spilledBytes) = budget.spilled
         return summary
     }
 }

@@ -36,6 +36,11 @@ public struct RunOptions: Sendable {
     public var outputFormat: Format?
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion = WriteOptions().toolVersion
+    /// The memory the run may take (`--memory-limit`), in bytes: trips beyond what fits go to
+    /// temporary files. A bulk run shares it among the inputs it converts at once.
+    public var memoryLimit = SpillBudget.defaultLimit
+    /// Where temporary files go (`--temp-dir`); nil: `$TMPDIR`, else `/tmp`.
+    public var temporaryDirectory: String?
 
     /// The options of a plain `convert`: the current schema version, trips that share a name
     /// merged, no rejects file (the first bad record fails the run), one job.
@@ -70,7 +75,19 @@ public struct RunOptions: Sendable {
     /// thread of their own (only the calling thread writes); without, in a bulk run, whose jobs
     /// are its inputs, it runs on its worker's thread alone.
     public func pipeline(usingJobs: Bool) -> Pipeline {
+        pipeline(usingJobs: usingJobs, budget: spillBudget(usingJobs: usingJobs))
+    }
+
+    /// The memory budget of one pipeline: the whole `memoryLimit` for a conversion into one output,
+    /// a `jobs`th of it for each of a bulk run's conversions.
+    package func spillBudget(usingJobs: Bool) -> SpillBudget {
+        SpillBudget(limit: usingJobs ? memoryLimit : memoryLimit / max(jobs, 1), directory: temporaryDirectory)
+    }
+
+    /// The pipeline, holding its trips under `budget` (`SpillingTrips`).
+    package func pipeline(usingJobs: Bool, budget: SpillBudget) -> Pipeline {
         var pipeline = Pipeline()
+        pipeline.holding = { SpillingTrips(budget: budget) }
         pipeline.targetVersion = targetVersion
         pipeline.policy = policy
         pipeline.keepsGoing = rejects != nil
@@ -79,6 +96,14 @@ public struct RunOptions: Sendable {
             pipeline.decodesAhead = jobs > 1
         }
         return pipeline
+    }
+
+    /// Fails unless `temporaryDirectory`, when given, is a directory.
+    public func checkTemporaryDirectory() throws {
+        guard let dir = temporaryDirectory else { return }
+        guard FileSystem.kind(dir) == .directory else {
+            throw TripError.usage("--temp-dir \(dir.quotedForMessage): no such directory")
+        }
     }
 
     /// Fails unless `jobs` is 1 or more.
@@ -115,10 +140,12 @@ public struct RunOptions: Sendable {
         }
         let schema = try targetSchema()
         let readOptions = self.readOptions
-        let pipeline = pipeline(usingJobs: true)
+        let budget = spillBudget(usingJobs: true)
+        let pipeline = pipeline(usingJobs: true, budget: budget)
         try checkJobs()
+        try checkTemporaryDirectory()
         let rejects = try openRejects()
-        return Conversion(output: output, format: format, pipeline: pipeline, readOptions: readOptions,
+        return Conversion(output: output, format: format, pipeline: pipeline, budget: budget, readOptions: readOptions,
                           writeOptions: writeOptions(schema), rejects: rejects)
     }
 
@@ -131,6 +158,7 @@ public struct RunOptions: Sendable {
         }
         let format = outputFormat ?? (csvLayout == .tables ? .csv : .jsonl)
         let schema = try targetSchema()
+        try checkTemporaryDirectory()
         let rejects = try openRejects()
         return BulkConversion(inputs: inputs, directory: directory, format: format, options: self,
                               schema: schema, rejects: rejects)

@@ -15,29 +15,28 @@ final class SpillFile {
 
     private let fd: Int32
     let directory: String
-    private var buffer: [UInt8] = []
-    private let bufferSize: Int
+    private let buffer: ByteStorage
     /// Bytes written so far, buffered ones included.
     private(set) var size = 0
+    private var written = 0
 
     /// A new file in `directory`; `bufferSize` bytes are buffered before a write (a partition,
     /// one of many written at once, takes a smaller buffer).
     init(directory: String, bufferSize: Int = SpillFile.bufferSize) throws {
         self.directory = directory
-        self.bufferSize = bufferSize
         fd = try FileSystem.makeAnonymousFile(in: directory)
-        buffer.reserveCapacity(bufferSize)
+        buffer = ByteStorage(capacity: bufferSize)
     }
 
     deinit { close(fd) }
 
     /// Appends bytes; they are in the file once `flush` has returned.
     func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        if buffer.count + bytes.count > bufferSize { try flush() }
-        if bytes.count > bufferSize {
+        if bytes.count > buffer.freeCapacity { try flush() }
+        if bytes.count > buffer.capacity {
             try writeAll(bytes)
         } else {
-            buffer.append(contentsOf: bytes)
+            buffer.append(bytes)
         }
         size += bytes.count
     }
@@ -48,12 +47,10 @@ final class SpillFile {
 
     /// Writes what the buffer holds.
     func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBufferPointer { try writeAll($0) }
-        buffer.removeAll(keepingCapacity: true)
+        guard buffer.count > 0 else { return }
+        try writeAll(UnsafeBufferPointer(start: buffer.pointer, count: buffer.count))
+        buffer.removeAll()
     }
-
-    private var written = 0
 
     private func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         var done = 0
@@ -71,54 +68,52 @@ final class SpillFile {
         }
     }
 
-    /// A reader from the file's start; flush first.
-    func reader() -> SpillReader { SpillReader(fd: fd, size: written, directory: directory) }
+    /// A reader from the file's start, with a buffer of `bufferSize` bytes (smaller where many
+    /// files are read at once); flush first.
+    func reader(bufferSize: Int = SpillFile.bufferSize) -> SpillReader {
+        SpillReader(fd: fd, size: written, directory: directory, bufferSize: bufferSize)
+    }
 }
 
-/// Reads a spill file from its start, through a buffer.
+/// Reads a spill file from its start, through a buffer of its own.
 struct SpillReader {
     private let fd: Int32
     private let size: Int
     private let directory: String
-    private var buffer: [UInt8] = []
+    private let buffer: ByteStorage
+    private let bufferSize: Int
     private var start = 0
     private var offset = 0
 
-    init(fd: Int32, size: Int, directory: String) {
-        self.fd = fd; self.size = size; self.directory = directory
+    init(fd: Int32, size: Int, directory: String, bufferSize: Int) {
+        self.fd = fd; self.size = size; self.directory = directory; self.bufferSize = bufferSize
+        buffer = ByteStorage(capacity: bufferSize)
     }
 
-    var atEnd: Bool { start == buffer.count && offset == size }
-
-    /// The next `count` bytes, or nil at the end of the file.
-    mutating func read(_ count: Int) throws -> ArraySlice<UInt8>? {
+    /// The next `count` bytes, or nil at the end of the file. They stay valid until the next read.
+    mutating func read(_ count: Int) throws -> UnsafeBufferPointer<UInt8>? {
         if buffer.count - start < count {
             guard try fill(count) else { return nil }
         }
         defer { start += count }
-        return buffer[start..<(start + count)]
+        return UnsafeBufferPointer(start: buffer.pointer + start, count: count)
     }
 
     /// Makes at least `count` bytes available; false at the end of the file.
     private mutating func fill(_ count: Int) throws -> Bool {
-        buffer.removeSubrange(0..<start)
+        buffer.removeFirst(start)
         start = 0
-        let want = max(count - buffer.count, SpillFile.bufferSize)
-        let have = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: want))
-        var got = 0
-        while got < want, offset < size {
-            let n = buffer.withUnsafeMutableBufferPointer {
-                pread(fd, $0.baseAddress! + have + got, min(want - got, size - offset), off_t(offset))
-            }
+        if buffer.capacity < count { buffer.grow(toAtLeast: count, keeping: buffer.count) }
+        while buffer.count < count || (buffer.freeCapacity > 0 && offset < size && buffer.count < bufferSize / 2) {
+            guard offset < size else { break }
+            let fd = self.fd, at = offset, end = size
+            let n = buffer.fill { room in pread(fd, room.baseAddress!, min(room.count, end - at), off_t(at)) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
                 throw TripError(.io, "\(directory): cannot read temporary data back: \(String(cString: strerror(n < 0 ? errno : EIO)))")
             }
-            got += n
             offset += n
         }
-        buffer.removeLast(want - got)
         return buffer.count >= count
     }
 }

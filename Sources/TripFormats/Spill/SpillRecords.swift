@@ -9,7 +9,8 @@ import TripKit
 struct SpilledTrip {
     var origin: RecordOrigin
     var sequence: Int
-    var bytes: ArraySlice<UInt8>
+    /// The trip's encoding: valid until the file it came from is read again.
+    var bytes: UnsafeBufferPointer<UInt8>
 }
 
 /// Source names (input files) as small numbers, so a record need not repeat its file's name.
@@ -43,7 +44,7 @@ enum SpillRecords {
 
     static func readTrip(_ reader: inout SpillReader, sources: SourceTable) throws -> SpilledTrip? {
         guard let head = try reader.read(tripHead) else { return nil }
-        var at = head.startIndex
+        var at = 0
         let length = Int(take32(head, &at))
         let origin = takeOrigin(head, &at, sources)
         let sequence = Int(Int64(bitPattern: take64(head, &at)))
@@ -71,7 +72,7 @@ enum SpillRecords {
 
     static func readSetAside(_ reader: inout SpillReader, sources: SourceTable) throws -> (SetAsideRecord, sequence: Int)? {
         guard let head = try reader.read(2 + 24 + 8) else { return nil }
-        var at = head.startIndex
+        var at = 0
         let kindByte = head[at], hasText = head[at + 1] != 0
         at += 2
         let origin = takeOrigin(head, &at, sources)
@@ -91,7 +92,7 @@ enum SpillRecords {
         put(UInt64(bitPattern: Int64((origin.line ?? -1) + 1)), &out)
     }
 
-    private static func takeOrigin(_ b: ArraySlice<UInt8>, _ at: inout Int, _ sources: SourceTable) -> RecordOrigin {
+    private static func takeOrigin(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int, _ sources: SourceTable) -> RecordOrigin {
         let source = sources.name(take32(b, &at))
         let column = Int(take32(b, &at))
         let record = Int(Int64(bitPattern: take64(b, &at)))
@@ -107,7 +108,7 @@ enum SpillRecords {
 
     private static func readText(_ reader: inout SpillReader) throws -> String {
         guard let head = try reader.read(4) else { throw truncated() }
-        var at = head.startIndex
+        var at = 0
         let n = Int(take32(head, &at))
         guard let bytes = try reader.read(n) else { throw truncated() }
         return String(decoding: bytes, as: UTF8.self)
@@ -121,14 +122,14 @@ enum SpillRecords {
         withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) }
     }
 
-    private static func take32(_ b: ArraySlice<UInt8>, _ at: inout Int) -> UInt32 {
+    private static func take32(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> UInt32 {
         var v: UInt32 = 0
         for k in 0..<4 { v |= UInt32(b[at + k]) << (8 * k) }
         at += 4
         return v
     }
 
-    private static func take64(_ b: ArraySlice<UInt8>, _ at: inout Int) -> UInt64 {
+    private static func take64(_ b: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> UInt64 {
         var v: UInt64 = 0
         for k in 0..<8 { v |= UInt64(b[at + k]) << (8 * k) }
         at += 8

@@ -26,7 +26,7 @@ extension SpillingTrips {
             let memory = InMemoryTrips()
             var positions: [Int] = []
             try forEach(in: part) { trip in
-                trip.bytes.withUnsafeBufferPointer { memory.putEncoded($0, origin: trip.origin) }
+                memory.putEncoded(trip.bytes, origin: trip.origin)
                 positions.append(trip.sequence)
             }
             let (kept, aside) = try memory.deduplicateKeepingPositions(attribute: attribute, positions: positions,
@@ -56,9 +56,8 @@ extension SpillingTrips {
         for part in try partitions(attribute: attribute) {
             var counts: [[UInt8]: Int] = [:]
             try forEach(in: part) { trip in
-                trip.bytes.withUnsafeBufferPointer { b in
-                    counts[Array(b[TripBytes.valueRange(b, attribute: attribute)]), default: 0] += 1
-                }
+                let b = trip.bytes
+                counts[Array(b[TripBytes.valueRange(b, attribute: attribute)]), default: 0] += 1
             }
             repeated += counts.values.filter { $0 > 1 }.count
         }
@@ -73,12 +72,11 @@ extension SpillingTrips {
         let parts = try (0..<n).map { _ in try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer) }
         var position = 0
         try forEachSpilledTrip { trip in
-            try trip.bytes.withUnsafeBufferPointer { b in
-                let value = UnsafeBufferPointer(rebasing: b[TripBytes.valueRange(b, attribute: attribute)])
-                // The hash's high half: `InMemoryTrips` indexes a partition by the low bits.
-                let p = Int((TripBytes.hash(value) >> 32) % UInt64(n))
-                try writeRecord(b, origin: trip.origin, sequence: position, to: parts[p])
-            }
+            let b = trip.bytes
+            let value = UnsafeBufferPointer(rebasing: b[TripBytes.valueRange(b, attribute: attribute)])
+            // The hash's high half: `InMemoryTrips` indexes a partition by the low bits.
+            let p = Int((TripBytes.hash(value) >> 32) % UInt64(n))
+            try writeRecord(b, origin: trip.origin, sequence: position, to: parts[p])
             position += 1
         }
         return parts
@@ -86,7 +84,7 @@ extension SpillingTrips {
 
     /// Merges files of trips, each in increasing position, into one sequence by position.
     private func mergeTrips(_ files: [SpillFile], _ body: (SpilledTrip) throws -> Void) throws {
-        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader() }
+        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillingTrips.partitionBuffer) }
         var heads = try readers.indices.map { try readTrip(&readers[$0]) }
         while true {
             var best = -1
@@ -101,7 +99,7 @@ extension SpillingTrips {
 
     /// Merges files of set-aside records, each in increasing position, into one sequence by position.
     private func mergeSetAside(_ files: [SpillFile], _ body: (SetAsideRecord) throws -> Void) throws {
-        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader() }
+        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillingTrips.partitionBuffer) }
         var heads = try readers.indices.map { try readSetAsideRecord(&readers[$0]) }
         while true {
             var best = -1

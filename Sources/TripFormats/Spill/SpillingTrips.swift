@@ -113,7 +113,7 @@ package final class SpillingTrips: TripHolding {
         file = try SpillFile(directory: budget.directory)
         spilledCount = 0
         try fill { trip in
-            try trip.bytes.withUnsafeBufferPointer { try writeTrip($0, origin: trip.origin, sequence: spilledCount) }
+            try writeTrip(trip.bytes, origin: trip.origin, sequence: spilledCount)
         }
     }
 
@@ -128,7 +128,7 @@ package final class SpillingTrips: TripHolding {
             if memory != nil, other.count > 0 { try spill() }
             if let other = other as? SpillingTrips, other.memory == nil {
                 try other.forEachSpilledTrip { trip in
-                    try trip.bytes.withUnsafeBufferPointer { try writeTrip($0, origin: trip.origin, sequence: spilledCount) }
+                    try writeTrip(trip.bytes, origin: trip.origin, sequence: spilledCount)
                 }
             } else {
                 try other.forEach { trip, origin in try put(trip, origin: origin) }
@@ -153,7 +153,7 @@ package final class SpillingTrips: TripHolding {
 
     package func forEach(_ body: (ModelObject, RecordOrigin) throws -> Void) throws {
         if let memory { return try memory.forEach(body) }
-        try forEachSpilledTrip { trip in try body(trip.bytes.withUnsafeBufferPointer(TripBytes.decode), trip.origin) }
+        try forEachSpilledTrip { trip in try body(TripBytes.decode(trip.bytes), trip.origin) }
     }
 
     package func origin(at index: Int) throws -> RecordOrigin {
@@ -183,10 +183,10 @@ package final class SpillingTrips: TripHolding {
         guard let old = file else { return }
         try replaceTrips { write in
             try forEach(in: old) { trip in
-                let object = try transform(trip.bytes.withUnsafeBufferPointer(TripBytes.decode))
+                let object = try transform(TripBytes.decode(trip.bytes))
                 var bytes: [UInt8] = []
                 TripBytes.append(object, to: &bytes)
-                try write(SpilledTrip(origin: trip.origin, sequence: trip.sequence, bytes: bytes[...]))
+                try bytes.withUnsafeBufferPointer { try write(SpilledTrip(origin: trip.origin, sequence: trip.sequence, bytes: $0)) }
             }
         }
     }
@@ -195,7 +195,7 @@ package final class SpillingTrips: TripHolding {
         if let memory { return memory.longestRelationships() }
         var longest: [Int] = []
         try forEachSpilledTrip { trip in
-            let counts = trip.bytes.withUnsafeBufferPointer(TripBytes.relationshipCounts)
+            let counts = TripBytes.relationshipCounts(trip.bytes)
             if longest.count < counts.count { longest += [Int](repeating: 0, count: counts.count - longest.count) }
             for (i, n) in counts.enumerated() where n > longest[i] { longest[i] = n }
         }
@@ -205,7 +205,7 @@ package final class SpillingTrips: TripHolding {
     package func write(into writer: any RecordWriter, speed: WritingSpeed) throws -> any RecordWriter {
         if let memory { return try memory.write(into: writer, speed: speed) }
         var writer = writer
-        try forEachSpilledTrip { trip in try writer.write(trip.bytes.withUnsafeBufferPointer(TripBytes.decode)) }
+        try forEachSpilledTrip { trip in try writer.write(TripBytes.decode(trip.bytes)) }
         return writer
     }
 }

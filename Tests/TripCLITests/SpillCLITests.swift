@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import TripTestSupport
+
+/// `--memory-limit`: a run whose trips do not fit goes on with them in temporary files, and writes
+/// the same bytes, set-aside records and report as a run that holds them in memory.
+@Suite("Memory limit: spilling to temporary files")
+struct SpillCLITests {
+    /// The report without what differs from run to run (the time) or with the memory (spills).
+    static func steady(_ path: String) throws -> String {
+        let r = try CLI.python("""
+            import json,sys
+            r=json.load(open(sys.argv[1]))
+            r.pop('elapsedSeconds', None)
+            for k in ('spilledTrips','spilledBytes'): r.pop(k, None)
+            print(json.dumps(r, sort_keys=True))
+            """, [path])
+        return r.out
+    }
+
+    /// The summary line without its time and its spill part.
+    static func steadyLine(_ stderr: String) -> String {
+        stderr.split(separator: "\n").map { line in
+            line.split(separator: ";").filter { !$0.hasSuffix(" s") && !$0.contains("spilled") }.joined(separator: ";")
+        }.joined(separator: "\n")
+    }
+
+    @Test("every input format, every policy, files and rejects and reports: the same with 1M as in memory",
+          arguments: ["json", "jsonl", "csv", "tsv", "xml", "yaml", "sqlite"])
+    func sameOutput(format: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: AccountingTests.tripgen) else {
+            Issue.record("tripgen is not built beside tripconv at \(AccountingTests.tripgen)")
+            return
+        }
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let spillDir = tmp.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spillDir, withIntermediateDirectories: true)
+        let input = tmp.appendingPathComponent("in.\(format)").path
+        let gen = try CLI.run(AccountingTests.tripgen, ["--trips", "2500", "--version", "1.0.0", "--duplicates", "0.3",
+                                                        "--nasty", "0.2", "--seed", "7", "-o", input])
+        try #require(gen.status == 0, "\(gen.stderr)")
+        _ = try AccountingTests.inject(3, into: input, format: format)
+        for policy in ["merge", "last", "first", "fail"] {
+            for out in ["jsonl", "csv"] {
+                var results: [(status: Int32, output: Data?, rejects: Data?, report: String, line: String)] = []
+                for limit in [nil, "1M"] {
+                    let o = tmp.appendingPathComponent("out.\(out)").path
+                    let rejects = tmp.appendingPathComponent("rejects.jsonl").path
+                    let report = tmp.appendingPathComponent("report.json").path
+                    var args = [input, "-o", o, "--dedupe", policy, "--rejects", rejects, "--report", report,
+                                "--temp-dir", spillDir.path]
+                    if let limit { args += ["--memory-limit", limit] }
+                    let r = try CLI.run(CLI.binary, args)
+                    if limit != nil, r.status == 0 { #expect(r.stderr.contains("to temporary files"), "\(r.stderr)") }
+                    results.append((r.status, FileManager.default.contents(atPath: o), FileManager.default.contents(atPath: rejects),
+                                    try Self.steady(report), Self.steadyLine(r.stderr)))
+                    for f in [o, rejects, report] { try? FileManager.default.removeItem(atPath: f) }
+                    // Spill files have no names: nothing is ever left in the directory.
+                    #expect(try FileManager.default.contentsOfDirectory(atPath: spillDir.path).isEmpty)
+                }
+                let (a, b) = (results[0], results[1])
+                let what = "\(format) -> \(out), \(policy)"
+                #expect(a.status == b.status, "\(what)")
+                #expect(a.output == b.output, "\(what): outputs differ")
+                #expect(a.rejects == b.rejects, "\(what): rejects differ")
+                #expect(a.report == b.report, "\(what): reports differ")
+                #expect(a.line == b.line, "\(what): \(a.line) / \(b.line)")
+                if policy != "fail" { #expect(a.status == 0 && a.output != nil, "\(what)") }
+            }
+        }
+    }
+
+    @Test("standard input spills too")
+    func standardInput() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let input = tmp.appendingPathComponent("in.jsonl").path
+        #expect(try CLI.run(AccountingTests.tripgen, ["--trips", "3000", "--duplicates", "0.2", "--to", "jsonl", "-o", input]).status == 0)
+        let data = try #require(FileManager.default.contents(atPath: input))
+        let memory = try CLI.tripconv("--from", "jsonl", "--to", "jsonl", "-q", stdin: data)
+        let spilled = try CLI.tripconv("--from", "jsonl", "--to", "jsonl", "--memory-limit", "1M", stdin: data)
+        #expect(memory.status == 0 && spilled.status == 0)
+        #expect(memory.stdout == spilled.stdout && !memory.stdout.isEmpty)
+        #expect(spilled.stderr.contains("to temporary files"))
+    }
+
+    @Test("a full temporary disk is exit 74 naming the directory, and the output is absent")
+    func fullDisk() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let input = tmp.appendingPathComponent("in.json").path
+        #expect(try CLI.run(AccountingTests.tripgen, ["--trips", "20000", "--duplicates", "0.1", "-o", input]).status == 0)
+        let out = tmp.appendingPathComponent("out.jsonl").path
+        // No file may grow past 256 KiB (the spill file hits it first; pipes are not limited), and the
+        // signal that limit sends is ignored, so the write fails with EFBIG as a full disk fails with ENOSPC.
+        let r = try CLI.run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 256; exec \"$0\" \"$@\"", CLI.binary,
+                                        input, "-o", out, "--memory-limit", "1M", "--temp-dir", tmp.path])
+        #expect(r.status == 74, "\(r.status): \(r.stderr)")
+        #expect(r.stderr.contains("\(tmp.path): cannot write temporary data"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["in.json"])
+    }
+
+    @Test("SIGTERM while spilling leaves no output and no temporary file")
+    func terminated() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let input = tmp.appendingPathComponent("in.json").path
+        #expect(try CLI.run(AccountingTests.tripgen, ["--trips", "200000", "--duplicates", "0.1", "-o", input]).status == 0)
+        let out = tmp.appendingPathComponent("out.jsonl").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = [input, "-o", out, "--memory-limit", "1M", "--temp-dir", tmp.path, "-q"]
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus != 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["in.json"])
+    }
+
+    @Test("bad --memory-limit and --temp-dir are usage errors (exit 64)")
+    func usage() throws {
+        let sample = CLI.root.appendingPathComponent("samples/json-v3.json").path
+        for args in [["--memory-limit", "12Q"], ["--memory-limit", "512K"], ["--temp-dir", "/no/such/dir"]] {
+            let r = try CLI.run(CLI.binary, [sample, "--to", "jsonl"] + args)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+        }
+    }
+}
