@@ -63,7 +63,8 @@ package final class SpillBudget: Sendable {
         state.withLock { s in s.spilledTrips += trips; s.spilledBytes += bytes }
     }
 
-    /// How many trips went to temporary files, and how many bytes were written there, so far.
+    /// How many trips went to temporary files, and their bytes there, once the holdings that sent
+    /// them are gone (a run's, when it has returned).
     package var spilled: (trips: Int, bytes: Int) { state.withLock { ($0.spilledTrips, $0.spilledBytes) } }
 
     /// Reads a size: a number of bytes, or a number with K, M, G or T (powers of 1024), as

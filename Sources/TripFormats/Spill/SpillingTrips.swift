@@ -22,6 +22,10 @@ package final class SpillingTrips: TripHolding {
     private var scratch: [UInt8] = []
     private var head: [UInt8] = []
     private let log: SetAsideLog
+    /// Trips this holding sent to a temporary file (when it spilled, and put after), and their
+    /// bytes there: told to the budget when the holding goes.
+    private var spilledTrips = 0
+    private var spilledTripBytes = 0
 
     package init(budget: SpillBudget) {
         self.budget = budget
@@ -29,7 +33,10 @@ package final class SpillingTrips: TripHolding {
         log = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
     }
 
-    deinit { _ = budget.hold(-counted) }
+    deinit {
+        _ = budget.hold(-counted)
+        if spilledTrips > 0 { budget.noteSpill(trips: spilledTrips, bytes: spilledTripBytes) }
+    }
 
     /// Whether the trips are in a temporary file.
     package var isSpilled: Bool { memory == nil }
@@ -50,6 +57,8 @@ package final class SpillingTrips: TripHolding {
             scratch.removeAll(keepingCapacity: true)
             TripBytes.append(trip, to: &scratch)
             try scratch.withUnsafeBufferPointer { try writeTrip($0, origin: origin, sequence: spilledCount) }
+            spilledTrips += 1
+            spilledTripBytes += SpillRecords.tripHead + scratch.count
         }
     }
 
@@ -73,7 +82,8 @@ package final class SpillingTrips: TripHolding {
         self.file = file
         spilledCount = 0
         try memory.forEachEncoded { bytes, origin in try writeTrip(bytes, origin: origin, sequence: spilledCount) }
-        budget.noteSpill(trips: memory.count, bytes: file.size)
+        spilledTrips += memory.count
+        spilledTripBytes += file.size
         self.memory = nil
         _ = budget.hold(-counted)
         counted = 0
