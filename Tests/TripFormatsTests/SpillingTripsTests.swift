@@ -8,17 +8,6 @@ import TripTestSupport
 /// anything (every holding spills, deduplication makes dozens of partitions) and in memory.
 @Suite("Trips spilled to temporary files")
 struct SpillingTripsTests {
-    struct Reader: RecordReader {
-        var items: [ReadItem]
-        var detection: Detection
-        var position = 0
-        mutating func next() throws -> ReadItem? {
-            guard position < items.count else { return nil }
-            defer { position += 1 }
-            return items[position]
-        }
-    }
-
     final class Collector: RecordWriter {
         var objects: [ModelObject] = []
         var shape: OutputShape?
@@ -46,7 +35,7 @@ struct SpillingTripsTests {
                 items.append(.trip(TripRecord(object: trip, origin: origin)))
             }
             let detection = Detection(format: "test", version: schema.versionIdentifier, evidence: .fields(["x"]))
-            return PipelineInput(name: "in\(n).json") { Reader(items: items, detection: detection) }
+            return PipelineInput(name: "in\(n).json") { ArrayReader(items: items, detection: detection) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Testing
 import TripKit
+import TripTestSupport
 
 /// Trips formatted on worker threads must come out exactly as one thread writes them, in order,
 /// and a write error must stop the workers and reach the caller.

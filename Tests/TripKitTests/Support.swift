@@ -28,18 +28,6 @@ func object(_ t: TestTrip, version: SchemaVersion = SchemaVersion(3, 0, 0)) -> M
     return ModelObject(attributes: attributes, relationships: [.toMany(items), .toOne(acc)])
 }
 
-/// A reader over prepared items, for pipeline tests.
-struct ArrayReader: RecordReader {
-    var items: [ReadItem]
-    var detection: Detection
-    var position = 0
-    mutating func next() throws -> ReadItem? {
-        guard position < items.count else { return nil }
-        defer { position += 1 }
-        return items[position]
-    }
-}
-
 /// A writer that keeps what it is given.
 final class CollectingWriter: RecordWriter {
     var objects: [ModelObject] = []

@@ -23,3 +23,22 @@ public struct ReadItems {
         detection = reader.detection
     }
 }
+
+/// A reader over prepared items, with a given detection: for tests of the pipeline and of what
+/// holds trips, without a format.
+public struct ArrayReader: RecordReader {
+    public var items: [ReadItem]
+    public var detection: Detection
+    public var position = 0
+
+    /// A reader that gives `items`, in order, then nil.
+    public init(items: [ReadItem], detection: Detection) {
+        self.items = items; self.detection = detection
+    }
+
+    public mutating func next() throws -> ReadItem? {
+        guard position < items.count else { return nil }
+        defer { position += 1 }
+        return items[position]
+    }
+}

@@ -84,31 +84,28 @@ extension SpillingTrips {
 
     /// Merges files of trips, each in increasing position, into one sequence by position.
     private func mergeTrips(_ files: [SpillFile], _ body: (SpilledTrip) throws -> Void) throws {
-        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillingTrips.partitionBuffer) }
-        var heads = try readers.indices.map { try readTrip(&readers[$0]) }
-        while true {
-            var best = -1
-            for i in heads.indices {
-                if let h = heads[i], best < 0 || h.sequence < heads[best]!.sequence { best = i }
-            }
-            guard best >= 0 else { return }
-            try body(heads[best]!)
-            heads[best] = try readTrip(&readers[best])
-        }
+        try merge(files, read: readTrip, sequence: \.sequence, body)
     }
 
     /// Merges files of set-aside records, each in increasing position, into one sequence by position.
     private func mergeSetAside(_ files: [SpillFile], _ body: (SetAsideRecord) throws -> Void) throws {
+        try merge(files, read: readSetAsideRecord, sequence: \.sequence) { try body($0.0) }
+    }
+
+    /// A k-way merge by position of files whose records are each in increasing position (k is at
+    /// most `maximumPartitions`: a scan for the smallest head is enough).
+    private func merge<Record>(_ files: [SpillFile], read: (inout SpillReader) throws -> Record?,
+                               sequence: (Record) -> Int, _ body: (Record) throws -> Void) throws {
         var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillingTrips.partitionBuffer) }
-        var heads = try readers.indices.map { try readSetAsideRecord(&readers[$0]) }
+        var heads = try readers.indices.map { try read(&readers[$0]) }
         while true {
             var best = -1
             for i in heads.indices {
-                if let h = heads[i], best < 0 || h.sequence < heads[best]!.sequence { best = i }
+                if let h = heads[i], best < 0 || sequence(h) < sequence(heads[best]!) { best = i }
             }
             guard best >= 0 else { return }
-            try body(heads[best]!.0)
-            heads[best] = try readSetAsideRecord(&readers[best])
+            try body(heads[best]!)
+            heads[best] = try read(&readers[best])
         }
     }
 }
