@@ -243,6 +243,20 @@ struct YAMLBlockScannerTests {
         #expect(input.bytesCounted == size)
     }
 
+    @Test("progress over two passes of a file over 4 GiB: no overflow, the file counted once in all")
+    func progressOverTwoPassesOfAHugeFile() {
+        // A 10M-trip YAML export is 5.2 GB: `rest * read` passed Int.max and the parse thread trapped.
+        let size = 5_169_048_289, checked = size / 2
+        #expect(ByteInput.dueAfterCheck(read: 0, checked: checked, size: size) == 0)
+        #expect(ByteInput.dueAfterCheck(read: size / 2, checked: checked, size: size) == (size - checked) / 2)
+        #expect(ByteInput.dueAfterCheck(read: size - 1, checked: checked, size: size) == size - checked - 1)
+        #expect(ByteInput.dueAfterCheck(read: size, checked: checked, size: size) == size - checked)
+        #expect(ByteInput.dueAfterCheck(read: size + 10, checked: checked, size: size) == size - checked + 10)
+        // Larger still: an exabyte-sized file, read to its end.
+        let huge = Int.max / 2
+        #expect(ByteInput.dueAfterCheck(read: huge, checked: huge / 2, size: huge) == huge - huge / 2)
+    }
+
     @Test("chunks end at line ends: lines longer than a chunk, and a last line without its LF, read as libyaml reads them")
     func longLines() {
         // Lines of 1.2 MiB: a value of 0.6 MiB (under the scalar limit) and a comment as long.

@@ -97,6 +97,17 @@ public final class ByteInput {
         return true
     }
 
+    /// The bytes a second pass over a file of `size` bytes has to count once it has read `read`,
+    /// when the check pass counted `checked`: the rest in proportion, so the two passes together
+    /// count the file once. The file's size may have changed since it was measured: what lies past
+    /// it counts in full. `rest * read` is taken at full width: for a file over 4 GiB it passes
+    /// `Int.max`.
+    static func dueAfterCheck(read: Int, checked: Int, size: Int) -> Int {
+        let rest = max(size - checked, 0)
+        guard read <= size, size > 0 else { return rest + (read - size) }
+        return size.dividingFullWidth(rest.multipliedFullWidth(by: read)).quotient
+    }
+
     /// Counts `n` more bytes read toward `totalBytesRead`, as this pass counts them.
     private func count(_ n: Int) {
         passRead += n
@@ -107,9 +118,7 @@ public final class ByteInput {
         case .check:
             due = passRead / 2
         case .afterCheck(let checked, let size):
-            // The file's size may have changed since it was measured: what lies past it counts in full.
-            let rest = max(size - checked, 0)
-            due = passRead <= size && size > 0 ? rest * passRead / size : rest + (passRead - size)
+            due = ByteInput.dueAfterCheck(read: passRead, checked: checked, size: size)
         }
         let add = due - passCounted
         guard add > 0 else { return }
