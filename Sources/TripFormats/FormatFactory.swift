@@ -58,6 +58,9 @@ public struct WriteOptions {
     public var csvLayout: CSVLayout
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion: String
+    /// What a store writer may hold in memory (the trips of a migration in place, what it sets
+    /// aside) and where the rest goes: the run's budget; nil, the default budget.
+    package var budget: SpillBudget?
 
     /// Options for writing `schema` (the current version unless told), merging trips that share a
     /// name, one CSV row per trip with `,` between cells and no formula guard.

@@ -116,17 +116,12 @@ public struct Pipeline {
             try writer.finish()
             summary.written = all.count
             if let store = writer as? any LedgerKeeping {
-                // The writer knows a trip only as the Nth it was given; the trip's own origin is ours.
-                let positions = Set(store.ledger.map { $0.origin.record - 1 })
-                let origins = try all.trips.origins(at: positions)
-                let entries = store.ledger.map { entry -> SetAsideRecord in
-                    var entry = entry
-                    if let origin = origins[entry.origin.record - 1] { entry.origin = origin }
-                    return entry
-                }
-                try all.trips.appendSetAside(entries)
                 // Every entry is a trip the writer did not write as given: merged, dropped or rejected.
-                summary.written -= entries.count
+                // The holding keeps them with its own set-aside records (on disk past a bound).
+                try store.forEachLedgerEntry { entry in
+                    try all.trips.appendSetAside([entry])
+                    summary.written -= 1
+                }
                 summary.replacedInStore = store.replacedStoredTrips
             }
             try all.trips.forEachSetAside { entry in
@@ -154,15 +149,26 @@ public struct Pipeline {
 }
 
 /// A writer that merges or drops records on its own (an upsert into an existing store) and says which.
-/// An entry's origin has `record` N for the Nth trip the writer was given; the pipeline puts the
-/// trip's own origin (input file, line, record) in its place.
+/// An entry's origin is the one the trip was given to `write(_:origin:)` with (the pipeline gives
+/// each trip's own: input file, line, record), or `record` N for the Nth trip given to `write(_:)`.
 public protocol LedgerKeeping {
-    var ledger: [SetAsideRecord] { get }
+    /// Calls `body` with each trip the writer set aside, in the order it met them. A writer may
+    /// keep them on disk past a bound, so going through them can fail.
+    func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws
     /// Stored trips that written trips replaced (an upsert under `last`): the written trips count
     /// as written, and the replaced ones were no input's, so they are only counted here.
     var replacedStoredTrips: Int { get }
 }
 
 extension LedgerKeeping {
+    /// None, for a writer that never replaces stored trips.
     public var replacedStoredTrips: Int { 0 }
+    /// Every entry, in memory: for tests and small runs.
+    public var ledger: [SetAsideRecord] {
+        get throws {
+            var all: [SetAsideRecord] = []
+            try forEachLedgerEntry { all.append($0) }
+            return all
+        }
+    }
 }

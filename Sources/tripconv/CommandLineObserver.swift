@@ -8,6 +8,8 @@ struct CommandLineObserver: RunObserver {
     /// Whether each record set aside gets a line (`convert -v` and `migrate -v`; a bulk run's
     /// inputs do not).
     var listsSetAside: Bool
+    /// Whether a run that spills says so as it starts to (`-v`).
+    var verbose = false
 
     func starting(_ input: RunInput) { progress?.setCurrent(input.location.name) }
 
@@ -18,4 +20,15 @@ struct CommandLineObserver: RunObserver {
     }
 
     func failed(_ input: RunInput, error: TripError) { Diagnostics.print(error) }
+    func spilling(memoryLimit: Int, directory: String) {
+        guard verbose else { return }
+        Diagnostics.print("tripconv: the trips held passed half of --memory-limit \(sizeText(memoryLimit)); "
+                          + "going on with temporary files in \(directory)")
+    }
+}
+
+/// A size as `--memory-limit` takes it back: `1 GiB`, `256 MiB`.
+func sizeText(_ bytes: Int) -> String {
+    if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+    return "\((bytes + (1 << 19)) >> 20) MiB"
 }

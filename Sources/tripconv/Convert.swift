@@ -104,7 +104,8 @@ struct Convert: ParsableCommand {
         let conversion = try options.conversion(to: OutputLocation(output))
         let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
         defer { progress?.stop() }
-        let summary = try conversion.run(inputs.map(\.runInput), observer: CommandLineObserver(progress: progress, listsSetAside: verbose))
+        let summary = try conversion.run(inputs.map(\.runInput), observer: CommandLineObserver(progress: progress, listsSetAside: verbose,
+                                                                                            verbose: verbose))
         if verbose {
             for i in summary.inputs {
                 let v = i.detection.version.map(\.description) ?? "no version"
@@ -127,7 +128,7 @@ struct Convert: ParsableCommand {
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
             let bulk = try options.bulkConversion(of: inputs.map(\.runInput), into: outputDir!)
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
-            outcomes = try bulk.run(observer: CommandLineObserver(progress: progress, listsSetAside: false))
+            outcomes = try bulk.run(observer: CommandLineObserver(progress: progress, listsSetAside: false, verbose: verbose))
             progress?.stop()
             try bulk.commitRejects()
             if verbose { BulkReport.printLines(outcomes) }

@@ -74,6 +74,8 @@ final class ProgressBar: Sendable {
         }
         line += "  \(trips) trips  " + oneDecimal(rate / 1e6) + " MB/s"
         if totalBytes > bytes, rate > 0 { line += "  ETA \(Int((Double(totalBytes - bytes) / rate).rounded())) s" }
+        let spilled = totalBytesSpilled.load(ordering: .relaxed)
+        if spilled > 0 { line += "  spilled " + oneDecimal(Double(spilled) / 1e6) + " MB" }
         if !name.isEmpty { line += "  " + name }
         state.withLock {
             $0.drawn = true

@@ -85,6 +85,23 @@ struct SpillCLITests {
         #expect(spilled.stderr.contains("to temporary files"))
     }
 
+    @Test("-v says when the run starts to spill, and where to; without -v only the summary does")
+    func verboseSaysSo() throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let input = tmp.appendingPathComponent("in.jsonl").path
+        #expect(try CLI.run(AccountingTests.tripgen, ["--trips", "3000", "--duplicates", "0.2", "--to", "jsonl", "-o", input]).status == 0)
+        let line = "tripconv: the trips held passed half of --memory-limit 1 MiB; going on with temporary files in \(tmp.path)\n"
+        let verbose = try CLI.run(CLI.binary, [input, "-o", tmp.appendingPathComponent("a.jsonl").path, "--memory-limit", "1M",
+                                               "--temp-dir", tmp.path, "-v"])
+        #expect(verbose.status == 0 && verbose.stderr.hasPrefix(line), "\(verbose.stderr)")
+        let plain = try CLI.run(CLI.binary, [input, "-o", tmp.appendingPathComponent("b.jsonl").path, "--memory-limit", "1M",
+                                             "--temp-dir", tmp.path])
+        #expect(plain.status == 0 && !plain.stderr.contains("passed half") && plain.stderr.contains("to temporary files"), "\(plain.stderr)")
+        let inMemory = try CLI.run(CLI.binary, [input, "-o", tmp.appendingPathComponent("c.jsonl").path, "-v"])
+        #expect(inMemory.status == 0 && !inMemory.stderr.contains("passed half"), "\(inMemory.stderr)")
+    }
+
     @Test("a full temporary disk is exit 74 naming the directory, and the output is absent")
     func fullDisk() throws {
         let tmp = try CLI.temporaryDirectory()

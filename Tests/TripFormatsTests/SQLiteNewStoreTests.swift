@@ -48,11 +48,11 @@ struct SQLiteNewStoreTests {
             let upsert = try SQLiteTesting.writeStore(trips, to: single, policy: policy)
             #expect(!writer.isUpdatingExistingStore && upsert.isUpdatingExistingStore)
             #expect(try Self.rows(batched) == Self.rows(single), "seed \(seed)")
-            #expect(writer.ledger.map(\.reason) == upsert.ledger.map(\.reason), "seed \(seed)")
+            #expect(try writer.ledger.map(\.reason) == upsert.ledger.map(\.reason), "seed \(seed)")
             // Each repeated name is accounted for under its own record number.
             var seen = Set<Value>()
             let repeats = trips.indices.filter { !seen.insert(trips[$0].attributes[0]).inserted }.map { $0 + 1 }
-            #expect(writer.ledger.map(\.origin.record) == repeats, "seed \(seed)")
+            #expect(try writer.ledger.map(\.origin.record) == repeats, "seed \(seed)")
             let expected = MigrationContext(schema: TripSchemaV3.self, policy: policy, objects: trips,
                                             origins: (1...trips.count).map { RecordOrigin(source: "t", record: $0) })
             try expected.deduplicate("Trip", by: "name")

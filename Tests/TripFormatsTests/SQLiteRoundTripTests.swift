@@ -116,7 +116,7 @@ struct SQLiteRoundTripTests {
                                             origins: (1...(stored.count + incoming.count)).map { RecordOrigin(source: "t", record: $0) })
             try expected.deduplicate("Trip", by: "name")
             #expect(try SQLiteTesting.readStore(path).trips == expected.objects, "seed \(seed)")
-            #expect(writer.ledger.count == 5, "seed \(seed)")
+            #expect(try writer.ledger.count == 5, "seed \(seed)")
         }
     }
 }

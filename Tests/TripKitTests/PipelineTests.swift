@@ -97,15 +97,19 @@ struct PipelineTests {
         }
     }
 
-    /// A store-like writer that merges the 2nd trip it is given into an earlier one and rejects the 3rd.
+    /// A store-like writer that merges the 2nd trip it is given into an earlier one and rejects the 3rd,
+    /// naming each by the origin it was given.
     final class LedgerWriter: RecordWriter, LedgerKeeping {
         var given = 0
-        var ledger: [SetAsideRecord] = []
+        var entries: [SetAsideRecord] = []
+        func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try entries.forEach(body) }
         func write(_ object: ModelObject) throws {
+            try write(object, origin: RecordOrigin(source: "out.sqlite", record: given + 1))
+        }
+        func write(_ object: ModelObject, origin: RecordOrigin) throws {
             given += 1
-            let origin = RecordOrigin(source: "out.sqlite", record: given)
-            if given == 2 { ledger.append(SetAsideRecord(kind: .merged, origin: origin, reason: "merged into the stored trip")) }
-            if given == 3 { ledger.append(SetAsideRecord(kind: .rejected, origin: origin, reason: "the store refused it")) }
+            if given == 2 { entries.append(SetAsideRecord(kind: .merged, origin: origin, reason: "merged into the stored trip")) }
+            if given == 3 { entries.append(SetAsideRecord(kind: .rejected, origin: origin, reason: "the store refused it")) }
         }
         func finish() throws {}
     }

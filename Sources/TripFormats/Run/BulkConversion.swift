@@ -62,10 +62,12 @@ public struct BulkConversion: Sendable {
     private func convert(_ input: RunInput, to output: String, observer: some RunObserver, failing: borrowing Mutex<Void>) -> Outcome {
         let started = monotonicSeconds()
         observer.starting(input)
-        let readOptions = options.readOptions, writeOptions = options.writeOptions(schema)
+        let readOptions = options.readOptions
         let format = self.format, rejects = self.rejects
         do {
             let budget = options.spillBudget(usingJobs: false)
+            let writeOptions = options.writeOptions(schema, budget: budget)
+            budget.onFirstSpill { observer.spilling(memoryLimit: budget.limit, directory: budget.directory) }
             var summary = try options.pipeline(usingJobs: false, budget: budget).run(
                 [PipelineInput(name: input.location.name) {
                     observer.reading(try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))

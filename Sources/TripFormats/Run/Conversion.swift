@@ -24,6 +24,8 @@ public struct Conversion {
         let readOptions = self.readOptions, writeOptions = self.writeOptions
         let output = self.output, format = self.format, rejects = self.rejects
         var summary: ConversionSummary
+        let budget = self.budget
+        budget.onFirstSpill { observer.spilling(memoryLimit: budget.limit, directory: budget.directory) }
         do {
             summary = try pipeline.run(
                 inputs.map { input in

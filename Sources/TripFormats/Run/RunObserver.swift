@@ -13,6 +13,9 @@ public protocol RunObserver: Sendable {
     func settingAside(_ record: SetAsideRecord)
     /// A bulk run's input failed (the others go on): called as it fails, on one thread at a time.
     func failed(_ input: RunInput, error: TripError)
+    /// The trips held passed half of `memoryLimit`: the run goes on with temporary files in
+    /// `directory` (called once per output, on the thread that spills).
+    func spilling(memoryLimit: Int, directory: String)
 }
 
 extension RunObserver {
@@ -24,6 +27,8 @@ extension RunObserver {
     public func settingAside(_ record: SetAsideRecord) {}
     /// Shows nothing; the input's outcome still carries the error.
     public func failed(_ input: RunInput, error: TripError) {}
+    /// Shows nothing; the summary still counts what was spilled.
+    public func spilling(memoryLimit: Int, directory: String) {}
 }
 
 /// An observer that sees nothing.

@@ -64,10 +64,15 @@ public struct RunOptions: Sendable {
     }
 
     /// What writers of `schema` are told.
-    public func writeOptions(_ schema: any VersionedSchema.Type) -> WriteOptions {
-        WriteOptions(schema: schema, policy: policy, migrate: migratesStore, csvSafeFormulas: csvSafeFormulas,
-                     csvDelimiter: outputCSVDelimiter ?? reading.csvDelimiter, csvLayout: csvLayout,
-                     toolVersion: toolVersion)
+    public func writeOptions(_ schema: any VersionedSchema.Type) -> WriteOptions { writeOptions(schema, budget: nil) }
+
+    /// What writers of `schema` are told, a store writer holding what it holds under `budget`.
+    package func writeOptions(_ schema: any VersionedSchema.Type, budget: SpillBudget?) -> WriteOptions {
+        var options = WriteOptions(schema: schema, policy: policy, migrate: migratesStore, csvSafeFormulas: csvSafeFormulas,
+                                   csvDelimiter: outputCSVDelimiter ?? reading.csvDelimiter, csvLayout: csvLayout,
+                                   toolVersion: toolVersion)
+        options.budget = budget ?? SpillBudget(limit: memoryLimit, directory: temporaryDirectory)
+        return options
     }
 
     /// The pipeline. With `usingJobs`, a conversion into one output, it formats JSON, JSON Lines
@@ -146,7 +151,7 @@ public struct RunOptions: Sendable {
         try checkTemporaryDirectory()
         let rejects = try openRejects()
         return Conversion(output: output, format: format, pipeline: pipeline, budget: budget, readOptions: readOptions,
-                          writeOptions: writeOptions(schema), rejects: rejects)
+                          writeOptions: writeOptions(schema, budget: budget), rejects: rejects)
     }
 
     /// A bulk run: each input converted to a file of its own in `directory` (`--output-dir`),
@@ -173,7 +178,11 @@ public struct RunOptions: Sendable {
         let rejects = try openRejects()
         let report: SQLiteMigrationReport
         do {
-            guard let done = try store.migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup) else {
+            guard let done = try store.migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup,
+                                               memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, setAside: { entry in
+                observer.settingAside(entry)
+                try rejects?.write(entry)
+            }) else {
                 rejects?.discard()
                 return nil
             }
@@ -181,10 +190,6 @@ public struct RunOptions: Sendable {
         } catch {
             rejects?.discard()
             throw error
-        }
-        for entry in report.ledger {
-            observer.settingAside(entry)
-            try rejects?.write(entry)
         }
         try rejects?.commit()
         return report

@@ -41,8 +41,11 @@ enum SQLiteMigration {
     }
 
     /// Applies the plan's stages from the store's version to the target, in the open transaction.
+    /// The trips merged or dropped go to `setAside` (in memory up to the budget's bound, then on
+    /// disk); the caller passes them on once the transaction has committed.
     static func run(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
-                    policy: DeduplicationPolicy, toolVersion: String) throws -> SQLiteMigrationReport {
+                    policy: DeduplicationPolicy, toolVersion: String, budget: SpillBudget,
+                    setAside: SetAsideLog? = nil) throws -> SQLiteMigrationReport {
         let path = connection.path
         let steps = try Migrator(TripMigrationPlan.self).path(from: store.version, to: target.versionIdentifier)
         guard steps.allSatisfy({ !$0.isReversed }) else {
@@ -51,18 +54,23 @@ enum SQLiteMigration {
         for sql in SQLiteLayout.metadataStatements { try connection.execute(sql) }
         let tripsBefore = try tripCount(connection, store.schema)
         var current = store
-        var ledger: [SetAsideRecord] = []
+        let ledger = setAside ?? SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
+        var merged = 0, dropped = 0
+        func note(_ record: SetAsideRecord) throws {
+            if record.kind == .merged { merged += 1 } else if record.kind == .dropped { dropped += 1 }
+            try ledger.append(record)
+        }
         var records: [SQLiteMigrationRecord] = []
         for step in steps {
             let before = try tripCount(connection, step.from)
             if case .custom(_, _, let willMigrate?, _) = step.stage {
-                ledger += try runCustomCode(willMigrate, connection, store: current, policy: policy)
+                try runCustomCode(willMigrate, connection, store: current, policy: policy, budget: budget, setAside: note)
             }
             try SQLiteStructuralStep(from: step.from, to: step.to).apply(connection)
             try writeVersion(connection, step.to.versionIdentifier, toolVersion: toolVersion, isNew: false)
             current = try SQLiteStoreStructure(connection).detect()
             if case .custom(_, _, _, let didMigrate?) = step.stage {
-                ledger += try runCustomCode(didMigrate, connection, store: current, policy: policy)
+                try runCustomCode(didMigrate, connection, store: current, policy: policy, budget: budget, setAside: note)
             }
             let record = SQLiteMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier, appliedAt: now(),
                                                toolVersion: toolVersion, stages: step.description,
@@ -75,101 +83,68 @@ enum SQLiteMigration {
             throw TripError.data("\(path): cannot migrate the store: \(problems.joined(separator: ", ")) refer to trips that are not there",
                                  notes: ["`sqlite3 \(path) 'PRAGMA foreign_key_check'` lists them; the store was left as it was"])
         }
-        return SQLiteMigrationReport(from: store.version, to: target.versionIdentifier, stages: records, ledger: ledger,
-                                     tripsBefore: tripsBefore, tripsAfter: try tripCount(connection, target))
+        var report = SQLiteMigrationReport(from: store.version, to: target.versionIdentifier, stages: records, ledger: [],
+                                           tripsBefore: tripsBefore, tripsAfter: try tripCount(connection, target))
+        report.merged = merged
+        report.dropped = dropped
+        return report
     }
 
     // MARK: - Custom code on the store's trips
 
     /// The trips of a store, in row-id order: the objects, their origins (the store and the trip's
-    /// place, as reading the store numbers it) and their row ids.
+    /// place, as reading the store numbers it) and their row ids; for a dry run.
     struct LoadedTrips {
         var objects: [ModelObject] = []
         var origins: [RecordOrigin] = []
         var ids: [Int64] = []
     }
 
-    /// Reads every trip of the store; a trip that cannot be read stops the migration.
-    static func load(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected) throws -> LoadedTrips {
+    /// Calls `body` with each trip of the store in row-id order, with its row id; the `N`th has
+    /// record `N` in its origin. A trip that cannot be read stops the migration.
+    static func forEachTrip(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected,
+                            _ body: (Int64, TripRecord) throws -> Void) throws {
         let path = connection.path
-        var loaded = LoadedTrips()
         let cursor = try StoreTripCursor(connection, try store.tripQueries(path, byID: false))
         var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: ReadOptions(sourceVersion: store.version))
-        while let id = try cursor.next(into: &builder, record: loaded.ids.count + 1) {
+        var count = 0
+        while let id = try cursor.next(into: &builder, record: count + 1) {
+            count += 1
             switch builder.endRecord() {
             case .trip(let record):
-                loaded.objects.append(record.object)
-                loaded.origins.append(record.origin)
-                loaded.ids.append(id)
+                try body(id, record)
             case .rejected(let rejection):
                 throw TripError.data("\(rejection.origin) (row id \(id)): \(rejection.reason)",
                                      notes: ["the store cannot be migrated until this trip is fixed"])
             }
         }
+    }
+
+    /// Reads every trip of the store into memory; for a dry run.
+    static func load(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected) throws -> LoadedTrips {
+        var loaded = LoadedTrips()
+        try forEachTrip(connection, store: store) { id, record in
+            loaded.objects.append(record.object)
+            loaded.origins.append(record.origin)
+            loaded.ids.append(id)
+        }
         return loaded
     }
 
-    /// Runs a stage's code on the store's trips and writes back what it changed; returns its ledger.
+    /// Runs a stage's code on the store's trips, held under the budget (spilled past it, as a
+    /// conversion's are), and writes back what it changed; what it set aside goes to `setAside`.
     private static func runCustomCode(_ code: @Sendable (MigrationContext) throws -> Void, _ connection: SQLiteConnection,
-                                      store: SQLiteStoreStructure.Detected, policy: DeduplicationPolicy) throws -> [SetAsideRecord] {
-        let loaded = try load(connection, store: store)
-        let context = MigrationContext(schema: store.schema, policy: policy, objects: loaded.objects, origins: loaded.origins)
+                                      store: SQLiteStoreStructure.Detected, policy: DeduplicationPolicy, budget: SpillBudget,
+                                      setAside: (SetAsideRecord) throws -> Void) throws {
+        let context = MigrationContext(schema: store.schema, policy: policy, holding: SpillingTrips(budget: budget))
+        try forEachTrip(connection, store: store) { _, record in try context.insert(record.object, origin: record.origin) }
         do {
             try code(context)
         } catch let error as TripError {
             throw TripError(error.kind, "\(connection.path): cannot migrate the store: \(error.message)", notes: error.notes)
         }
-        try writeBack(context, loaded: loaded, connection, layout: SQLiteLayout(store.schema))
-        return try context.ledger
-    }
-
-    /// Makes the store hold the context's trips: deletes the rows of trips the code removed, updates
-    /// those it changed (keeping their row ids), inserts those it added; leaves the rest untouched.
-    private static func writeBack(_ context: MigrationContext, loaded: LoadedTrips, _ connection: SQLiteConnection,
-                                  layout: SQLiteLayout) throws {
-        let path = connection.path
-        var kept = [Bool](repeating: false, count: loaded.ids.count)
-        var changed: [(id: Int64, object: ModelObject)] = []
-        var added: [ModelObject] = []
-        for (object, origin) in zip(try context.objects, try context.origins) {
-            let r = origin.record - 1
-            if origin.source == path, loaded.ids.indices.contains(r), !kept[r] {
-                kept[r] = true
-                if object != loaded.objects[r] { changed.append((loaded.ids[r], object)) }
-            } else {
-                added.append(object)
-            }
-        }
-        guard kept.contains(false) || !changed.isEmpty || !added.isEmpty else { return }
-        // Foreign keys are off, so nothing cascades: related rows are deleted by name.
-        let deleteChildren = try layout.children.map {
-            try connection.prepare("DELETE FROM \(quoted($0.name)) WHERE \(quoted(layout.foreignKey)) = ?1", doing: "cannot migrate the store")
-        }
-        let deleteRoot = try connection.prepare("DELETE FROM \(quoted(layout.rootTable)) WHERE \(quoted(SQLiteLayout.idColumn)) = ?1",
-                                                doing: "cannot migrate the store")
-        func deleteRelated(_ id: Int64) throws {
-            for s in deleteChildren {
-                try s.bind(1, id)
-                try s.run()
-            }
-        }
-        for r in loaded.ids.indices where !kept[r] {
-            try deleteRelated(loaded.ids[r])
-            try deleteRoot.bind(1, loaded.ids[r])
-            try deleteRoot.run()
-        }
-        let rows = try SQLiteRowWriter(connection, layout: layout)
-        for (id, object) in changed {
-            try deleteRelated(id)
-            try rows.update(object, id: id)
-            try rows.insertRelated(object, tripID: id)
-        }
-        for object in added {
-            guard try rows.insert(object, id: nil) != nil else {
-                throw TripError.data("\(path): cannot migrate the store: the unique index refused a trip the migration added")
-            }
-        }
-        try rows.flush()
+        try SQLiteMigrationWriteBack(connection, store: store, budget: budget).apply(context)
+        try context.trips.forEachSetAside(setAside)
     }
 
     // MARK: - A dry run

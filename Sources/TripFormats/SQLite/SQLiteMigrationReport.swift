@@ -36,7 +36,8 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
     /// One record per stage applied, in order, as the history table holds them.
     public var stages: [SQLiteMigrationRecord]
     /// Trips merged into another (`.merged`) or dropped (`.dropped`) by the deduplication, with their
-    /// origin (the store, and the trip's place in row-id order, as reading the store numbers it).
+    /// origin (the store, and the trip's place in row-id order, as reading the store numbers it);
+    /// empty when `SQLiteStore.migrate` was given a `setAside` to send them to instead.
     public var ledger: [SetAsideRecord]
     /// The trips the store held before the migration.
     public var tripsBefore: Int
@@ -44,18 +45,24 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
     public var tripsAfter: Int
     /// The backup taken before the store changed, if one was.
     public var backup: String?
+    /// Trips that did not fit in the memory limit and went to temporary files on the way (counted
+    /// once per stage that held them), and their bytes there; 0 when none did.
+    public var spilledTrips = 0
+    public var spilledBytes = 0
 
     /// A report of a migration.
     public init(from: SchemaVersion, to: SchemaVersion, stages: [SQLiteMigrationRecord], ledger: [SetAsideRecord],
                 tripsBefore: Int, tripsAfter: Int, backup: String? = nil) {
         self.from = from; self.to = to; self.stages = stages; self.ledger = ledger
         self.tripsBefore = tripsBefore; self.tripsAfter = tripsAfter; self.backup = backup
+        merged = ledger.filter { $0.kind == .merged }.count
+        dropped = ledger.filter { $0.kind == .dropped }.count
     }
 
     /// How many trips were merged into another.
-    public var merged: Int { ledger.filter { $0.kind == .merged }.count }
+    public var merged: Int
     /// How many trips were dropped by the policy.
-    public var dropped: Int { ledger.filter { $0.kind == .dropped }.count }
+    public var dropped: Int
 }
 
 /// What a migration in place would do, found without changing the store (`tripconv migrate --dry-run`).

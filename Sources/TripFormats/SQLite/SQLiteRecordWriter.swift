@@ -6,7 +6,8 @@ import TripKit
 /// it appears only complete; `abort()` removes it. An existing store is opened and locked, migrated
 /// in place first when it is older than the target and `migrate` is set, then takes the trips:
 /// where the store's trip name is unique, a name it already holds is merged, replaced, kept or
-/// refused under the policy, and each such incoming trip is listed in `ledger`.
+/// refused under the policy, and each such incoming trip is listed in `ledger` (kept in memory up to
+/// a bound, then in an anonymous temporary file).
 ///
 /// ```swift
 /// let writer = try SQLiteRecordWriter(path: "out.sqlite", options: WriteOptions(schema: TripSchemaV3.self))
@@ -22,13 +23,13 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     /// (`.dropped`), with why. A trip that replaces one the store held before (`last`) is written as
     /// given: it is not here but counted in `replacedStoredTrips`; one that replaces a trip of the
     /// same run is here as `.merged`.
-    public private(set) var ledger: [SetAsideRecord] = []
+    private let setAside: SetAsideLog
     /// Stored trips that incoming ones replaced under `last`.
     public private(set) var replacedStoredTrips = 0
     /// Trips with row ids up to this were in the store before this run (0 for a new store).
     private var storedIDLimit: Int64 = 0
     /// Stored trips replaced in this run: a second replacement of one replaces this run's trip.
-    private var replacedIDs: Set<Int64> = []
+    private var replacedIDs = RowIDSet()
     /// The in-place migration run before writing, if one was.
     public private(set) var migration: SQLiteMigrationReport?
 
@@ -42,8 +43,12 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     /// Whether trips go into the store many per INSERT (a new store): they wait in `pending`, with
     /// their record numbers, until a batch is full or `finish()`.
     private let batchesTrips: Bool
-    private var pending: [(object: ModelObject, record: Int)] = []
+    private var pending: [(object: ModelObject, record: Int, origin: RecordOrigin?)] = []
+    /// Under `fail`, the distinct names refused, up to `refusedNamesKept` of them (the pipeline
+    /// sends each name once, so beyond that only the count grows).
     private var refusedNames: [String] = []
+    private var refusedNameCount = 0
+    static let refusedNamesKept = 100_000
     private var refusedSet: Set<String> = []
     private var refusedCount = 0
     private var isDone = false
@@ -71,6 +76,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     public init(path: String, options: WriteOptions, busyTimeoutMilliseconds: Int = 5000) throws {
         self.path = path
         self.options = options
+        let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
+        setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
         layout = SQLiteLayout(options.schema)
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         if try SQLiteRecordWriter.isSQLiteFile(path) {
@@ -96,7 +103,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                                         notes: ["try again"])
                     }
                     migration = try SQLiteMigration.run(c, store: store, to: options.schema, policy: options.policy,
-                                                        toolVersion: options.toolVersion)
+                                                        toolVersion: options.toolVersion, budget: budget)
                 } else {
                     try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: false)
                 }
@@ -146,18 +153,24 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
 
     // MARK: - Writing
 
-    /// Inserts a trip with its items and accommodation, or meets the policy when the store holds its name.
-    public func write(_ object: ModelObject) throws {
+    /// Inserts a trip with its items and accommodation, or meets the policy when the store holds its
+    /// name; a trip set aside is named as the `N`th given.
+    public func write(_ object: ModelObject) throws { try write(object, origin: nil) }
+
+    /// Inserts a trip, or meets the policy; a trip set aside is named by `origin`.
+    public func write(_ object: ModelObject, origin: RecordOrigin) throws { try write(object, origin: Optional(origin)) }
+
+    private func write(_ object: ModelObject, origin: RecordOrigin?) throws {
         guard let rows, !isDone else { throw TripError(.io, "\(path): the store is already closed") }
         incoming += 1
         do {
             if batchesTrips && !rows.isRefusedAlone(object) {
-                pending.append((object, incoming))
+                pending.append((object, incoming, origin))
                 if pending.count == rows.rootBatchRows { try writePending() }
             } else {
                 // Trips in their order: those waiting go first.
                 try writePending()
-                try insertOne(object, record: incoming)
+                try insertOne(object, record: incoming, origin: origin)
             }
         } catch {
             hasFailed = true
@@ -172,19 +185,19 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         let trips = pending
         pending.removeAll(keepingCapacity: true)
         if trips.count == rows.rootBatchRows, try rows.insertAll(trips.lazy.map(\.object)) { return }
-        for trip in trips { try insertOne(trip.object, record: trip.record) }
+        for trip in trips { try insertOne(trip.object, record: trip.record, origin: trip.origin) }
     }
 
     /// Inserts one trip, or meets the policy when the store holds its name.
-    private func insertOne(_ object: ModelObject, record: Int) throws {
+    private func insertOne(_ object: ModelObject, record: Int, origin: RecordOrigin?) throws {
         if try rows?.insert(object, id: nil) == nil {
-            try takeDuplicate(object, record: record)
+            try takeDuplicate(object, record: record, origin: origin ?? RecordOrigin(source: path, record: record))
         }
     }
 
     /// An incoming trip (the `record`th) whose unique name the store holds: merge, replace, keep the
     /// stored one, or refuse.
-    private func takeDuplicate(_ object: ModelObject, record: Int) throws {
+    private func takeDuplicate(_ object: ModelObject, record: Int, origin: RecordOrigin) throws {
         guard let unique = layout.uniqueColumn, let connection else {
             throw TripError.data("\(path): trip \(record): a unique index of the store refused it")
         }
@@ -199,25 +212,29 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         let storedID = statements.lookup.int64(0)
         statements.lookup.reset()
         let nameText = (name.stringValue ?? name.literal).quotedForMessage
-        let origin = RecordOrigin(source: path, record: record)
         switch options.policy {
         case .fail:
             refusedCount += 1
             let key = name.stringValue ?? name.literal
-            if refusedSet.insert(key).inserted { refusedNames.append(key) }
+            if refusedSet.contains(key) { break }
+            refusedNameCount += 1
+            if refusedSet.count < Self.refusedNamesKept {
+                refusedSet.insert(key)
+                refusedNames.append(key)
+            }
         case .first:
-            ledger.append(SetAsideRecord(kind: .dropped, origin: origin,
-                                         reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
+            try setAside.append(SetAsideRecord(kind: .dropped, origin: origin,
+                                               reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
         case .last:
             try replace(storedID, with: object, statements, record: record)
-            if storedID <= storedIDLimit && replacedIDs.insert(storedID).inserted {
+            if storedID <= storedIDLimit && replacedIDs.insert(storedID) {
                 // A trip the store held before: the incoming one is written as given.
                 replacedStoredTrips += 1
             } else {
                 // One of this run's own trips, written earlier (the pipeline never sends two of a
                 // name; a caller of the writer may): the two count as one written, one merged.
-                ledger.append(SetAsideRecord(kind: .merged, origin: origin,
-                                             reason: "duplicate \(unique.name) \(nameText): replaced the trip written before it in this run (row id \(storedID))"))
+                try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
+                                                   reason: "duplicate \(unique.name) \(nameText): replaced the trip written before it in this run (row id \(storedID))"))
             }
         case .merge:
             let stored = try load(storedID, statements)
@@ -225,8 +242,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                                            origins: [RecordOrigin(source: path, record: 0), origin])
             try context.deduplicate(layout.root.name, by: unique.name)
             try replace(storedID, with: context.objects[0], statements, record: record)
-            ledger.append(SetAsideRecord(kind: .merged, origin: origin,
-                                         reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
+            try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
+                                               reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
         }
     }
 
@@ -278,6 +295,9 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         }
     }
 
+    /// Calls `body` with each incoming trip merged or dropped, in the order they came.
+    public func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try setAside.forEach(body) }
+
     // MARK: - Finishing
 
     /// Commits; for a new store, makes it visible under its name. Under `fail`, names the store
@@ -297,10 +317,11 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         }
         if !refusedNames.isEmpty {
             abort()
+            let n = refusedNameCount
             let shown = refusedNames.prefix(5).map(\.quotedForMessage).joined(separator: ", ")
-            let more = refusedNames.count > 5 ? " and \(refusedNames.count - 5) more" : ""
+            let more = n > 5 ? " and \(n - 5) more" : ""
             let attribute = layout.uniqueColumn?.name ?? "name"
-            throw TripError.data("\(path): \(refusedNames.count) \(attribute)\(refusedNames.count == 1 ? " is" : "s are") already in the store (\(shown)\(more)); --dedupe fail writes nothing",
+            throw TripError.data("\(path): \(n) \(attribute)\(n == 1 ? " is" : "s are") already in the store (\(shown)\(more)); --dedupe fail writes nothing",
                                  notes: ["\(refusedCount) incoming trip\(refusedCount == 1 ? "" : "s") would have changed stored ones; use --dedupe merge, last or first to let them"])
         }
         do {
@@ -368,5 +389,24 @@ extension Error {
         guard let temporary, var e = self as? TripError else { return self }
         e.message = e.message.replacing(temporary, with: path)
         return e
+    }
+}
+
+/// A set of row ids: a bitmap for the ids a store numbers densely from 1 (one bit each, so the
+/// stored trips a long upsert replaces take an eighth of a byte apiece), a hash set for the rest.
+struct RowIDSet {
+    /// Ids below this go in the bitmap: at most 32 MiB of it.
+    static let bitmapLimit: Int64 = 1 << 28
+    private var bits: [UInt64] = []
+    private var others: Set<Int64> = []
+
+    /// Adds the id; false when it was there already.
+    mutating func insert(_ id: Int64) -> Bool {
+        guard id >= 0, id < Self.bitmapLimit else { return others.insert(id).inserted }
+        let word = Int(id >> 6), bit = UInt64(1) << UInt64(id & 63)
+        if word >= bits.count { bits += [UInt64](repeating: 0, count: max(word + 1 - bits.count, bits.count)) }
+        if bits[word] & bit != 0 { return false }
+        bits[word] |= bit
+        return true
     }
 }

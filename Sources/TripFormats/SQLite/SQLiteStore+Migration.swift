@@ -11,6 +11,11 @@ extension SQLiteStore {
     /// (see `SQLiteMigration`) and the transaction commits. Whatever fails, or however the process
     /// ends, the store is either as it was or entirely at the target.
     ///
+    /// The store's trips are held under `memoryLimit` bytes (default as `--memory-limit`'s), the rest
+    /// in anonymous temporary files in `temporaryDirectory` (default `$TMPDIR`). The trips merged or
+    /// dropped go to `setAside` once the migration has committed, or, without one, into the
+    /// report's `ledger` (then in memory, all of them).
+    ///
     /// ```swift
     /// let store = try SQLiteStore.open(path: "trips.sqlite", readOnly: false)
     /// if let report = try store.migrate(to: TripSchemaV3.self, policy: .merge, backup: "trips.sqlite.bak") {
@@ -19,7 +24,10 @@ extension SQLiteStore {
     /// ```
     @discardableResult
     public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
-                        toolVersion: String = WriteOptions().toolVersion, backup: String? = nil) throws -> SQLiteMigrationReport? {
+                        toolVersion: String = WriteOptions().toolVersion, backup: String? = nil,
+                        memoryLimit: Int? = nil, temporaryDirectory: String? = nil,
+                        setAside: ((SetAsideRecord) throws -> Void)? = nil) throws -> SQLiteMigrationReport? {
+        let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
         if let backup, FileSystem.isSameFile(backup, path) {
             throw TripError.usage("\(backup): the backup cannot be the store itself")
@@ -42,10 +50,18 @@ extension SQLiteStore {
             // The lock keeps other writers out from here to the commit, so the backup holds exactly
             // the store the migration starts from.
             if let backup { try SQLiteBackup.copy(path, to: backup, busyTimeout: busyTimeout) }
-            var report = try SQLiteMigration.run(connection, store: found, to: target, policy: policy, toolVersion: toolVersion)
+            let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
+            var report = try SQLiteMigration.run(connection, store: found, to: target, policy: policy, toolVersion: toolVersion,
+                                                 budget: budget, setAside: ledger)
             report.backup = backup
+            (report.spilledTrips, report.spilledBytes) = budget.spilled
             try connection.execute("COMMIT", doing: "cannot commit")
             try refresh()
+            if let setAside {
+                try ledger.forEach(setAside)
+            } else {
+                try ledger.forEach { report.ledger.append($0) }
+            }
             return report
         } catch {
             connection.rollbackQuietly()

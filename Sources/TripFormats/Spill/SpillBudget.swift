@@ -31,6 +31,8 @@ package final class SpillBudget: Sendable {
     package let setAsideInMemory: Int
 
     private struct State {
+        var hasSpilled = false
+        var onFirstSpill: (@Sendable () -> Void)?
         var held = 0
         var spilledTrips = 0
         var spilledBytes = 0
@@ -57,6 +59,20 @@ package final class SpillBudget: Sendable {
             s.held += delta
             return s.held > tripBytes
         }
+    }
+
+    /// Calls `body` when a holding of the run first goes to a temporary file (once per budget).
+    package func onFirstSpill(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onFirstSpill = body }
+    }
+
+    /// A holding is about to write its trips to a temporary file.
+    func startingToSpill() {
+        let call = state.withLock { s -> (@Sendable () -> Void)? in
+            defer { s.hasSpilled = true }
+            return s.hasSpilled ? nil : s.onFirstSpill
+        }
+        call?()
     }
 
     func noteSpill(trips: Int, bytes: Int) {

@@ -78,6 +78,7 @@ package final class SpillingTrips: TripHolding {
     /// Moves the trips in memory to a temporary file.
     private func spill() throws {
         guard let memory else { return }
+        budget.startingToSpill()
         let file = try SpillFile(directory: budget.directory)
         self.file = file
         spilledCount = 0
@@ -134,6 +135,19 @@ package final class SpillingTrips: TripHolding {
             other.counted = 0
             other.memory = InMemoryTrips()
             try account(memory)
+        } else if let other = other as? SpillingTrips, other.memory == nil, let memory, memory.count == 0, file == nil {
+            // Nothing here yet (a run's first input): the other's file becomes this holding's, as
+            // it is, rather than copied trip by trip.
+            _ = budget.hold(-counted)
+            counted = 0
+            self.memory = nil
+            file = other.file
+            spilledCount = other.spilledCount
+            sources = other.sources
+            other.file = nil
+            other.spilledCount = 0
+            other.sources = SourceTable()
+            other.memory = InMemoryTrips()
         } else {
             if memory != nil, other.count > 0 { try spill() }
             if let other = other as? SpillingTrips, other.memory == nil {
@@ -215,7 +229,7 @@ package final class SpillingTrips: TripHolding {
     package func write(into writer: any RecordWriter, speed: WritingSpeed) throws -> any RecordWriter {
         if let memory { return try memory.write(into: writer, speed: speed) }
         var writer = writer
-        try forEachSpilledTrip { trip in try writer.write(TripBytes.decode(trip.bytes)) }
+        try forEachSpilledTrip { trip in try writer.write(TripBytes.decode(trip.bytes), origin: trip.origin) }
         return writer
     }
 }

@@ -172,9 +172,14 @@ package final class InMemoryTrips: TripHolding {
             return encoding
         }
         if speed.decodesAhead, let decoded = InMemoryTrips.decodeAhead(arena) {
-            try decoded.forEach { object in try writer.write(object) }
+            // The arena is only read, here and on the decoding thread.
+            var i = 0
+            try decoded.forEach { object in
+                try writer.write(object, origin: arena.origin(at: i))
+                i += 1
+            }
         } else {
-            try arena.forEach { object, _ in try writer.write(object) }
+            try arena.forEach { object, origin in try writer.write(object, origin: origin) }
         }
         return writer
     }

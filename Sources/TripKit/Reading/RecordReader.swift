@@ -124,6 +124,9 @@ public protocol RecordWriter {
     /// Called at most once, before the first `write`, with what is coming; writers may ignore it.
     mutating func expect(_ shape: OutputShape)
     mutating func write(_ object: ModelObject) throws
+    /// Writes a trip, told where it came from: a writer that sets trips aside (an upsert into a
+    /// store) names the trip's own origin in what it sets aside. By default, `write(_:)`.
+    mutating func write(_ object: ModelObject, origin: RecordOrigin) throws
     mutating func finish() throws
     mutating func abort()
 }
@@ -133,4 +136,6 @@ extension RecordWriter {
     public mutating func expect(_ shape: OutputShape) {}
     /// Writers with nothing to undo do nothing.
     public mutating func abort() {}
+    /// Writers that set nothing aside need no origin.
+    public mutating func write(_ object: ModelObject, origin: RecordOrigin) throws { try write(object) }
 }
