@@ -104,41 +104,40 @@ struct Migrate: ParsableCommand {
         }
     }
 
-    /// Prints what a migration would do, on standard output; a migration that would fail fails as it would.
+    /// Prints what a migration would do, on standard output, as it is found (a store of any size
+    /// is previewed in bounded memory); a migration that would fail fails as it would.
     private func preview(_ opened: SQLiteStore, target: any VersionedSchema.Type) throws {
-        let p = try opened.previewMigration(to: target, policy: dedupe)
-        var text = "\(store): sqlite \(p.from) (\(opened.evidence)), \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s")\n"
-        text += "would migrate \(p.from) -> \(p.to) in place under --dedupe \(dedupe.rawValue):\n"
-        for stage in p.stages {
-            text += "  \(stage.description): \(stage.changes.joined(separator: "; "))\n"
-        }
-        if p.duplicates.isEmpty {
-            text += "no name is shared by several trips\n"
-        } else {
-            let n = p.duplicates.count
-            text += "\(n) \(p.duplicates[0].attribute)\(n == 1 ? " is" : "s are") shared by several trips:\n"
-            for d in p.duplicates {
-                var line = "  \(d.value.quotedForMessage): \(d.rowIDs.count) trips (row ids \(d.rowIDs.map(String.init).joined(separator: ", ")))"
-                if d.conflicts.isEmpty {
-                    line += "; no values differ"
-                } else {
-                    for c in d.conflicts {
-                        line += "; \(c.field) differs: " + c.values.map(\.quotedForMessage).joined(separator: " / ")
-                    }
-                }
-                text += line + "\n"
+        var text = ""
+        func emit(_ line: String) {
+            text += line + "\n"
+            if text.utf8.count >= 1 << 16 {
+                writeAll(1, text)
+                text = ""
             }
         }
-        if verbose {
-            for entry in p.ledger { text += "  would be \(entry.kind.rawValue): \(entry.origin): \(entry.reason)\n" }
-        }
+        let p = try opened.previewMigration(to: target, policy: dedupe, summary: { p in
+            emit("\(store): sqlite \(p.from) (\(opened.evidence)), \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s")")
+            emit("would migrate \(p.from) -> \(p.to) in place under --dedupe \(dedupe.rawValue):")
+            for stage in p.stages { emit("  \(stage.description): \(stage.changes.joined(separator: "; "))") }
+            let n = p.duplicateCount, attribute = target.rootEntity.uniqueAttribute?.name ?? "name"
+            emit(n == 0 ? "no name is shared by several trips" : "\(n) \(attribute)\(n == 1 ? " is" : "s are") shared by several trips:")
+        }, duplicate: { d in
+            var line = "  \(d.value.quotedForMessage): \(d.rowIDs.count) trips (row ids \(d.rowIDs.map(String.init).joined(separator: ", ")))"
+            if d.conflicts.isEmpty {
+                line += "; no values differ"
+            } else {
+                for c in d.conflicts { line += "; \(c.field) differs: " + c.values.map(\.quotedForMessage).joined(separator: " / ") }
+            }
+            emit(line)
+        }, setAside: { entry in
+            if verbose { emit("  would be \(entry.kind.rawValue): \(entry.origin): \(entry.reason)") }
+        })
         if p.failure == nil {
-            let merged = p.ledger.filter { $0.kind == .merged }.count, dropped = p.ledger.filter { $0.kind == .dropped }.count
-            text += "would merge \(merged) and drop \(dropped): \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s") -> \(p.tripsAfter) at \(p.to)\n"
+            emit("would merge \(p.merged) and drop \(p.dropped): \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s") -> \(p.tripsAfter) at \(p.to)")
         } else {
-            text += "would fail; the store would be left as it is\n"
+            emit("would fail; the store would be left as it is")
         }
-        if rejects != nil { text += "(a dry run writes no rejects file and takes no backup)\n" }
+        if rejects != nil { emit("(a dry run writes no rejects file and takes no backup)") }
         writeAll(1, text)
         if let failure = p.failure { throw failure }
     }

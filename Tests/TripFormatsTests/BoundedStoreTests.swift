@@ -60,6 +60,37 @@ struct BoundedStoreTests {
         #expect(report.stages.map(\.tripsAfter) == expected.stages.map(\.tripsAfter))
     }
 
+    @Test("a dry run that spills streams the preview an in-memory one gives")
+    func previewSpills() throws {
+        let path = scratch.path("preview.sqlite")
+        try M.makeStore(Self.manyTrips, at: path, schema: TripSchemaV1.self)
+        let store = try SQLiteStore.open(path: path)
+        let expected = try store.previewMigration(to: TripSchemaV3.self, policy: .merge)
+        var summaries: [SQLiteMigrationPreview] = [], duplicates: [SQLiteMigrationPreview.DuplicateName] = [], ledger: [SetAsideRecord] = []
+        let streamed = try store.previewMigration(to: TripSchemaV3.self, policy: .merge, memoryLimit: 64 << 10,
+                                                  temporaryDirectory: scratch.path, summary: { summaries.append($0) },
+                                                  duplicate: { duplicates.append($0) }, setAside: { ledger.append($0) })
+        #expect(summaries.count == 1 && summaries.first?.stages == expected.stages)
+        #expect(duplicates == expected.duplicates && duplicates.count == expected.duplicateCount && duplicates.count > 50)
+        #expect(ledger == expected.ledger && ledger.count == expected.merged)
+        #expect(streamed.tripsBefore == 3000 && streamed.tripsAfter == expected.tripsAfter && streamed.merged == expected.merged)
+        // The groups come in the order of their first trip, each with its row ids in order.
+        let firsts = duplicates.map { $0.rowIDs[0] }
+        #expect(firsts == firsts.sorted() && duplicates.allSatisfy { $0.rowIDs == $0.rowIDs.sorted() })
+    }
+
+    @Test("names equal only as Unicode text (é precomposed and decomposed) are not shared: the dry run agrees with the migration")
+    func canonicallyEquivalentNames() throws {
+        let path = scratch.path("nfc.sqlite")
+        try M.makeStore([F.trip("caf\u{E9}", schema: TripSchemaV1.self), F.trip("cafe\u{301}", schema: TripSchemaV1.self)],
+                        at: path, schema: TripSchemaV1.self)
+        let preview = try SQLiteStore.open(path: path).previewMigration(to: TripSchemaV3.self)
+        #expect(preview.duplicates.isEmpty && preview.duplicateCount == 0)
+        let report = try M.migrate(path)
+        #expect(report?.tripsAfter == 2 && report?.merged == 0)
+        #expect(preview.tripsAfter == report?.tripsAfter)
+    }
+
     @Test("a store writer's ledger past its in-memory bound comes back whole, in order, with the origins given", arguments: [
         DeduplicationPolicy.merge, .first,
     ])

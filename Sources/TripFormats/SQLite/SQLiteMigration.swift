@@ -92,14 +92,6 @@ enum SQLiteMigration {
 
     // MARK: - Custom code on the store's trips
 
-    /// The trips of a store, in row-id order: the objects, their origins (the store and the trip's
-    /// place, as reading the store numbers it) and their row ids; for a dry run.
-    struct LoadedTrips {
-        var objects: [ModelObject] = []
-        var origins: [RecordOrigin] = []
-        var ids: [Int64] = []
-    }
-
     /// Calls `body` with each trip of the store in row-id order, with its row id; the `N`th has
     /// record `N` in its origin. A trip that cannot be read stops the migration.
     static func forEachTrip(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected,
@@ -120,17 +112,6 @@ enum SQLiteMigration {
         }
     }
 
-    /// Reads every trip of the store into memory; for a dry run.
-    static func load(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected) throws -> LoadedTrips {
-        var loaded = LoadedTrips()
-        try forEachTrip(connection, store: store) { id, record in
-            loaded.objects.append(record.object)
-            loaded.origins.append(record.origin)
-            loaded.ids.append(id)
-        }
-        return loaded
-    }
-
     /// Runs a stage's code on the store's trips, held under the budget (spilled past it, as a
     /// conversion's are), and writes back what it changed; what it set aside goes to `setAside`.
     private static func runCustomCode(_ code: @Sendable (MigrationContext) throws -> Void, _ connection: SQLiteConnection,
@@ -145,124 +126,6 @@ enum SQLiteMigration {
         }
         try SQLiteMigrationWriteBack(connection, store: store, budget: budget).apply(context)
         try context.trips.forEachSetAside(setAside)
-    }
-
-    // MARK: - A dry run
-
-    /// What `run` would do, found on objects in memory; the store is only read.
-    static func preview(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
-                        policy: DeduplicationPolicy) throws -> SQLiteMigrationPreview {
-        let path = connection.path
-        let steps = try Migrator(TripMigrationPlan.self).path(from: store.version, to: target.versionIdentifier)
-        guard steps.allSatisfy({ !$0.isReversed }) else {
-            throw TripError.usage("\(path): store is at \(store.version), target is \(target.versionIdentifier); a store is never migrated down")
-        }
-        let loaded = try load(connection, store: store)
-        let context = MigrationContext(schema: store.schema, policy: policy, objects: loaded.objects, origins: loaded.origins)
-        var preview = SQLiteMigrationPreview(from: store.version, to: target.versionIdentifier, policy: policy, stages: [],
-                                             duplicates: [], ledger: [], failure: nil,
-                                             tripsBefore: loaded.objects.count, tripsAfter: loaded.objects.count)
-        let migrator = Migrator(TripMigrationPlan.self)
-        for step in steps {
-            var changes: [String] = []
-            if preview.failure == nil {
-                var hooks: [String] = []
-                if case .custom(_, _, let willMigrate, let didMigrate) = step.stage {
-                    if willMigrate != nil {
-                        hooks.append("willMigrate")
-                        let mapping = try LightweightMapping(from: step.from, to: step.to)
-                        preview.duplicates += try duplicates(context, becomingUnique: mapping, from: step.from, ids: loaded.ids, path: path)
-                    }
-                    if didMigrate != nil { hooks.append("didMigrate") }
-                }
-                let before = context.count
-                do {
-                    // The stage as `convert` runs it on an input: the custom code and the mapping, in memory.
-                    try migrator.migrate(context, to: step.to.versionIdentifier)
-                    if !hooks.isEmpty {
-                        changes.append("run \(hooks.joined(separator: " and ")): \(before) trip\(before == 1 ? "" : "s") -> \(context.count)")
-                    }
-                } catch let error as TripError {
-                    preview.failure = TripError(error.kind, "\(path): cannot migrate the store: \(error.message)", notes: error.notes)
-                    changes.append("run \(hooks.joined(separator: " and ")): would fail")
-                }
-            }
-            changes += try SQLiteStructuralStep(from: step.from, to: step.to).descriptions
-            preview.stages.append(.init(description: step.description, changes: changes))
-        }
-        preview.ledger = try context.ledger
-        if preview.failure == nil { preview.tripsAfter = context.count }
-        return preview
-    }
-
-    /// The values of the root's attributes that the step makes unique and that several trips hold,
-    /// with the fields on which those trips disagree.
-    private static func duplicates(_ context: MigrationContext, becomingUnique mapping: LightweightMapping,
-                                   from schema: any VersionedSchema.Type, ids: [Int64], path: String) throws -> [SQLiteMigrationPreview.DuplicateName] {
-        let root = schema.rootEntity
-        // Decoded once: each access to `objects` or `origins` decodes every trip.
-        let allObjects = try context.objects, allOrigins = try context.origins
-        let rootMapping = mapping.entities.first { $0.entity == root.name }
-        var out: [SQLiteMigrationPreview.DuplicateName] = []
-        for change in mapping.changes {
-            guard case .uniquenessChanged(let entity, let attribute, true) = change, entity == root.name,
-                  let targetSlot = TripMigrationPlan.schema(for: mapping.to)?.rootEntity.attributeIndex(attribute),
-                  case .copy(let slot)? = rootMapping?.attributes[targetSlot] else { continue }
-            var groups: [Value: [Int]] = [:]
-            var order: [Value] = []
-            for (i, object) in allObjects.enumerated() {
-                let key = object.attributes[slot]
-                if groups[key] == nil { order.append(key) }
-                groups[key, default: []].append(i)
-            }
-            for key in order {
-                guard let members = groups[key], members.count > 1 else { continue }
-                let objects = members.map { allObjects[$0] }
-                let rowIDs = members.map { i -> Int64 in
-                    let r = allOrigins[i].record - 1
-                    return allOrigins[i].source == path && ids.indices.contains(r) ? ids[r] : 0
-                }
-                out.append(.init(attribute: root.attributes[slot].name, value: key.stringValue ?? key.literal,
-                                 rowIDs: rowIDs, conflicts: conflicts(objects, entity: root, except: slot, schema: schema)))
-            }
-        }
-        return out
-    }
-
-    private static func conflicts(_ objects: [ModelObject], entity: Entity, except key: Int,
-                                  schema: any VersionedSchema.Type) -> [SQLiteMigrationPreview.Conflict] {
-        var out: [SQLiteMigrationPreview.Conflict] = []
-        func add(_ field: String, _ texts: [String]) {
-            var distinct: [String] = []
-            for t in texts where !distinct.contains(t) { distinct.append(t) }
-            if distinct.count > 1 { out.append(.init(field: field, values: distinct)) }
-        }
-        for (slot, attribute) in entity.attributes.enumerated() where slot != key && !attribute.isTransient {
-            add(attribute.name, objects.map { text($0.attributes[slot]) })
-        }
-        for (slot, relationship) in entity.relationships.enumerated() {
-            add(relationship.name, objects.map { object -> String in
-                guard slot < object.relationships.count else { return "none" }
-                switch object.relationships[slot] {
-                case .toMany(let items):
-                    let titles = items.map { $0.attributes.first.map(text) ?? "" }
-                    return "\(items.count) item\(items.count == 1 ? "" : "s")" + (items.isEmpty ? "" : ": " + titles.joined(separator: ", "))
-                case .toOne(let object?):
-                    return object.attributes.map(text).filter { !$0.isEmpty }.joined(separator: ", ")
-                case .toOne(nil):
-                    return "none"
-                }
-            })
-        }
-        return out
-    }
-
-    private static func text(_ value: Value) -> String {
-        switch value {
-        case .string(let s): return s
-        case .date(let t): return t.iso8601
-        default: return value.literal
-        }
     }
 
     // MARK: - Bookkeeping

@@ -110,10 +110,17 @@ public struct SQLiteMigrationPreview: Sendable {
     public var policy: DeduplicationPolicy
     /// The stages that would run, in order.
     public var stages: [Stage]
-    /// The shared names a stage that makes the name unique would meet.
+    /// The shared names a stage that makes the name unique would meet (empty from the streaming
+    /// `previewMigration`).
     public var duplicates: [DuplicateName]
-    /// The trips that would be merged or dropped.
+    /// The trips that would be merged or dropped (empty from the streaming `previewMigration`).
     public var ledger: [SetAsideRecord]
+    /// How many values of the attributes the stages make unique several trips share: the
+    /// number of `duplicates`, known before they are listed.
+    public var duplicateCount = 0
+    /// How many trips would be merged into another, and how many dropped.
+    public var merged = 0
+    public var dropped = 0
     /// Why the migration would fail (duplicates under `fail`), if it would.
     public var failure: TripError?
     /// The trips the store holds.

@@ -71,15 +71,35 @@ extension SQLiteStore {
 
     /// What `migrate` would do, found without changing anything: the stages and what each does to
     /// the tables, the names that several trips share with the fields on which they differ, and the
-    /// trips that would be merged or dropped. A target older than the store is a usage error.
+    /// trips that would be merged or dropped. A target older than the store is a usage error. The
+    /// whole preview is in memory; the other `previewMigration` streams it.
     public func previewMigration(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge) throws -> SQLiteMigrationPreview {
+        var duplicates: [SQLiteMigrationPreview.DuplicateName] = [], ledger: [SetAsideRecord] = []
+        var preview = try previewMigration(to: target, policy: policy, summary: { _ in },
+                                           duplicate: { duplicates.append($0) }, setAside: { ledger.append($0) })
+        preview.duplicates = duplicates
+        preview.ledger = ledger
+        return preview
+    }
+
+    /// What `migrate` would do, streamed: `summary` gets the stages and counts; then `duplicate`
+    /// each name several trips share (in the order of its first trip) and `setAside` each trip that
+    /// would be merged or dropped. The store's trips are held under `memoryLimit` (default as
+    /// `--memory-limit`'s), the rest in anonymous temporary files in `temporaryDirectory`.
+    public func previewMigration(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
+                                 memoryLimit: Int? = nil, temporaryDirectory: String? = nil,
+                                 summary: (SQLiteMigrationPreview) throws -> Void,
+                                 duplicate: (SQLiteMigrationPreview.DuplicateName) throws -> Void,
+                                 setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationPreview {
+        let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         try connection.execute("BEGIN", doing: "cannot read the store")
         defer { connection.rollbackQuietly() }
         let found = try SQLiteStoreStructure(connection).detect()
         if found.version > target.versionIdentifier {
             _ = try SQLiteMigration.isNeeded(store: found, target: target, path: path, migrate: true)
         }
-        return try SQLiteMigration.preview(connection, store: found, to: target, policy: policy)
+        return try SQLiteMigration.preview(connection, store: found, to: target, policy: policy, budget: budget,
+                                           summary: summary, duplicate: duplicate, setAside: setAside)
     }
 
     /// Copies the store to a file through SQLite's online backup API: complete or absent, and with
