@@ -6,8 +6,10 @@
 // field names) and yields trips in that version's schema, or rejections. Each input's trips are
 // migrated on their own through the plan's stages to the target version (1.0.0 → 2.0.0 deduplicates
 // by name), then all inputs are deduplicated together wherever the target's name is unique, and the
-// writer gets one trip per name, in the order names first appeared. Every trip read is accounted for:
-// written, merged into another, dropped by the policy, or rejected.
+// writer gets one trip per name, in the order names first appeared. Where the target's name is not
+// unique, nothing can merge across inputs, and each input's trips go to the writer as soon as its
+// stages have run. Every trip read is accounted for: written, merged into another, dropped by the
+// policy, or rejected.
 
 /// An input to read: its name for messages, and how to open its reader.
 public struct PipelineInput {
@@ -63,6 +65,12 @@ public struct Pipeline {
         let migrator = Migrator(TripMigrationPlan.self)
         var summary = ConversionSummary(targetVersion: targetVersion, policy: policy)
         var writer = try makeWriter()
+        // Where the target's name is not unique, nothing merges across inputs: each input's trips
+        // go to the writer as soon as its stages have run (its version is final only at its end),
+        // unless the writer must know every trip's shape first.
+        let streamsInputs = targetSchema.rootEntity.uniqueAttribute == nil && !writer.needsShape
+        let speed = WritingSpeed(encodingThreads: encodingThreads, decodesAhead: decodesAhead)
+        var streamed = 0
         do {
             let all = MigrationContext(schema: targetSchema, policy: policy, holding: holding())
             for input in inputs {
@@ -100,7 +108,13 @@ public struct Pipeline {
                 let steps = try migrator.migrate(context, to: targetVersion)
                 inputSummary.stages = steps.map(\.description)
                 inputSummary.deduplicatedInStages = context.trips.setAsideCount - before
-                try all.absorb(context)
+                if streamsInputs {
+                    writer = try context.trips.write(into: writer, speed: speed)
+                    streamed += context.count
+                    try context.trips.forEachSetAside { try all.trips.appendSetAside([$0]) }
+                } else {
+                    try all.absorb(context)
+                }
                 summary.inputs.append(inputSummary)
             }
             // Dedupe: one trip per name across all inputs, wherever the target says the name is unique.
@@ -110,11 +124,12 @@ public struct Pipeline {
                 summary.deduplicatedAcrossInputs = all.trips.setAsideCount - before
             }
             // Write.
-            writer.expect(OutputShape(trips: all.count, longestRelationships: try all.longestRelationships()))
-            writer = try all.trips.write(into: writer, speed: WritingSpeed(encodingThreads: encodingThreads,
-                                                                            decodesAhead: decodesAhead))
+            if !streamsInputs {
+                writer.expect(OutputShape(trips: all.count, longestRelationships: try all.longestRelationships()))
+                writer = try all.trips.write(into: writer, speed: speed)
+            }
             try writer.finish()
-            summary.written = all.count
+            summary.written = all.count + streamed
             if let store = writer as? any LedgerKeeping {
                 // Every entry is a trip the writer did not write as given: merged, dropped or rejected.
                 // The holding keeps them with its own set-aside records (on disk past a bound).

@@ -37,6 +37,46 @@ struct PipelineTests {
         #expect(ledger.count == 2)
     }
 
+    /// A writer that logs each trip it gets among the pipeline's other events.
+    final class EventWriter: RecordWriter {
+        var events: [String]
+        let needsShape: Bool
+        var objects: [ModelObject] = []
+        init(events: [String], needsShape: Bool) { self.events = events; self.needsShape = needsShape }
+        func write(_ object: ModelObject) throws {
+            objects.append(object)
+            events.append("write")
+        }
+        func finish() throws { events.append("finish") }
+    }
+
+    @Test("where the target's name is not unique, each input's trips are written before the next input is read, unless the writer needs the shape")
+    func streamsInputs() throws {
+        func run(needsShape: Bool) throws -> (EventWriter, [String], ConversionSummary) {
+            var opened: [String] = []
+            let writer = EventWriter(events: [], needsShape: needsShape)
+            var p = Pipeline()
+            p.targetVersion = Self.v1
+            let inputs = ["a", "b", "c"].map { name in
+                PipelineInput(name: name) {
+                    opened.append(name)
+                    writer.events.append("open \(name)")
+                    return ArrayReader(items: [self.trip(TestTrip(name: "X"), Self.v3, 1, source: name),
+                                               self.trip(TestTrip(name: name), Self.v3, 2, source: name)],
+                                       detection: Detection(format: "test", version: Self.v3, evidence: .fields(["x"])))
+                }
+            }
+            let summary = try p.run(inputs, into: { writer })
+            return (writer, opened, summary)
+        }
+        let (streaming, _, s1) = try run(needsShape: false)
+        let (holding, _, s2) = try run(needsShape: true)
+        #expect(streaming.events == ["open a", "write", "write", "open b", "write", "write", "open c", "write", "write", "finish"])
+        #expect(holding.events == ["open a", "open b", "open c", "write", "write", "write", "write", "write", "write", "finish"])
+        #expect(streaming.objects == holding.objects && streaming.objects.count == 6)
+        #expect(s1.written == 6 && s2.written == 6 && s1.read == 6 && s1.merged == 0)
+    }
+
     @Test("a 3.0.0 input that breaks its own uniqueness is deduplicated too")
     func v3Duplicates() throws {
         let writer = CollectingWriter()

@@ -170,6 +170,8 @@ final class CSVRecordWriter: RecordWriter, RecordEncoding {
         encoder = CSVCellEncoder(dialect: dialect, safeFormulas: options.csvSafeFormulas)
     }
 
+    var needsShape: Bool { true }
+
     func expect(_ shape: OutputShape) {
         guard layout == nil, objects.isEmpty else { return }
         layout = CSVRowLayout(schema: options.schema, longest: shape.longestRelationships)

@@ -123,6 +123,9 @@ public struct OutputShape: Sendable, Equatable {
 public protocol RecordWriter {
     /// Called at most once, before the first `write`, with what is coming; writers may ignore it.
     mutating func expect(_ shape: OutputShape)
+    /// Whether the writer needs `expect` before its first trip (a CSV row's columns depend on the
+    /// longest lists of all trips): a pipeline then gives it no trip before it has them all.
+    var needsShape: Bool { get }
     mutating func write(_ object: ModelObject) throws
     /// Writes a trip, told where it came from: a writer that sets trips aside (an upsert into a
     /// store) names the trip's own origin in what it sets aside. By default, `write(_:)`.
@@ -134,6 +137,8 @@ public protocol RecordWriter {
 extension RecordWriter {
     /// Writers whose layout does not depend on the shape ignore it.
     public mutating func expect(_ shape: OutputShape) {}
+    /// Writers whose layout does not depend on the shape take trips as they come.
+    public var needsShape: Bool { false }
     /// Writers with nothing to undo do nothing.
     public mutating func abort() {}
     /// Writers that set nothing aside need no origin.
