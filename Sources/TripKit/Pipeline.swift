@@ -125,7 +125,10 @@ public struct Pipeline {
             }
             // Write.
             if !streamsInputs {
-                writer.expect(OutputShape(trips: all.count, longestRelationships: try all.longestRelationships()))
+                // The longest lists take a pass over the trips (over a spill file, a read of it all).
+                if writer.needsShape {
+                    writer.expect(OutputShape(trips: all.count, longestRelationships: try all.longestRelationships()))
+                }
                 writer = try all.trips.write(into: writer, speed: speed)
             }
             try writer.finish()

@@ -11,6 +11,7 @@ struct SpillingTripsTests {
     final class Collector: RecordWriter {
         var objects: [ModelObject] = []
         var shape: OutputShape?
+        var needsShape: Bool { true }
         func expect(_ shape: OutputShape) { self.shape = shape }
         func write(_ object: ModelObject) throws { objects.append(object) }
         func finish() throws {}

@@ -121,7 +121,7 @@ public struct OutputShape: Sendable, Equatable {
 /// A destination of trips in one schema version. `finish()` writes any trailer, flushes, and makes the
 /// output visible; `abort()` removes whatever was written, leaving the target as it was.
 public protocol RecordWriter {
-    /// Called at most once, before the first `write`, with what is coming; writers may ignore it.
+    /// Called once before the first `write`, with what is coming, when `needsShape` says so.
     mutating func expect(_ shape: OutputShape)
     /// Whether the writer needs `expect` before its first trip (a CSV row's columns depend on the
     /// longest lists of all trips): a pipeline then gives it no trip before it has them all.
