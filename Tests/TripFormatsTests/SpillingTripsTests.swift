@@ -48,8 +48,11 @@ struct SpillingTripsTests {
         var counts: [Int]
     }
 
-    func run(_ policy: DeduplicationPolicy, seed: UInt64, trips: Int, holding: @escaping () -> any TripHolding) -> Outcome {
+    func run(_ policy: DeduplicationPolicy, seed: UInt64, trips: Int, threads: Int = 1,
+             holding: @escaping () -> any TripHolding) -> Outcome {
         var p = Pipeline()
+        p.encodingThreads = threads
+        p.decodesAhead = threads > 1
         p.policy = policy
         p.keepsGoing = true
         p.holding = holding
@@ -74,6 +77,9 @@ struct SpillingTripsTests {
             let spilled = run(policy, seed: seed, trips: 300, holding: { SpillingTrips(budget: budget) })
             let memory = run(policy, seed: seed, trips: 300, holding: { InMemoryTrips() })
             #expect(spilled == memory, "seed \(seed)")
+            // Written in slices of the spill file, decoded ahead on a thread of their own.
+            let threaded = run(policy, seed: seed, trips: 300, threads: 2, holding: { SpillingTrips(budget: budget) })
+            #expect(threaded == memory, "seed \(seed), threads")
             #expect(budget.spilled.trips > 0, "seed \(seed): nothing spilled")
             if policy != .fail { #expect(!memory.objects.isEmpty && memory.setAside.contains { $0.kind != .rejected }) }
             // Spill files have no names: nothing is left, or ever seen, in the directory.

@@ -229,7 +229,25 @@ package final class SpillingTrips: TripHolding {
     package func write(into writer: any RecordWriter, speed: WritingSpeed) throws -> any RecordWriter {
         if let memory { return try memory.write(into: writer, speed: speed) }
         var writer = writer
-        try forEachSpilledTrip { trip in try writer.write(TripBytes.decode(trip.bytes), origin: trip.origin) }
+        guard speed.encodingThreads > 1 || speed.decodesAhead else {
+            try forEachSpilledTrip { trip in try writer.write(TripBytes.decode(trip.bytes), origin: trip.origin) }
+            return writer
+        }
+        // Threads that format or decode need trips they can reach by position: the file is read in
+        // slices of at most `slice` bytes into an arena, each written as the in-memory path
+        // writes (the trips held in memory are none by now, so the slice is within the budget).
+        let slice = min(max(budget.tripBytes / 4, 1 << 16), 32 << 20)
+        var chunk = InMemoryTrips(), held = 0
+        try forEachSpilledTrip { trip in
+            chunk.putEncoded(trip.bytes, origin: trip.origin)
+            held += trip.bytes.count
+            if held >= slice {
+                writer = try chunk.write(into: writer, speed: speed)
+                chunk = InMemoryTrips()
+                held = 0
+            }
+        }
+        if chunk.count > 0 { writer = try chunk.write(into: writer, speed: speed) }
         return writer
     }
 }
