@@ -53,11 +53,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
     var report: String?
 
-    @Option(name: .long, help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). Trips beyond it go to temporary files: the output is the same, only slower.", valueName: "size"))
-    var memoryLimit: MemorySizeArgument?
-
-    @Option(name: .long, help: ArgumentHelp("Where temporary files go when trips do not fit in --memory-limit (default: $TMPDIR, else /tmp). They have no name and vanish when the run ends, however it ends.", valueName: "dir"))
-    var tempDir: String?
+    @OptionGroup var memory: MemoryOptions
 
     @Flag(name: .short, help: "Print no summary.")
     var quiet = false
@@ -79,8 +75,7 @@ struct Convert: ParsableCommand {
         o.jobs = jobs
         o.outputFormat = to
         o.toolVersion = TripConv.version
-        if let memoryLimit { o.memoryLimit = memoryLimit.bytes }
-        o.temporaryDirectory = tempDir
+        memory.apply(to: &o)
         return o
     }
 

@@ -15,13 +15,26 @@ struct Detect: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array with one object per input.")
     var json = false
 
+    @OptionGroup var memory: MemoryOptions
+
+    @Flag(name: .short, help: "Print a line per input whose names went to temporary files, with how many.")
+    var verbose = false
+
     func run() throws {
         try runReportingErrors {
+            var options = RunOptions()
+            memory.apply(to: &options)
+            try options.checkTemporaryDirectory()
+            let budget = options.spillBudget(usingJobs: true)
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
             var nodes: [JSONText.Node] = []
             var lines: [String] = []
             for input in inputs {
-                let report = try InputReport(input, options: reading.readOptions)
+                let report = try InputReport(input, options: reading.readOptions, budget: budget)
+                if verbose, report.spilled.names > 0 {
+                    let mib = (report.spilled.bytes + (1 << 19)) >> 20
+                    Diagnostics.print("tripconv: \(report.name): spilled \(report.spilled.names) name\(report.spilled.names == 1 ? "" : "s") (\(mib) MiB) to temporary files")
+                }
                 nodes.append(report.node)
                 lines.append(report.line)
             }
@@ -38,11 +51,14 @@ struct InputReport {
     var trips = 0
     var rejected = 0
     var repeatedNames = 0
+    /// The (name, count) records that went to temporary files, and their bytes there.
+    var spilled = (names: 0, bytes: 0)
 
-    init(_ input: ResolvedInput, options: ReadOptions) throws {
+    /// Reads the input through, counting names under `budget`.
+    init(_ input: ResolvedInput, options: ReadOptions, budget: SpillBudget) throws {
         name = input.location.name
         var reader = try FormatFactory.makeReader(input.location, format: input.format, options: options)
-        var counts: [String: Int] = [:]
+        let names = RepeatedValues<NameBytes>(budget: budget)
         var nameSlot: Int?
         var layout: SchemaVersion?
         while let item = try reader.next() {
@@ -53,13 +69,14 @@ struct InputReport {
                     layout = reader.detection.recordsVersion ?? reader.detection.version
                     nameSlot = layout.flatMap { TripMigrationPlan.schema(for: $0)?.rootEntity.attributeIndex("name") }
                 }
-                if let slot = nameSlot, let n = record.object.attributes[slot].stringValue { counts[n, default: 0] += 1 }
+                if let slot = nameSlot, let n = record.object.attributes[slot].stringValue { try names.add(name: n) }
             case .rejected:
                 rejected += 1
             }
         }
         detection = reader.detection
-        repeatedNames = counts.values.filter { $0 > 1 }.count
+        repeatedNames = try names.repeatedNames()
+        spilled = (names.spilledValues, names.spilledBytes)
     }
 
     var line: String {

@@ -23,7 +23,8 @@ package final class SpillBudget: Sendable {
     package let limit: Int
     /// Where spill files are made: `--temp-dir`, else `$TMPDIR`, else `/tmp`.
     package let directory: String
-    /// How many bytes of trips the run's holdings may keep in memory together.
+    /// How many bytes of trips the run's holdings may keep in memory together (and of values a
+    /// `RepeatedValues` counts, `detect`'s names).
     package let tripBytes: Int
     /// How many bytes of trips one partition may have when it is deduplicated in memory.
     package let partitionBytes: Int

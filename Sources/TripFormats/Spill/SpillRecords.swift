@@ -5,7 +5,8 @@ import TripKit
 /// A trip record is a 36-byte head (the encoding's length, the origin with its source as an index
 /// into `SourceTable`, and a sequence number: the trip's position when a partition was made) and
 /// the trip's encoding (`TripBytes`). A set-aside record is its kind, origin, sequence number,
-/// reason and text. Little-endian, as the machine writes it: the files never leave the process.
+/// reason and text. A counted value is its length, its count and its bytes. Little-endian, as the
+/// machine writes it: the files never leave the process.
 struct SpilledTrip {
     var origin: RecordOrigin
     var sequence: Int
@@ -81,6 +82,24 @@ enum SpillRecords {
         let text = try readText(&reader)
         let kind: SetAsideRecord.Kind = kindByte == 2 ? .merged : kindByte == 1 ? .dropped : .rejected
         return (SetAsideRecord(kind: kind, origin: origin, reason: reason, text: hasText ? text : nil), sequence)
+    }
+
+    /// A counted value (`RepeatedValues`): its length, how many times it was seen, its bytes.
+    static func writeCounted(_ bytes: UnsafeBufferPointer<UInt8>, count: Int, to file: SpillFile, scratch: inout [UInt8]) throws {
+        scratch.removeAll(keepingCapacity: true)
+        put(UInt32(bytes.count), &scratch)
+        put(UInt64(count), &scratch)
+        try file.append(scratch)
+        try file.append(bytes)
+    }
+
+    /// The next counted value, its bytes valid until the next read; nil at the end.
+    static func readCounted(_ reader: inout SpillReader) throws -> (bytes: UnsafeBufferPointer<UInt8>, count: Int)? {
+        guard let head = try reader.read(12) else { return nil }
+        var at = 0
+        let length = Int(take32(head, &at)), count = Int(take64(head, &at))
+        guard let bytes = try reader.read(length) else { throw truncated() }
+        return (bytes, count)
     }
 
     // MARK: - Fields

@@ -2,13 +2,6 @@ import TripKit
 
 /// Deduplicating trips that are in a temporary file: by partitions of names (see `SpillingTrips`).
 extension SpillingTrips {
-    /// The buffer of each partition file: many are written at once.
-    static let partitionBuffer = 64 << 10
-    /// At most this many partitions: each is a file open at once (with a result file and a file of
-    /// set-aside records, made as it is deduplicated) and a buffer. A partition of an input so
-    /// large that 128 of them exceed `partitionBytes` each is held whole all the same.
-    static let maximumPartitions = 128
-
     package func deduplicate(attribute: Int,
                              resolve: (DuplicateTrip, (DuplicateTrip.Side) -> ModelObject) throws -> (DuplicateResolution, SetAsideRecord?),
                              check: () throws -> Void) throws {
@@ -31,13 +24,13 @@ extension SpillingTrips {
             }
             let (kept, aside) = try memory.deduplicateKeepingPositions(attribute: attribute, positions: positions,
                                                                        resolve: resolve, check: {})
-            let keptFile = try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer)
+            let keptFile = try SpillFile(directory: budget.directory, bufferSize: SpillPartitions.buffer)
             var k = 0
             try memory.forEachEncoded { bytes, origin in
                 try writeRecord(bytes, origin: origin, sequence: positions[kept[k]], to: keptFile)
                 k += 1
             }
-            let asideFile = try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer)
+            let asideFile = try SpillFile(directory: budget.directory, bufferSize: SpillPartitions.buffer)
             for (position, record) in aside {
                 try writeSetAsideRecord(record, sequence: positions[position], to: asideFile)
             }
@@ -52,30 +45,28 @@ extension SpillingTrips {
 
     package func repeatedValues(attribute: Int) throws -> Int {
         if let memory = inMemory { return memory.repeatedValues(attribute: attribute) }
-        var repeated = 0
-        for part in try partitions(attribute: attribute) {
-            var counts: [[UInt8]: Int] = [:]
-            try forEach(in: part) { trip in
-                let b = trip.bytes
-                counts[Array(b[TripBytes.valueRange(b, attribute: attribute)]), default: 0] += 1
-            }
-            repeated += counts.values.filter { $0 > 1 }.count
+        let values = RepeatedValues<[UInt8]>(budget: budget)
+        try forEachSpilledTrip { trip in
+            let b = trip.bytes
+            try values.add(Array(b[TripBytes.valueRange(b, attribute: attribute)]))
         }
-        return repeated
+        return try values.repeatedCount()
     }
 
     /// The spilled trips split by a hash of a root attribute's value, each trip with its position:
     /// enough partitions that one fits in `budget.partitionBytes` in memory, with the index
-    /// deduplication builds over it (about half as much again).
+    /// deduplication builds over it (about half as much again). At most `SpillPartitions.maximum`
+    /// (with a result file and a file of set-aside records each, made as it is deduplicated): a
+    /// partition of an input so large that 128 of them exceed `partitionBytes` each is held whole
+    /// all the same.
     private func partitions(attribute: Int) throws -> [SpillFile] {
-        let n = min(SpillingTrips.maximumPartitions, max(2, spilledBytes * 3 / 2 / max(budget.partitionBytes, 1) + 1))
-        let parts = try (0..<n).map { _ in try SpillFile(directory: budget.directory, bufferSize: SpillingTrips.partitionBuffer) }
+        let n = min(SpillPartitions.maximum, max(2, spilledBytes * 3 / 2 / max(budget.partitionBytes, 1) + 1))
+        let parts = try SpillPartitions.make(n, in: budget.directory)
         var position = 0
         try forEachSpilledTrip { trip in
             let b = trip.bytes
             let value = UnsafeBufferPointer(rebasing: b[TripBytes.valueRange(b, attribute: attribute)])
-            // The hash's high half: `InMemoryTrips` indexes a partition by the low bits.
-            let p = Int((TripBytes.hash(value) >> 32) % UInt64(n))
+            let p = SpillPartitions.index(of: TripBytes.hash(value), among: n)
             try writeRecord(b, origin: trip.origin, sequence: position, to: parts[p])
             position += 1
         }
@@ -93,10 +84,10 @@ extension SpillingTrips {
     }
 
     /// A k-way merge by position of files whose records are each in increasing position (k is at
-    /// most `maximumPartitions`: a scan for the smallest head is enough).
+    /// most `SpillPartitions.maximum`: a scan for the smallest head is enough).
     private func merge<Record>(_ files: [SpillFile], read: (inout SpillReader) throws -> Record?,
                                sequence: (Record) -> Int, _ body: (Record) throws -> Void) throws {
-        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillingTrips.partitionBuffer) }
+        var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillPartitions.buffer) }
         var heads = try readers.indices.map { try read(&readers[$0]) }
         while true {
             var best = -1
