@@ -38,6 +38,8 @@ struct Migrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long to wait for another process's lock on the store before giving up (exit 75).", valueName: "seconds"))
     var busyTimeout: Double = 5
 
+    @OptionGroup var memory: MemoryOptions
+
     @Flag(name: .short, help: "Print no summary.")
     var quiet = false
 
@@ -56,6 +58,7 @@ struct Migrate: ParsableCommand {
         o.policy = dedupe
         o.rejects = rejects
         o.toolVersion = TripConv.version
+        memory.apply(to: &o)
         return o
     }
 
@@ -64,6 +67,7 @@ struct Migrate: ParsableCommand {
             let started = monotonicSeconds()
             let options = self.options
             let target = try options.targetSchema()
+            try options.checkTemporaryDirectory()
             let timeout = Int((busyTimeout * 1000).rounded())
             // A first look through a read-only open, so a store at the target is never opened for writing;
             // but a journal a crash left behind is rolled back only by a read-write open.
@@ -77,7 +81,7 @@ struct Migrate: ParsableCommand {
                                       notes: ["convert the store into a new file to get a \(targetVersion) copy: `tripconv \(store) --target-version \(targetVersion) -o FILE`"])
             }
             if dryRun {
-                try preview(looked, target: target)
+                try preview(looked, target: target, options: options)
                 if !quiet { Diagnostics.print("tripconv: \(store): dry run; nothing was changed (\(elapsed(started)) s)") }
                 return
             }
@@ -96,17 +100,24 @@ struct Migrate: ParsableCommand {
             }
             if !quiet {
                 let stages = report.stages.map(\.stages).joined(separator: ", ")
-                Diagnostics.print("tripconv: \(store): migrated \(report.from) -> \(report.to) in place; stages \(stages); "
-                                  + "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s"); merged \(report.merged); dropped \(report.dropped); "
-                                  + "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to); "
-                                  + (report.backup.map { "backup \($0)" } ?? "no backup") + "; \(elapsed(started)) s")
+                var parts = ["migrated \(report.from) -> \(report.to) in place", "stages \(stages)",
+                             "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s")",
+                             "merged \(report.merged)", "dropped \(report.dropped)",
+                             "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)",
+                             report.backup.map { "backup \($0)" } ?? "no backup"]
+                if report.spilledTrips > 0 {
+                    let mib = (report.spilledBytes + (1 << 19)) >> 20
+                    parts.append("spilled \(report.spilledTrips) trip\(report.spilledTrips == 1 ? "" : "s") (\(mib) MiB) to temporary files")
+                }
+                parts.append("\(elapsed(started)) s")
+                Diagnostics.print("tripconv: \(store): " + parts.joined(separator: "; "))
             }
         }
     }
 
     /// Prints what a migration would do, on standard output, as it is found (a store of any size
     /// is previewed in bounded memory); a migration that would fail fails as it would.
-    private func preview(_ opened: SQLiteStore, target: any VersionedSchema.Type) throws {
+    private func preview(_ opened: SQLiteStore, target: any VersionedSchema.Type, options: RunOptions) throws {
         var text = ""
         func emit(_ line: String) {
             text += line + "\n"
@@ -115,7 +126,8 @@ struct Migrate: ParsableCommand {
                 text = ""
             }
         }
-        let p = try opened.previewMigration(to: target, policy: dedupe, summary: { p in
+        let p = try opened.previewMigration(to: target, policy: dedupe, memoryLimit: options.memoryLimit,
+                                            temporaryDirectory: options.temporaryDirectory, summary: { p in
             emit("\(store): sqlite \(p.from) (\(opened.evidence)), \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s")")
             emit("would migrate \(p.from) -> \(p.to) in place under --dedupe \(dedupe.rawValue):")
             for stage in p.stages { emit("  \(stage.description): \(stage.changes.joined(separator: "; "))") }

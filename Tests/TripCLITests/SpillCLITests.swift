@@ -102,6 +102,37 @@ struct SpillCLITests {
         #expect(inMemory.status == 0 && !inMemory.stderr.contains("passed half"), "\(inMemory.stderr)")
     }
 
+    @Test("migrate and its dry run with --memory-limit 1M: the same store, ledger and preview as in memory", arguments: ["merge", "last", "first"])
+    func migrateSpills(policy: String) throws {
+        let tmp = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        let original = tmp.appendingPathComponent("v1.sqlite").path
+        let gen = try CLI.run(AccountingTests.tripgen, ["--trips", "6000", "--version", "1.0.0", "--duplicates", "0.3", "--seed", "5",
+                                                        "--to", "sqlite", "-o", original])
+        try #require(gen.status == 0, "\(gen.stderr)")
+        var stores: [String] = [], previews: [String] = [], ledgers: [Data?] = [], lines: [String] = []
+        for (i, limit) in [nil, "1M"].enumerated() {
+            let store = tmp.appendingPathComponent("s\(i).sqlite").path, rejects = tmp.appendingPathComponent("r\(i).jsonl").path
+            try FileManager.default.copyItem(atPath: original, toPath: store)
+            let memory = limit.map { ["--memory-limit", $0, "--temp-dir", tmp.path] } ?? []
+            let preview = try CLI.run(CLI.binary, ["migrate", "s\(i).sqlite", "--dry-run", "-v", "--dedupe", policy] + memory, directory: tmp)
+            let run = try CLI.run(CLI.binary, ["migrate", "s\(i).sqlite", "--no-backup", "--dedupe", policy, "--rejects", rejects] + memory,
+                                  directory: tmp)
+            #expect(preview.status == 0 && run.status == 0, "\(preview.stderr) \(run.stderr)")
+            #expect(run.stderr.contains("to temporary files") == (limit != nil), "\(run.stderr)")
+            previews.append(preview.out.replacingOccurrences(of: "s\(i).sqlite", with: "STORE"))
+            ledgers.append(FileManager.default.contents(atPath: rejects).map { Data(String(decoding: $0, as: UTF8.self)
+                .replacingOccurrences(of: "s\(i).sqlite", with: "STORE").utf8) })
+            lines.append(Self.steadyLine(run.stderr).replacingOccurrences(of: "s\(i).sqlite", with: "STORE"))
+            stores.append(try CLI.run(CLI.binary, [store, "--to", "jsonl", "-q"]).out)
+        }
+        #expect(stores[0] == stores[1] && !stores[0].isEmpty)
+        #expect(previews[0] == previews[1] && previews[0].contains("shared by several trips:"))
+        #expect(ledgers[0] == ledgers[1] && ledgers[0] != nil)
+        #expect(lines[0] == lines[1], "\(lines)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path).sorted() == ["r0.jsonl", "r1.jsonl", "s0.sqlite", "s1.sqlite", "v1.sqlite"])
+    }
+
     @Test("a full temporary disk is exit 74 naming the directory, and the output is absent")
     func fullDisk() throws {
         let tmp = try CLI.temporaryDirectory()
