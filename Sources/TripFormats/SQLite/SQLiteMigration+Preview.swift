@@ -100,10 +100,14 @@ extension SQLiteMigration {
         guard let slot = root.attributeIndex(attribute) else { return }
         let layout = SQLiteLayout(store.schema)
         let id = quoted(SQLiteLayout.idColumn), table = quoted(layout.rootTable), column = quoted(attribute)
+        // Two sorts, each on disk past SQLite's cache: by the value (a window over each value's
+        // rows), then by each group's first row. (A join of the table with its own GROUP BY has
+        // no index to use and SQLite runs it as a nested loop: quadratic, hours at 10M trips.)
         let shared = try connection.prepare("""
-            SELECT t.\(id), d.first FROM \(table) AS t
-            JOIN (SELECT \(column) AS v, min(\(id)) AS first FROM \(table) GROUP BY \(column) HAVING count(*) > 1) AS d
-            ON t.\(column) = d.v ORDER BY d.first, t.\(id)
+            SELECT \(id), first FROM (
+                SELECT \(id), min(\(id)) OVER byValue AS first, count(*) OVER byValue AS n FROM \(table)
+                WHERE \(column) IS NOT NULL WINDOW byValue AS (PARTITION BY \(column)))
+            WHERE n > 1 ORDER BY first, \(id)
             """)
         let loader = try StoreTripCursor(connection, try store.tripQueries(path, byID: true))
         var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: ReadOptions(sourceVersion: store.version))
