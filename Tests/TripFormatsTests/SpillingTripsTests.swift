@@ -119,6 +119,41 @@ struct SpillingTripsTests {
         #expect(try holding.repeatedValues(attribute: 0) == memory.repeatedValues(attribute: 0))
     }
 
+    @Test("after a deduplication (trips in one file per partition): put, transform, absorb and adopt see them in order")
+    func afterDeduplication() throws {
+        let dir = ScratchDirectory()
+        let budget = SpillBudget(limit: 100, directory: dir.path)
+        var arbitrary = ArbitraryTrips(seed: 4, text: .init(pieces: ["x", "y"]))
+        var trips = arbitrary.trips(400, in: TripSchemaV3.self)
+        for i in trips.indices { trips[i].attributes[0] = .string("n\(i % 150)") }
+        func deduplicated() throws -> SpillingTrips {
+            let holding = SpillingTrips(budget: budget)
+            for (i, t) in trips.enumerated() { try holding.put(t, origin: RecordOrigin(source: "a", record: i + 1)) }
+            try holding.deduplicate(attribute: 0, resolve: { _, _ in (.keepKept, nil) }, check: {})
+            #expect(holding.isPartitioned && holding.count == 150)
+            return holding
+        }
+        let firsts = Array(trips.prefix(150))
+        func all(_ h: SpillingTrips) throws -> [ModelObject] {
+            var seen: [ModelObject] = []
+            try h.forEach { t, _ in seen.append(t) }
+            return seen
+        }
+        #expect(try all(deduplicated()) == firsts)
+        let put = try deduplicated()
+        try put.put(trips[0], origin: RecordOrigin(source: "b", record: 1))
+        #expect(try all(put) == firsts + [trips[0]] && !put.isPartitioned)
+        let changed = try deduplicated()
+        try changed.transform { t in var t = t; t.attributes[1] = .string("changed"); return t }
+        #expect(try all(changed).map(\.attributes[0]) == firsts.map(\.attributes[0]))
+        let adopter = SpillingTrips(budget: budget), adopted = try deduplicated()
+        try adopter.absorb(adopted)
+        #expect(try all(adopter) == firsts && adopted.count == 0)
+        try adopter.absorb(try deduplicated())
+        #expect(try all(adopter) == firsts + firsts && adopter.count == 300)
+        #expect(try adopter.origins(at: [0, 150]) == [0: RecordOrigin(source: "a", record: 1), 150: RecordOrigin(source: "a", record: 1)])
+    }
+
     @Test("--memory-limit sizes: bytes, K, M, G, T; less than 1M and nonsense are usage errors")
     func sizes() throws {
         #expect(try SpillBudget.parseSize("256M") == 256 << 20)

@@ -11,6 +11,7 @@ extension SpillingTrips {
             return try accountForMemory()
         }
         var keptFiles: [SpillFile] = [], asideFiles: [SpillFile] = []
+        var keptCount = 0
         var parts = try partitions(attribute: attribute).map(Optional.some)
         for p in parts.indices {
             let part = parts[p]!
@@ -25,6 +26,7 @@ extension SpillingTrips {
             let (kept, aside) = try memory.deduplicateKeepingPositions(attribute: attribute, positions: positions,
                                                                        resolve: resolve, check: {})
             let keptFile = try SpillFile(directory: budget.directory, bufferSize: SpillPartitions.buffer)
+            keptCount += kept.count
             var k = 0
             try memory.forEachEncoded { bytes, origin in
                 try writeRecord(bytes, origin: origin, sequence: positions[kept[k]], to: keptFile)
@@ -39,8 +41,16 @@ extension SpillingTrips {
         }
         // Nothing has changed yet: a check that throws leaves the trips and the accounting as they were.
         try check()
-        try replaceTrips { write in try mergeTrips(keptFiles) { trip in try write(trip) } }
+        try keepParts(keptFiles, count: keptCount)
         try mergeSetAside(asideFiles) { record in try appendSetAside([record]) }
+    }
+
+    /// Makes the kept trips' files, one per partition, the holding's trips, in one file only when
+    /// needed: each is in order of position, and reading them merged gives the trips in order.
+    func mergeKeptParts() throws {
+        guard let parts = keptParts else { return }
+        keptParts = nil
+        try replaceTrips { write in try mergeTrips(parts) { trip in try write(trip) } }
     }
 
     package func repeatedValues(attribute: Int) throws -> Int {
@@ -74,7 +84,7 @@ extension SpillingTrips {
     }
 
     /// Merges files of trips, each in increasing position, into one sequence by position.
-    private func mergeTrips(_ files: [SpillFile], _ body: (SpilledTrip) throws -> Void) throws {
+    func mergeTrips(_ files: [SpillFile], _ body: (SpilledTrip) throws -> Void) throws {
         try merge(files, read: readTrip, sequence: \.sequence, body)
     }
 
@@ -83,20 +93,38 @@ extension SpillingTrips {
         try merge(files, read: readSetAsideRecord, sequence: \.sequence) { try body($0.0) }
     }
 
-    /// A k-way merge by position of files whose records are each in increasing position (k is at
-    /// most `SpillPartitions.maximum`: a scan for the smallest head is enough).
+    /// A k-way merge by position of files whose records are each in increasing position: the
+    /// files' next records in a binary heap by position (k is at most `SpillPartitions.maximum`).
     private func merge<Record>(_ files: [SpillFile], read: (inout SpillReader) throws -> Record?,
                                sequence: (Record) -> Int, _ body: (Record) throws -> Void) throws {
         var readers = try files.map { file -> SpillReader in try file.flush(); return file.reader(bufferSize: SpillPartitions.buffer) }
-        var heads = try readers.indices.map { try read(&readers[$0]) }
-        while true {
-            var best = -1
-            for i in heads.indices {
-                if let h = heads[i], best < 0 || sequence(h) < sequence(heads[best]!) { best = i }
+        var heap: [(position: Int, file: Int, record: Record)] = []
+        heap.reserveCapacity(files.count)
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var least = i
+                if l < heap.count, heap[l].position < heap[least].position { least = l }
+                if r < heap.count, heap[r].position < heap[least].position { least = r }
+                if least == i { return }
+                heap.swapAt(i, least)
+                i = least
             }
-            guard best >= 0 else { return }
-            try body(heads[best]!)
-            heads[best] = try read(&readers[best])
+        }
+        for f in readers.indices {
+            if let record = try read(&readers[f]) { heap.append((sequence(record), f, record)) }
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let top = heap.first {
+            try body(top.record)
+            if let next = try read(&readers[top.file]) {
+                heap[0] = (sequence(next), top.file, next)
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
         }
     }
 }

@@ -17,6 +17,10 @@ package final class SpillingTrips: TripHolding {
     /// The bytes of `memory` counted in the budget.
     private var counted = 0
     private var file: SpillFile?
+    /// After a deduplication, the kept trips: one file per partition, each in order of position,
+    /// read by merging them rather than merged into one more file first (a write and a read of
+    /// every trip saved); made into one file only when trips are added or transformed.
+    var keptParts: [SpillFile]?
     private var spilledCount = 0
     private var sources = SourceTable()
     private var scratch: [UInt8] = []
@@ -38,12 +42,14 @@ package final class SpillingTrips: TripHolding {
         if spilledTrips > 0 { budget.noteSpill(trips: spilledTrips, bytes: spilledTripBytes) }
     }
 
+    /// Whether the trips are a deduplication's partitions, read merged (`keptParts`).
+    package var isPartitioned: Bool { keptParts != nil }
     /// Whether the trips are in a temporary file.
     package var isSpilled: Bool { memory == nil }
     /// The trips, while they are in memory.
     var inMemory: InMemoryTrips? { memory }
     /// The size of the temporary file of trips.
-    var spilledBytes: Int { file?.size ?? 0 }
+    var spilledBytes: Int { keptParts.map { $0.reduce(0) { $0 + $1.size } } ?? file?.size ?? 0 }
 
     package var count: Int { memory?.count ?? spilledCount }
 
@@ -54,6 +60,7 @@ package final class SpillingTrips: TripHolding {
             memory.put(trip, origin: origin)
             try account(memory)
         } else {
+            try mergeKeptParts()
             scratch.removeAll(keepingCapacity: true)
             TripBytes.append(trip, to: &scratch)
             try scratch.withUnsafeBufferPointer { try writeTrip($0, origin: origin, sequence: spilledCount) }
@@ -120,6 +127,13 @@ package final class SpillingTrips: TripHolding {
     }
 
     /// Replaces the spilled trips by those `fill` writes, in order.
+    /// After a deduplication: the trips are the kept trips of `parts`, `count` of them.
+    func keepParts(_ parts: [SpillFile], count: Int) throws {
+        file = nil
+        keptParts = parts
+        spilledCount = count
+    }
+
     func replaceTrips(_ fill: ((SpilledTrip) throws -> Void) throws -> Void) throws {
         file = try SpillFile(directory: budget.directory)
         spilledCount = 0
@@ -135,20 +149,24 @@ package final class SpillingTrips: TripHolding {
             other.counted = 0
             other.memory = InMemoryTrips()
             try account(memory)
-        } else if let other = other as? SpillingTrips, other.memory == nil, let memory, memory.count == 0, file == nil {
+        } else if let other = other as? SpillingTrips, other.memory == nil, let memory, memory.count == 0, file == nil,
+                  keptParts == nil {
             // Nothing here yet (a run's first input): the other's file becomes this holding's, as
             // it is, rather than copied trip by trip.
             _ = budget.hold(-counted)
             counted = 0
             self.memory = nil
             file = other.file
+            keptParts = other.keptParts
             spilledCount = other.spilledCount
             sources = other.sources
             other.file = nil
+            other.keptParts = nil
             other.spilledCount = 0
             other.sources = SourceTable()
             other.memory = InMemoryTrips()
         } else {
+            try mergeKeptParts()
             if memory != nil, other.count > 0 { try spill() }
             if let other = other as? SpillingTrips, other.memory == nil {
                 try other.forEachSpilledTrip { trip in
@@ -171,6 +189,7 @@ package final class SpillingTrips: TripHolding {
 
     /// Calls `body` with each spilled trip, in order.
     func forEachSpilledTrip(_ body: (SpilledTrip) throws -> Void) throws {
+        if let keptParts { return try mergeTrips(keptParts, body) }
         guard let file else { return }
         try forEach(in: file, body)
     }
@@ -204,6 +223,7 @@ package final class SpillingTrips: TripHolding {
             try memory.transform(transform)
             return try account(memory)
         }
+        try mergeKeptParts()
         guard let old = file else { return }
         try replaceTrips { write in
             try forEach(in: old) { trip in
