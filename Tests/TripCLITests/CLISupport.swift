@@ -1,5 +1,14 @@
 import Foundation
+import Synchronization
 import TripTestSupport
+
+/// The directories `CLI.temporaryDirectory()` made, removed at exit.
+private let madeDirectories = Mutex<[String]>([])
+private let registerForRemovalAtExit: Void = {
+    atexit {
+        for path in madeDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+    }
+}()
 
 /// Runs the built `tripconv` binary and other programs for the CLI tests.
 enum CLI {
@@ -41,10 +50,13 @@ enum CLI {
     /// The path of a tool on PATH, if installed.
     static func tool(_ name: String) -> String? { ExternalTool.path(name) }
 
-    /// A fresh empty directory for one test.
+    /// A fresh empty directory for one test, removed when the test process exits if the test did
+    /// not remove it (most CLI tests leave theirs: 1,100 of them had piled up in /tmp).
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tripconv-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        registerForRemovalAtExit
+        madeDirectories.withLock { $0.append(url.path) }
         return url
     }
 
