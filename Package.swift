@@ -18,11 +18,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The domain: schemas, the plan, migration, dedupe, the pipeline. No file I/O, no C.
         .target(name: "TripKit"),
         // One folder per format, each a reader and a writer, and the factory.
-        .target(name: "TripFormats", dependencies: ["TripKit", "CSQLite", "CLibXML2", "CYAML"]),
+        .target(name: "TripFormats", dependencies: ["TripKit", "CSQLite", "CLibXML2", "CYAML", "CLibPQ"]),
         // The executable: the only target that imports ArgumentParser.
         .executableTarget(name: "tripconv", dependencies: [
             "TripKit", "TripFormats",

@@ -8,9 +8,13 @@ public struct TripError: Error, Sendable, CustomStringConvertible, Equatable {
         case usage = 64
         case data = 65
         case noInput = 66
+        /// A service tripconv needs (a database server) cannot be reached.
+        case unavailable = 69
         case cantCreate = 73
         case io = 74
         case busy = 75
+        /// A service refused tripconv's credentials.
+        case permission = 77
     }
 
     public var kind: Kind
