@@ -3,6 +3,8 @@ import TripKit
 /// The formats tripconv reads and writes.
 public enum Format: String, CaseIterable, Sendable {
     case json, jsonl, csv, tsv, xml, yaml, sqlite
+    /// A PostgreSQL store, addressed by a `postgresql://` URI or libpq `key=value` pairs.
+    case postgresql
     /// A Core Data (SwiftData) store: read only, found by its tables in a `.sqlite` or `.store` file.
     case coredata
 
@@ -16,15 +18,16 @@ public enum Format: String, CaseIterable, Sendable {
         case .xml: return ["xml"]
         case .yaml: return ["yaml", "yml"]
         case .sqlite: return ["sqlite", "db", "store"]
-        case .coredata: return []
+        case .postgresql, .coredata: return []
         }
     }
 
     /// Whether the format is a store (a file with tables, not a stream of bytes).
-    public var isStore: Bool { self == .sqlite || self == .coredata }
+    public var isStore: Bool { self == .sqlite || self == .coredata || self == .postgresql }
 
-    /// The format a path's extension names, if any.
+    /// The format a path's extension names, if any; a PostgreSQL address is `.postgresql`.
     public init?(path: String) {
+        if Format.isPostgreSQLAddress(path) { self = .postgresql; return }
         let base = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
         let ext = base[base.index(after: dot)...].lowercased()
@@ -32,9 +35,26 @@ public enum Format: String, CaseIterable, Sendable {
         self = f
     }
 
-    /// Reads `json`, `jsonl`/`ndjson`, `yml` and so on.
+    /// Whether a store argument is a PostgreSQL address rather than a path: a `postgresql://` or
+    /// `postgres://` URI, or libpq `key=value` pairs (`host=/run/postgresql dbname=trips`,
+    /// `service=fleet`).
+    public static func isPostgreSQLAddress(_ argument: String) -> Bool {
+        let lower = argument.lowercased()
+        if lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") { return true }
+        guard let equals = lower.firstIndex(of: "=") else { return false }
+        return libpqKeywords.contains(String(lower[..<equals].drop { $0 == " " }))
+    }
+
+    /// The connection keywords libpq takes (those an address is likely to start with).
+    private static let libpqKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "connect_timeout",
+        "options", "application_name", "sslmode", "target_session_attrs", "client_encoding",
+    ]
+
+    /// Reads `json`, `jsonl`/`ndjson`, `yml`, `postgres`/`pg` and so on.
     public init?(name: String) {
         let n = name.lowercased()
+        if n == "postgres" || n == "pg" { self = .postgresql; return }
         if let f = Format(rawValue: n) { self = f; return }
         guard let f = Format.allCases.first(where: { $0.extensions.contains(n) }) else { return nil }
         self = f
@@ -58,6 +78,9 @@ public struct WriteOptions {
     public var csvLayout: CSVLayout
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion: String
+    /// A PostgreSQL store: the schema (namespace) its tables go in, created when missing; nil, the
+    /// server's search path.
+    public var pgSchema: String?
     /// What a store writer may hold in memory (the trips of a migration in place, what it sets
     /// aside) and where the rest goes: the run's budget; nil, the default budget.
     package var budget: SpillBudget?
@@ -89,6 +112,7 @@ public enum FormatFactory {
         case .xml: return XMLFormat.self
         case .yaml: return YAMLFormat.self
         case .coredata: return CoreDataFormat.self
+        case .postgresql: return PGFormat.self
         }
     }
 

@@ -22,6 +22,10 @@ enum InputResolver {
                 out.append(ResolvedInput(location: .standardInput, format: format))
                 continue
             }
+            if Format.isPostgreSQLAddress(arg) {
+                out.append(ResolvedInput(location: .file(arg), format: .postgresql))
+                continue
+            }
             if try FileSystem.kind(of: arg, failing: .noInput) == .directory {
                 // A CSV or TSV tables-layout directory is one input.
                 if let tables = [Format.csv, .tsv].first(where: { (from == nil || from == $0) && CSVFormat.isTablesDirectory(arg, format: $0) }) {

@@ -38,9 +38,14 @@ struct ReadingOptions: ParsableArguments {
     @Flag(name: .long, help: "Ignore fields or columns that no schema version declares, instead of rejecting the record.")
     var ignoreUnknown = false
 
+    @Option(name: .long, help: ArgumentHelp("PostgreSQL stores (inputs and -o): the schema their tables are in, so one database holds several stores; created when written to (default: the server's search path, usually public).", valueName: "name"))
+    var pgSchema: String?
+
     var readOptions: ReadOptions {
-        ReadOptions(dateEpoch: dateEpoch, sourceVersion: sourceVersion, ignoreUnknown: ignoreUnknown,
-                    inputEncoding: inputEncoding.rawValue, csvDelimiter: csvDelimiter?.byte)
+        var o = ReadOptions(dateEpoch: dateEpoch, sourceVersion: sourceVersion, ignoreUnknown: ignoreUnknown,
+                            inputEncoding: inputEncoding.rawValue, csvDelimiter: csvDelimiter?.byte)
+        o.pgSchema = pgSchema
+        return o
     }
 }
 

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import CLibPQ
 import TripKit
 
@@ -6,14 +11,25 @@ import TripKit
 /// `~/.pgpass` filling in what they leave out).
 ///
 /// A server that cannot be reached is `.unavailable` (exit 69) naming the host and port; refused
-/// credentials are `.permission` (exit 77). No message carries a password: they name the server as
-/// libpq resolved it (host, port, user, database), never the connection string.
+/// credentials are `.permission` (exit 77); a connection lost mid-command is `.io` (exit 74). No
+/// message carries a password: they name the server as libpq resolved it (host and port), never
+/// the connection string.
+///
+/// ```swift
+/// let c = try PGConnection("postgresql://localhost/trips", schema: "fleet")
+/// let n = try c.query("SELECT count(*) FROM trips").text(0, 0)
+/// ```
 final class PGConnection {
     private let handle: OpaquePointer
     /// `host:port` (or the socket directory and port), as libpq resolved them, for messages.
     let place: String
+    /// The SQLSTATE of the last command that failed (`40P01` a deadlock, `40001` a serialization
+    /// failure), nil when it did not come from the server.
+    private(set) var lastSQLState: String?
 
-    init(_ address: String) throws {
+    /// Connects; with `schema`, makes it the only schema unqualified names resolve in (creating it
+    /// when `creatingSchema`).
+    init(_ address: String, schema: String? = nil, creatingSchema: Bool = false) throws {
         guard let c = PQconnectdb(address) else { throw TripError(.io, "cannot connect to PostgreSQL: out of memory") }
         place = PGConnection.place(c)
         guard PQstatus(c) == CONNECTION_OK else {
@@ -28,6 +44,13 @@ final class PGConnection {
                             notes: ["is the server running, and is the address right (PGHOST, PGPORT, the URI's host and port)?"])
         }
         handle = c
+        // Notices (`already exists, skipping`) are the server talking to itself: libpq would print them.
+        PQsetNoticeProcessor(c, { _, _ in }, nil)
+        try execute("SET client_min_messages = warning; SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'")
+        if let schema {
+            if creatingSchema { try execute("CREATE SCHEMA IF NOT EXISTS \(quoted(schema))") }
+            try execute("SET search_path TO \(quoted(schema))")
+        }
     }
 
     deinit { PQfinish(handle) }
@@ -35,37 +58,112 @@ final class PGConnection {
     /// The server's version as a number (150018 for 15.18).
     var serverVersion: Int { Int(PQserverVersion(handle)) }
 
-    /// Runs SQL without parameters and returns the first column of each row as text (nil for NULL).
-    func column(_ sql: String) throws -> [String?] {
-        guard let r = PQexec(handle, sql) else { throw failure("out of memory") }
-        defer { PQclear(r) }
-        let status = PQresultStatus(r)
-        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            throw failure(PGConnection.firstLine(PQresultErrorMessage(r)))
-        }
-        return (0..<PQntuples(r)).map { row in
-            PQgetisnull(r, row, 0) != 0 ? nil : String(cString: PQgetvalue(r, row, 0))
-        }
+    /// This connection's backend process id (what `pg_terminate_backend` takes).
+    var backendPID: Int { Int(PQbackendPID(handle)) }
+
+    /// Runs SQL without parameters (several statements allowed); `doing` prefixes a failure.
+    func execute(_ sql: String, doing: String? = nil) throws {
+        _ = try result(PQexec(handle, sql), doing: doing)
     }
 
-    private func failure(_ reason: String) -> TripError {
+    /// Runs one statement with text parameters (`$1`, `$2`, …; nil is NULL) and returns its rows.
+    func query(_ sql: String, _ parameters: [String?] = [], doing: String? = nil) throws -> PGResult {
+        // The C strings live until PQexecParams returns.
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for p in copies { free(p) } }
+        let r = copies.withUnsafeBufferPointer { values in
+            values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                PQexecParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+            }
+        }
+        return try result(r, doing: doing)
+    }
+
+    /// Runs SQL without parameters and returns the first column of each row as text (nil for NULL).
+    func column(_ sql: String) throws -> [String?] {
+        let r = try query(sql)
+        return (0..<r.rowCount).map { r.isNull($0, 0) ? nil : r.text($0, 0) }
+    }
+
+    // MARK: - COPY
+
+    /// Starts `COPY … FROM STDIN`: the rows go in with `send`, and `endCopy` ends it.
+    func beginCopy(_ sql: String, doing: String? = nil) throws {
+        guard let r = PQexec(handle, sql) else { throw failure("out of memory", doing: doing) }
+        let status = PQresultStatus(r)
+        if status == PGRES_COPY_IN { PQclear(r); return }
+        _ = try result(r, doing: doing)
+        throw failure("the server did not start the COPY", doing: doing)
+    }
+
+    /// Sends COPY data (whole rows or not: the server joins them).
+    func send(_ bytes: UnsafeRawBufferPointer, doing: String? = nil) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        let sent = PQputCopyData(handle, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        if sent != 1 { throw failure(PGConnection.firstLine(PQerrorMessage(handle)), doing: doing) }
+    }
+
+    /// Ends the COPY and returns how many rows it took; the server's objection fails here.
+    @discardableResult
+    func endCopy(doing: String? = nil) throws -> Int {
+        if PQputCopyEnd(handle, nil) != 1 { throw failure(PGConnection.firstLine(PQerrorMessage(handle)), doing: doing) }
+        var rows = 0
+        var error: TripError?
+        while let r = PQgetResult(handle) {
+            do {
+                let done = try result(r, doing: doing)
+                rows += Int(String(cString: PQcmdTuples(done.handle))) ?? 0
+            } catch let e as TripError {
+                error = error ?? e
+            }
+        }
+        if let error { throw error }
+        return rows
+    }
+
+    // MARK: - Results and failures
+
+    private func result(_ r: OpaquePointer?, doing: String?) throws -> PGResult {
+        guard let r else { throw failure(PGConnection.firstLine(PQerrorMessage(handle)), doing: doing) }
+        let status = PQresultStatus(r)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY else {
+            let reason = PGConnection.firstLine(PQresultErrorMessage(r))
+            let state = PQresultErrorField(r, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            PQclear(r)
+            // A multi-statement string leaves the rest unrun; nothing else is pending.
+            while let more = PQgetResult(handle) { PQclear(more) }
+            lastSQLState = state
+            throw failure(reason, doing: doing)
+        }
+        lastSQLState = nil
+        return PGResult(r)
+    }
+
+    private func failure(_ reason: String, doing: String?) -> TripError {
+        let what = doing.map { "\($0): " } ?? ""
         // A connection lost mid-command is an I/O failure (exit 74); other errors are the data's.
         if PQstatus(handle) != CONNECTION_OK {
-            return TripError(.io, "\(place): the connection to PostgreSQL was lost: \(reason)")
+            return TripError(.io, "\(place): \(what)the connection to PostgreSQL was lost: \(reason)",
+                             notes: ["nothing of this input was committed; run it again"])
         }
-        return TripError(.data, "\(place): \(reason)")
+        return TripError(.data, "\(place): \(what)\(reason)")
     }
+
+    /// Whether the last failure was a deadlock or a serialization failure: worth trying again.
+    var lastFailureIsTransient: Bool { lastSQLState == "40P01" || lastSQLState == "40001" }
 
     private static func place(_ c: OpaquePointer) -> String {
         let host = PQhost(c).map { String(cString: $0) } ?? "localhost"
         let port = PQport(c).map { String(cString: $0) } ?? "5432"
-        return "\(host):\(port)"
+        return "\(host):\(port.isEmpty ? "5432" : port)"
     }
 
     private static func firstLine(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown error" }
         let s = String(cString: text)
-        return String(s.split(separator: "\n").first ?? "unknown error").trimmingPrefix("FATAL:  ").description
+        var line = String(s.split(separator: "\n").first ?? "unknown error")
+        for prefix in ["FATAL:  ", "ERROR:  "] where line.hasPrefix(prefix) { line.removeFirst(prefix.count) }
+        return line
     }
 
     /// libpq reports refused credentials only in words (the server's SQLSTATE 28P01/28000 does not
@@ -73,4 +171,30 @@ final class PGConnection {
     private static func isAuthenticationFailure(_ reason: String) -> Bool {
         ["password authentication failed", "authentication failed", "no pg_hba.conf entry", "role \""].contains { reason.contains($0) }
     }
+}
+
+/// The rows of one statement, in text form, freed with the value.
+final class PGResult {
+    fileprivate let handle: OpaquePointer
+    fileprivate init(_ handle: OpaquePointer) { self.handle = handle }
+    deinit { PQclear(handle) }
+
+    var rowCount: Int { Int(PQntuples(handle)) }
+    var columnCount: Int { Int(PQnfields(handle)) }
+    /// The rows a command changed (`INSERT 0 5` → 5).
+    var changedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+
+    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
+
+    /// The value's bytes (valid until the result is freed).
+    func bytes(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        let p = UnsafeRawPointer(PQgetvalue(handle, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
+        return UnsafeBufferPointer(start: p, count: length)
+    }
+
+    /// The value as text, repairing nothing: the server sends UTF-8 (the connection says so).
+    func text(_ row: Int, _ column: Int) -> String { String(decoding: bytes(row, column), as: UTF8.self) }
+
+    func int64(_ row: Int, _ column: Int) -> Int64 { Int64(text(row, column)) ?? 0 }
 }

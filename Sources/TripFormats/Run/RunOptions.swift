@@ -72,6 +72,7 @@ public struct RunOptions: Sendable {
                                    csvDelimiter: outputCSVDelimiter ?? reading.csvDelimiter, csvLayout: csvLayout,
                                    toolVersion: toolVersion)
         options.budget = budget ?? SpillBudget(limit: memoryLimit, directory: temporaryDirectory)
+        options.pgSchema = reading.pgSchema
         return options
     }
 

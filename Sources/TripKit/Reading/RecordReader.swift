@@ -31,6 +31,8 @@ public struct ReadOptions: Sendable, Equatable {
     /// Whether the XML and YAML readers run their parser (libxml2, libyaml or the block scanner) on
     /// a thread of its own, ahead of the thread that builds trips; false keeps a read on one thread.
     public var parsesAhead: Bool
+    /// A PostgreSQL store: the schema (namespace) its tables are in; nil, the server's search path.
+    public var pgSchema: String? = nil
 
     /// Options as the command line gives them; the defaults read what tripconv and SwiftData write.
     public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,

@@ -1,0 +1,21 @@
+import TripKit
+
+/// The PostgreSQL store: a reader of its trips and a writer that creates the store's tables or
+/// writes into them. The location's "path" is a libpq address (`postgresql://…` or `key=value`).
+enum PGFormat: FormatCodec {
+    static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
+        guard case .file(let address) = input else {
+            throw TripError.usage("a PostgreSQL store cannot be read from standard input; give its address")
+        }
+        _ = address
+        throw TripError.usage("reading a PostgreSQL store is not built yet")
+    }
+
+    static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
+        guard case .file(let address) = output else {
+            throw TripError.usage("a PostgreSQL store cannot be written to standard output; give -o ADDRESS")
+        }
+        _ = address
+        throw TripError.usage("writing a PostgreSQL store is not built yet")
+    }
+}
