@@ -23,6 +23,9 @@ final class PGConnection {
     private let handle: OpaquePointer
     /// `host:port` (or the socket directory and port), as libpq resolved them, for messages.
     let place: String
+    /// The store as messages and origins name it: `host:port/database`, then `/schema` with one;
+    /// never the password.
+    let name: String
     /// The SQLSTATE of the last command that failed (`40P01` a deadlock, `40001` a serialization
     /// failure), nil when it did not come from the server.
     private(set) var lastSQLState: String?
@@ -44,6 +47,8 @@ final class PGConnection {
                             notes: ["is the server running, and is the address right (PGHOST, PGPORT, the URI's host and port)?"])
         }
         handle = c
+        let database = PQdb(c).map { String(cString: $0) } ?? ""
+        name = "\(place)/\(database)" + (schema.map { "/\($0)" } ?? "")
         // Notices (`already exists, skipping`) are the server talking to itself: libpq would print them.
         PQsetNoticeProcessor(c, { _, _ in }, nil)
         try execute("SET client_min_messages = warning; SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'")
