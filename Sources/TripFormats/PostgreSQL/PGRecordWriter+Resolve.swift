@@ -107,9 +107,7 @@ extension PGRecordWriter {
     }
 
     /// The columns of a related table as loaded: the trip's key, the position of a list, the attributes.
-    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] {
-        ([layout.foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)).map(quoted)
-    }
+    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] { PGCopyBatch(layout).childColumns(child).map(quoted) }
 
     private func makeReplacementTables() throws {
         let c = connection
@@ -182,8 +180,7 @@ extension PGRecordWriter {
             after = pairs.last!.stage
             let stored = try loader.load(c, ids: pairs.map(\.stored), root: layout.rootTable, children: { $0.name })
             let incoming = try loader.load(c, ids: pairs.map(\.stage), root: stageTable(layout.rootTable), children: { self.stageTable($0.name) })
-            var trips = PGCopyRows()
-            var children = layout.children.map { _ in PGCopyRows() }
+            var batch = PGCopyBatch(layout)
             for pair in pairs {
                 guard let old = stored[pair.stored], let new = incoming[pair.stage] else {
                     throw TripError.data("\(name): the trip with id \(pair.stored) vanished while being merged")
@@ -191,24 +188,9 @@ extension PGRecordWriter {
                 let context = MigrationContext(schema: options.schema, policy: .merge, objects: [old, new],
                                                origins: [RecordOrigin(source: name, record: 0), RecordOrigin(source: name, record: 1)])
                 try context.deduplicate(layout.tables.root.name, by: unique.name)
-                let merged = try context.objects[0]
-                trips.field(pair.stored)
-                for column in layout.tables.rootColumns { trips.field(merged.attributes[column.slot]) }
-                trips.endRow()
-                for (i, child) in layout.children.enumerated() {
-                    for (position, o) in merged.relationships[child.slot].objects.enumerated() {
-                        children[i].field(pair.stored)
-                        if child.isToMany { children[i].field(Int64(position)) }
-                        for column in child.columns { children[i].field(o.attributes[column.slot]) }
-                        children[i].endRow()
-                    }
-                }
+                batch.append(try context.objects[0], id: pair.stored)
             }
-            try copy(trips, into: "tripconv_replacement", [SQLiteLayout.idColumn] + layout.tables.rootColumns.map(\.name))
-            for (i, child) in layout.children.enumerated() where children[i].rows > 0 {
-                let names = [layout.foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
-                try copy(children[i], into: "tripconv_replacement_" + child.name, names)
-            }
+            try batch.send(c, tripsTable: "tripconv_replacement") { "tripconv_replacement_" + $0.name }
         }
     }
 

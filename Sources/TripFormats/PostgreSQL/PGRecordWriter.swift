@@ -32,8 +32,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     /// Whether trips go through staging tables (the name is unique) rather than straight in.
     let isStaged: Bool
     let setAside: SetAsideLog
-    private var tripRows = PGCopyRows()
-    private var childRows: [PGCopyRows]
+    private var batch: PGCopyBatch
     private var reservedIDs: [Int64] = []
     private var nextReserved = 0
     private var incoming = 0
@@ -54,7 +53,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         isStaged = layout.uniqueColumn != nil
         let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
         setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
-        childRows = layout.children.map { _ in PGCopyRows() }
+        batch = PGCopyBatch(layout)
         let c = try PGConnection(address, schema: options.pgSchema, creatingSchema: true)
         connection = c
         name = c.name
@@ -137,24 +136,17 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         }
         do {
             let id = try nextID()
-            tripRows.field(id)
             if isStaged {
-                tripRows.field(origin.source)
-                tripRows.field(Int64(origin.record))
-                tripRows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
-                tripRows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
-            }
-            for column in layout.tables.rootColumns { tripRows.field(object.attributes[column.slot]) }
-            tripRows.endRow()
-            for (i, child) in layout.children.enumerated() {
-                for (position, o) in object.relationships[child.slot].objects.enumerated() {
-                    childRows[i].field(id)
-                    if child.isToMany { childRows[i].field(Int64(position)) }
-                    for column in child.columns { childRows[i].field(o.attributes[column.slot]) }
-                    childRows[i].endRow()
+                batch.append(object, id: id) { rows in
+                    rows.field(origin.source)
+                    rows.field(Int64(origin.record))
+                    rows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
+                    rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
                 }
+            } else {
+                batch.append(object, id: id)
             }
-            if tripRows.rows >= Self.batchTrips || childRows.contains(where: { $0.bytes.count > 8 << 20 }) { try flush() }
+            if batch.trips.rows >= Self.batchTrips || batch.exceeds(8 << 20) { try flush() }
         } catch {
             hasFailed = true
             throw error
@@ -178,26 +170,14 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
 
     /// Sends the batch: the trips, then each related table's rows.
     private func flush() throws {
-        guard tripRows.rows > 0 else { return }
-        let root = isStaged ? stageTable(layout.rootTable) : layout.rootTable
-        var columns = [SQLiteLayout.idColumn]
-        if isStaged { columns += ["origin_source", "origin_record", "origin_line", "origin_column"] }
-        try copy(tripRows, into: root, columns + layout.tables.rootColumns.map(\.name))
-        tripRows.removeAll()
-        for (i, child) in layout.children.enumerated() where childRows[i].rows > 0 {
-            let table = isStaged ? stageTable(child.name) : child.name
-            let columns = [layout.foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
-            try copy(childRows[i], into: table, columns)
-            childRows[i].removeAll()
+        if isStaged {
+            try batch.send(connection, tripsTable: stageTable(layout.rootTable), leadingColumns: Self.originColumns) { stageTable($0.name) }
+        } else {
+            try batch.send(connection, tripsTable: layout.rootTable) { $0.name }
         }
     }
 
-    func copy(_ rows: PGCopyRows, into table: String, _ columns: [String]) throws {
-        let doing = "cannot load the trips"
-        try connection.beginCopy("COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)
-        try rows.bytes.withUnsafeBytes { try connection.send($0, doing: doing) }
-        try connection.endCopy(doing: doing)
-    }
+    static let originColumns = ["origin_source", "origin_record", "origin_line", "origin_column"]
 
     /// Calls `body` with each incoming trip merged, dropped or refused, in the order they came.
     public func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try setAside.forEach(body) }

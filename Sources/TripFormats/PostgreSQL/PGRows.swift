@@ -61,6 +61,67 @@ struct PGCopyRows {
     }
 }
 
+/// A batch of COPY rows for a layout's tables: the trips' and each related table's.
+struct PGCopyBatch {
+    let layout: PGLayout
+    var trips = PGCopyRows()
+    var children: [PGCopyRows]
+
+    init(_ layout: PGLayout) {
+        self.layout = layout
+        children = layout.children.map { _ in PGCopyRows() }
+    }
+
+    /// The column names of the trips' rows, after the id and any `leading` columns of a staging table.
+    var tripColumns: [String] { [SQLiteLayout.idColumn] + layout.tables.rootColumns.map(\.name) }
+
+    /// The column names of a related table's rows: the trip's key, a list's position, the attributes.
+    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] {
+        [layout.foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
+    }
+
+    /// A trip under `id` (with `leading` fields after the id, for a staging table's extra columns),
+    /// and its related rows naming it.
+    mutating func append(_ object: ModelObject, id: Int64, leading: (inout PGCopyRows) -> Void = { _ in }) {
+        trips.field(id)
+        leading(&trips)
+        for column in layout.tables.rootColumns { trips.field(object.attributes[column.slot]) }
+        trips.endRow()
+        for (i, child) in layout.children.enumerated() {
+            for (position, o) in object.relationships[child.slot].objects.enumerated() {
+                children[i].field(id)
+                if child.isToMany { children[i].field(Int64(position)) }
+                for column in child.columns { children[i].field(o.attributes[column.slot]) }
+                children[i].endRow()
+            }
+        }
+    }
+
+    /// Whether any table's rows have grown past `bytes`.
+    func exceeds(_ bytes: Int) -> Bool { trips.bytes.count > bytes || children.contains { $0.bytes.count > bytes } }
+
+    /// Sends the rows: the trips into `tripsTable` (with `leadingColumns` after the id), each related
+    /// table's into the table `childTable` names; then empties the batch.
+    mutating func send(_ c: PGConnection, tripsTable: String, leadingColumns: [String] = [],
+                       childTable: (SQLiteLayout.ChildTable) -> String) throws {
+        if trips.rows > 0 {
+            try PGCopyBatch.copy(c, trips, into: tripsTable, [SQLiteLayout.idColumn] + leadingColumns + layout.tables.rootColumns.map(\.name))
+        }
+        trips.removeAll()
+        for (i, child) in layout.children.enumerated() where children[i].rows > 0 {
+            try PGCopyBatch.copy(c, children[i], into: childTable(child), childColumns(child))
+            children[i].removeAll()
+        }
+    }
+
+    static func copy(_ c: PGConnection, _ rows: PGCopyRows, into table: String, _ columns: [String]) throws {
+        let doing = "cannot load the trips"
+        try c.beginCopy("COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)
+        try rows.bytes.withUnsafeBytes { try c.send($0, doing: doing) }
+        try c.endCopy(doing: doing)
+    }
+}
+
 enum PGValues {
     /// Why PostgreSQL cannot hold a trip as it is, or nil: its text fields may not contain NUL.
     static func unstorable(_ object: ModelObject, _ entity: Entity, schema: any VersionedSchema.Type) -> String? {
