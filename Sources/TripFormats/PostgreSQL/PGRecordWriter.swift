@@ -23,6 +23,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     public private(set) var isUpdatingExistingStore = false
     /// Stored trips that incoming ones replaced under `last`.
     public internal(set) var replacedStoredTrips = 0
+    /// The in-place migration run before writing (`--migrate`), if one was.
+    public private(set) var migration: SQLiteMigrationReport?
     /// How many times a deadlock or serialization failure made the writer try again.
     public internal(set) var retries = 0
 
@@ -88,7 +90,13 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
             try c.execute("SELECT pg_advisory_xact_lock(\(Self.lockKey))", doing: "cannot lock the store")
             if let now = try PGStoreVersion.of(c) {
                 if try SQLiteMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
-                    throw TripError.usage("\(name): migrating a PostgreSQL store in place is not built yet")
+                    // Migrated and loaded in one transaction, under the exclusive lock: all or nothing.
+                    let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
+                    migration = try PGMigration.run(c, from: now, to: options.schema, policy: options.policy,
+                                                    toolVersion: options.toolVersion, budget: budget, setAside: { _ in })
+                    isUpdatingExistingStore = true
+                    try startLoad()
+                    return
                 }
             } else {
                 for sql in layout.createStatements + PGLayout.metadataStatements { try c.execute(sql, doing: "cannot create the store") }
