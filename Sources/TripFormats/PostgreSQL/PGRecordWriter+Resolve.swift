@@ -232,7 +232,8 @@ extension PGRecordWriter {
             for row in 0..<r.rowCount {
                 let storedID = r.int64(row, 0)
                 let nameText = r.text(row, 1).quotedForMessage
-                let origin = RecordOrigin(source: r.text(row, 2), record: Int(r.int64(row, 3)),
+                let source = Int(r.int64(row, 2))
+                let origin = RecordOrigin(source: source < staging.sources.count ? staging.sources[source] : name, record: Int(r.int64(row, 3)),
                                           line: r.isNull(row, 4) ? nil : Int(r.int64(row, 4)),
                                           column: r.isNull(row, 5) ? nil : Int(r.int64(row, 5)))
                 let isOwn = r.text(row, 6) == "t"

@@ -37,6 +37,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     private var batch: PGCopyBatch
     var staging: PGStaging
     private var reservedIDs: [Int64] = []
+    private var sequence: String?
     private var nextReserved = 0
     private var incoming = 0
     private var isDone = false
@@ -111,7 +112,11 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
 
     /// In the load transaction: the staging table, when trips go through it.
     private func startLoad() throws {
-        if isStaged { try staging.create(connection, viewName: stageTable) }
+        guard isStaged else { return }
+        // The staging table's pages stay in the session's memory up to this (the default is 8 MB);
+        // it can be set only before the session first uses a temporary table.
+        try? connection.execute("SET temp_buffers = '64MB'")
+        try staging.create(connection, viewName: stageTable)
     }
 
     func stageTable(_ table: String) -> String { Self.stagePrefix + table }
@@ -154,9 +159,23 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
             // go in one COPY, which must end for the connection to reserve more: larger blocks.
             let count = min(isStaged ? 1 << 16 : Self.batchTrips, max(64, reservedIDs.count * 2))
             if isStaged { try staging.end(connection) }
-            let r = try connection.query("SELECT nextval(pg_get_serial_sequence($1, 'id')) FROM generate_series(1, $2)",
-                                         [quoted(layout.rootTable), String(count)], doing: "cannot number the trips")
-            reservedIDs = (0..<r.rowCount).map { r.int64($0, 0) }
+            // The ids come back as a range when no other session took any meanwhile, else one by one.
+            if sequence == nil {
+                // Looked up once: as nextval's argument it would be looked up for every id.
+                sequence = try connection.query("SELECT pg_get_serial_sequence($1, 'id')", [quoted(layout.rootTable)]).textIfAny
+            }
+            let sequenceName = PGStoreVersion.literal(sequence ?? "") + "::regclass"
+            let range = try connection.query("""
+                WITH ids AS (SELECT nextval(\(sequenceName)) AS v FROM generate_series(1, \(count)))
+                SELECT CASE WHEN max(v) - min(v) + 1 = count(*) THEN min(v)::text
+                       ELSE string_agg(v::text, ',' ORDER BY v) END, max(v) - min(v) + 1 = count(*) FROM ids
+                """, doing: "cannot number the trips")
+            if range.text(0, 1) == "t" {
+                let first = range.int64(0, 0)
+                reservedIDs = Array(first..<(first + Int64(count)))
+            } else {
+                reservedIDs = range.text(0, 0).split(separator: ",").compactMap { Int64($0) }
+            }
             nextReserved = 0
         }
         defer { nextReserved += 1 }

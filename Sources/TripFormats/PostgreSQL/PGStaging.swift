@@ -14,6 +14,9 @@ struct PGStaging {
     private var isCopying = false
     /// Trips staged so far.
     private(set) var trips = 0
+    /// The sources of the trips' origins (the inputs), numbered: a staged row holds the number.
+    private(set) var sources: [String] = []
+    private var lastSource: (name: String, number: Int)?
 
     static let table = "tripconv_stage"
     static let sendBytes = 1 << 18
@@ -35,7 +38,7 @@ struct PGStaging {
     /// Creates the staging table and its views in the open transaction (dropped at its end).
     func create(_ c: PGConnection, viewName: (String) -> String) throws {
         var definitions = ["\"kind\" smallint NOT NULL", "\"id\" bigint NOT NULL", "\"position\" integer",
-                           "\"origin_source\" text", "\"origin_record\" bigint", "\"origin_line\" integer", "\"origin_column\" integer"]
+                           "\"origin_source\" integer", "\"origin_record\" bigint", "\"origin_line\" integer", "\"origin_column\" integer"]
         definitions += layout.tables.rootColumns.map { "\(quoted(tripColumn($0.name))) \(PGLayout.sqlType($0.attribute.type))" }
         for (i, child) in layout.children.enumerated() {
             definitions += child.columns.map { "\(quoted(childColumn(i, $0.name))) \(PGLayout.sqlType($0.attribute.type))" }
@@ -62,7 +65,7 @@ struct PGStaging {
         rows.field(.int(0))
         rows.field(id)
         rows.field(.null)
-        rows.field(origin.source)
+        rows.field(Int64(sourceNumber(origin.source)))
         rows.field(Int64(origin.record))
         rows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
         rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
@@ -84,6 +87,14 @@ struct PGStaging {
         }
         trips += 1
         if rows.bytes.count >= Self.sendBytes { try send(c) }
+    }
+
+    private mutating func sourceNumber(_ source: String) -> Int {
+        if let last = lastSource, last.name == source { return last.number }
+        let number = sources.firstIndex(of: source) ?? sources.count
+        if number == sources.count { sources.append(source) }
+        lastSource = (source, number)
+        return number
     }
 
     /// Hands the rows to libpq, starting the COPY when it is not open.
