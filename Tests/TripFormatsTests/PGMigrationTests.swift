@@ -116,4 +116,28 @@ struct PGMigrationTests {
             #expect(throws: TripError.self) { try PGStoreMigration.migrate(address: server, schema: pgSchema, to: TripSchemaV3.self) }
         }
     }
+
+    @Test("a migration waits for a load under way, up to the busy timeout: then exit 75")
+    func waitsForLoads() throws {
+        try Self.withSchema { server, pgSchema in
+            var options = WriteOptions(schema: TripSchemaV1.self)
+            options.pgSchema = pgSchema
+            let first = try PGRecordWriter(address: server, options: options)
+            for t in Self.legacyTrips(seed: 3) { try first.write(t) }
+            try first.finish()
+            // A load under way holds the store's shared lock until it commits.
+            let loading = try PGRecordWriter(address: server, options: options)
+            try loading.write(Self.legacyTrips(seed: 4)[0])
+            do {
+                _ = try PGStoreMigration.migrate(address: server, schema: pgSchema, to: TripSchemaV3.self, busyTimeoutMilliseconds: 300)
+                Issue.record("migrated under a load")
+            } catch let e as TripError {
+                #expect(e.kind == .busy && e.kind.rawValue == 75, "\(e.kind): \(e.message)")
+            }
+            try loading.finish()
+            let report = try #require(try PGStoreMigration.migrate(address: server, schema: pgSchema, to: TripSchemaV3.self,
+                                                                   busyTimeoutMilliseconds: 5000))
+            #expect(report.tripsBefore == 61)
+        }
+    }
 }

@@ -154,6 +154,9 @@ final class PGConnection {
             return TripError(.io, "\(place): \(what)the connection to PostgreSQL was lost: \(reason)",
                              notes: ["nothing of this input was committed; run it again"])
         }
+        if code == "55P03" {
+            return TripError(.busy, "\(place): \(what)the store is busy: \(reason)", notes: ["another process holds it; try again"])
+        }
         return TripError(.data, "\(place): \(what)\(reason)")
     }
 
