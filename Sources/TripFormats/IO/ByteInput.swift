@@ -14,11 +14,11 @@ public enum InputLocation: Sendable, Equatable {
     case standardInput
     case file(String)
 
-    /// The name used in messages: the path, or `<stdin>`.
+    /// The name used in messages: the path (a PostgreSQL address without its password), or `<stdin>`.
     public var name: String {
         switch self {
         case .standardInput: return "<stdin>"
-        case .file(let p): return p
+        case .file(let p): return Format.isPostgreSQLAddress(p) ? Format.redactedPostgreSQLAddress(p) : p
         }
     }
 
