@@ -53,7 +53,14 @@ final class PGConnection {
         PQsetNoticeProcessor(c, { _, _ in }, nil)
         try execute("SET client_min_messages = warning; SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'")
         if let schema {
-            if creatingSchema { try execute("CREATE SCHEMA IF NOT EXISTS \(quoted(schema))") }
+            if creatingSchema {
+                do {
+                    try execute("CREATE SCHEMA IF NOT EXISTS \(quoted(schema))")
+                } catch where lastSQLState == "23505" || lastSQLState == "42P06" {
+                    // Another connection created it at the same moment (IF NOT EXISTS does not see
+                    // a schema not yet committed): it is there now.
+                }
+            }
             try execute("SET search_path TO \(quoted(schema))")
         }
     }

@@ -76,7 +76,9 @@ extension PGRecordWriter {
                 candidates = "SELECT * FROM \(stage)"
                 size = staged
             } else {
-                size = try c.query("TRUNCATE tripconv_round; INSERT INTO tripconv_round SELECT DISTINCT ON (\(name)) s.\"id\" "
+                // Two statements: `query` sends one (a prepared statement takes no more).
+                try c.execute("TRUNCATE tripconv_round")
+                size = try c.query("INSERT INTO tripconv_round SELECT DISTINCT ON (\(name)) s.\"id\" "
                                    + "FROM \(stage) s JOIN tripconv_waiting w ON w.\"id\" = s.\"id\" ORDER BY \(name), s.\"id\"").changedRows
                 try c.execute("DELETE FROM tripconv_waiting w USING tripconv_round r WHERE w.\"id\" = r.\"id\"")
                 candidates = "SELECT s.* FROM \(stage) s JOIN tripconv_round r ON r.\"id\" = s.\"id\""

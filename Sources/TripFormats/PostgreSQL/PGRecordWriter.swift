@@ -2,9 +2,10 @@ import TripKit
 
 /// Writes trips into a PostgreSQL store, at COPY speed, in one transaction per run.
 ///
-/// The store's tables are created when the schema has none (under an exclusive advisory lock, so
-/// loaders starting together create them once). Trips then go in with `COPY … FROM STDIN`, a batch
-/// at a time (the trips, then each related table), never a statement per row:
+/// The store's tables are created when the schema has none (under an advisory lock of creation, so
+/// loaders starting together create them once and none waits for another's load). Trips then go in
+/// with `COPY … FROM STDIN`, a batch at a time (the trips, then each related table), never a
+/// statement per row:
 /// - where the version's name is not unique (1.0.0), straight into the store's tables, under ids
 ///   reserved from the trips' sequence;
 /// - where it is unique, into temporary staging tables; `finish()` then moves them in set-based
@@ -47,6 +48,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     static let batchTrips = 8192
     /// The advisory-lock key of a store: its schema's name, hashed by the server.
     static let lockKey = "hashtext('tripconv ' || current_schema())"
+    /// The advisory-lock key under which a loader creates a store's tables.
+    static let createLockKey = "hashtext('tripconv create ' || current_schema())"
     static let stagePrefix = "tripconv_stage_"
 
     /// Connects, creates the store's tables where there are none, and begins the load.
@@ -75,24 +78,37 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     }
 
     /// Begins the load transaction under the shared lock, once the store is at the target version:
-    /// creating it, or migrating it, under the exclusive lock first when it must.
+    /// creating it under the lock of creation, or migrating it under the exclusive lock, first when it must.
     private func begin() throws {
         let c = connection
-        for attempt in 0..<2 {
+        var created = false
+        for attempt in 0..<3 {
             try c.execute("BEGIN")
             try c.execute("SELECT pg_advisory_xact_lock_shared(\(Self.lockKey))", doing: "cannot lock the store")
             let version = try PGStoreVersion.of(c)
             if let version, !(try SQLiteMigration.isNeeded(version: version, target: options.schema, path: name, migrate: options.migrate)) {
-                isUpdatingExistingStore = true
+                isUpdatingExistingStore = !created
                 try startLoad()
                 return
             }
-            guard attempt == 0 else { break }
-            // Creating or migrating: alone, then the load begins anew.
+            guard attempt < 2 else { break }
             try c.execute("ROLLBACK; BEGIN")
-            try c.execute("SELECT pg_advisory_xact_lock(\(Self.lockKey))", doing: "cannot lock the store")
-            if let now = try PGStoreVersion.of(c) {
-                if try SQLiteMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
+            if version == nil {
+                // Creating: one loader at a time, under a lock of its own, not the exclusive one (a
+                // loader that created the store may already be loading under the shared lock: waiting
+                // for its whole load would serialize loaders that start together on a new store).
+                // Another may have created it meanwhile: the next attempt takes it as it is.
+                try c.execute("SELECT pg_advisory_xact_lock(\(Self.createLockKey))", doing: "cannot lock the store")
+                if try PGStoreVersion.of(c) == nil {
+                    for sql in layout.createStatements + PGLayout.metadataStatements { try c.execute(sql, doing: "cannot create the store") }
+                    try PGStoreVersion.write(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: true)
+                    created = true
+                }
+            } else {
+                // Migrating: alone, under the exclusive lock.
+                try c.execute("SELECT pg_advisory_xact_lock(\(Self.lockKey))", doing: "cannot lock the store")
+                if let now = try PGStoreVersion.of(c),
+                   try SQLiteMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
                     // Migrated and loaded in one transaction, under the exclusive lock: all or nothing.
                     let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
                     migration = try PGMigration.run(c, from: now, to: options.schema, policy: options.policy,
@@ -101,9 +117,6 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
                     try startLoad()
                     return
                 }
-            } else {
-                for sql in layout.createStatements + PGLayout.metadataStatements { try c.execute(sql, doing: "cannot create the store") }
-                try PGStoreVersion.write(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: true)
             }
             try c.execute("COMMIT", doing: "cannot create the store")
         }
@@ -227,10 +240,11 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
 enum PGStoreVersion {
     static func of(_ c: PGConnection) throws -> SchemaVersion? {
         let root = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
-        // In the schema the store's tables are created in, not anywhere on the search path.
-        guard try c.column("SELECT to_regclass(quote_ident(current_schema()) || '.' || \(literal(quoted(root)))) IS NOT NULL") == ["t"] else {
-            return nil
-        }
+        // In the schema the store's tables are created in, not anywhere on the search path; read
+        // from pg_class under the statement's snapshot, not through `to_regclass`, whose cache keeps
+        // an earlier look's "none" in a transaction begun before another loader created the table.
+        let exists = "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = \(literal(root)) AND relnamespace = current_schema()::regnamespace)"
+        guard try c.column(exists) == ["t"] else { return nil }
         return try PGStoreStructure(c).detect().version
     }
 
