@@ -58,7 +58,7 @@ struct PGCLIConcurrencyTests {
         group.wait()
         return try paths.indices.map { s in
             let r = try #require(results.all[s])
-            return (r.status, r.stderr, r.status == 0 ? try PGWriterCLITests.totals(dir.appendingPathComponent("report\(s).json").path) : [])
+            return (r.status, r.stderr, r.status == 0 ? try PGWriterCLITests.totals(dir.appendingPathComponent("report\(s).json").path) : [0, 0, 0, 0, 0, 0])
         }
     }
 
