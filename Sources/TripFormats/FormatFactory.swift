@@ -45,6 +45,42 @@ public enum Format: String, CaseIterable, Sendable {
         return libpqKeywords.contains(String(lower[..<equals].drop { $0 == " " }))
     }
 
+    /// A PostgreSQL address as messages may show it: without a password, whether in the URI's user
+    /// information (`postgresql://ann:secret@host/db` → `postgresql://ann@host/db`) or as a
+    /// `password=` pair, or in a `password` query parameter.
+    public static func redactedPostgreSQLAddress(_ address: String) -> String {
+        let lower = address.lowercased()
+        if lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") {
+            var s = address
+            let start = s.index(s.firstIndex(of: ":")!, offsetBy: 3)
+            let authorityEnd = s[start...].firstIndex { $0 == "/" || $0 == "?" } ?? s.endIndex
+            if let at = s[start..<authorityEnd].lastIndex(of: "@"), let colon = s[start..<at].firstIndex(of: ":") {
+                s.removeSubrange(colon..<at)
+            }
+            if let q = s.firstIndex(of: "?") {
+                let pairs = s[s.index(after: q)...].split(separator: "&").filter { !$0.lowercased().hasPrefix("password=") }
+                s = String(s[..<q]) + (pairs.isEmpty ? "" : "?" + pairs.joined(separator: "&"))
+            }
+            return s
+        }
+        // key=value pairs; a quoted value may hold spaces.
+        var out: [String] = []
+        var current = "", inQuote = false, escaped = false
+        for ch in address {
+            if escaped { current.append(ch); escaped = false; continue }
+            if ch == "\\" { current.append(ch); escaped = true; continue }
+            if ch == "'" { inQuote.toggle() }
+            if ch == " " && !inQuote {
+                if !current.isEmpty { out.append(current) }
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        if !current.isEmpty { out.append(current) }
+        return out.filter { !$0.lowercased().hasPrefix("password=") && !$0.lowercased().hasPrefix("password =") }.joined(separator: " ")
+    }
+
     /// The connection keywords libpq takes (those an address is likely to start with).
     private static let libpqKeywords: Set<String> = [
         "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "connect_timeout",

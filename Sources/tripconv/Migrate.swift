@@ -5,17 +5,23 @@ import TripFormats
 /// `tripconv migrate`: a store through the plan's stages, in place, in one transaction.
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Migrate a SQLite store in place, in one transaction.",
+        abstract: "Migrate a SQLite or PostgreSQL store in place, in one transaction.",
         discussion: """
             Runs the plan's stages from the store's version to the target: 1.0.0 -> 2.0.0 deduplicates the \
             trips by name under --dedupe and adds the unique index; 2.0.0 -> 3.0.0 rebuilds the tables with \
             the renamed date columns and cascading foreign keys, keeping every row and its id. The store is \
             backed up first (to STORE.bak unless --backup or --no-backup says otherwise), and each stage is \
-            recorded in its history table. A store already at the target is left untouched.
+            recorded in its history table. A store already at the target is left untouched. A PostgreSQL \
+            store (a postgresql:// URI or libpq key=value address) is migrated in one transaction under its \
+            exclusive lock, after the loads under way commit: the trips keep their ids, related rows are \
+            numbered anew, and no backup is taken (its DDL is transactional; use pg_dump to keep a copy).
             """)
 
-    @Argument(help: ArgumentHelp("The store to migrate.", valueName: "store"))
+    @Argument(help: ArgumentHelp("The store to migrate: a SQLite file, or a PostgreSQL address.", valueName: "store"))
     var store: String
+
+    @Option(name: .long, help: ArgumentHelp("A PostgreSQL store: the schema its tables are in (default: the server's search path).", valueName: "name"))
+    var pgSchema: String?
 
     @Option(name: .long, help: ArgumentHelp("Migrate to this schema version.", valueName: "version"))
     var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
@@ -68,6 +74,7 @@ struct Migrate: ParsableCommand {
             let options = self.options
             let target = try options.targetSchema()
             try options.checkTemporaryDirectory()
+            if Format.isPostgreSQLAddress(store) { return try migratePostgreSQL(target: target, options: options, started: started) }
             let timeout = Int((busyTimeout * 1000).rounded())
             // A first look through a read-only open, so a store at the target is never opened for writing;
             // but a journal a crash left behind is rolled back only by a read-write open.
@@ -152,6 +159,36 @@ struct Migrate: ParsableCommand {
         if rejects != nil { emit("(a dry run writes no rejects file and takes no backup)") }
         writeAll(1, text)
         if let failure = p.failure { throw failure }
+    }
+
+    /// A PostgreSQL store: migrated (or, with --dry-run, migrated and rolled back) in one transaction.
+    private func migratePostgreSQL(target: any VersionedSchema.Type, options: RunOptions, started: Double) throws {
+        if backup != nil { throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy") }
+        let report = try options.migrate(postgreSQL: store, schema: pgSchema, dryRun: dryRun,
+                                         observer: CommandLineObserver(listsSetAside: verbose))
+        let name = Format.redactedPostgreSQLAddress(store)
+        guard let report else {
+            if !quiet { Diagnostics.print("tripconv: \(name): already at \(targetVersion); nothing to do") }
+            return
+        }
+        if dryRun {
+            var text = "would migrate \(report.from) -> \(report.to) in place under --dedupe \(dedupe.rawValue):\n"
+            for s in report.stages { text += "  \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)\n" }
+            text += "would merge \(report.merged) and drop \(report.dropped): \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s") -> \(report.tripsAfter) at \(report.to)\n"
+            if rejects != nil { text += "(a dry run writes no rejects file)\n" }
+            writeAll(1, text)
+            if !quiet { Diagnostics.print("tripconv: \(name): dry run; nothing was changed (\(elapsed(started)) s)") }
+            return
+        }
+        if verbose {
+            for s in report.stages {
+                Diagnostics.print("tripconv: \(name): stage \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)")
+            }
+        }
+        if !quiet {
+            let stages = report.stages.map(\.stages).joined(separator: ", ")
+            Diagnostics.print("tripconv: \(name): migrated \(report.from) -> \(report.to) in place; stages \(stages); read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s"); merged \(report.merged); dropped \(report.dropped); \(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to); \(elapsed(started)) s")
+        }
     }
 
     private func elapsed(_ started: Double) -> String {

@@ -202,4 +202,7 @@ final class PGResult {
     func text(_ row: Int, _ column: Int) -> String { String(decoding: bytes(row, column), as: UTF8.self) }
 
     func int64(_ row: Int, _ column: Int) -> Int64 { Int64(text(row, column)) ?? 0 }
+
+    /// The first row's first value, nil without rows or for NULL.
+    var textIfAny: String? { rowCount > 0 && !isNull(0, 0) ? text(0, 0) : nil }
 }

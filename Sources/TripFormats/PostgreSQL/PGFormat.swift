@@ -15,7 +15,6 @@ enum PGFormat: FormatCodec {
         guard case .file(let address) = output else {
             throw TripError.usage("a PostgreSQL store cannot be written to standard output; give -o ADDRESS")
         }
-        _ = address
-        throw TripError.usage("writing a PostgreSQL store is not built yet")
+        return try PGRecordWriter(address: address, options: options)
     }
 }

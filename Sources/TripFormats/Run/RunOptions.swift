@@ -176,11 +176,37 @@ public struct RunOptions: Sendable {
     /// at), and nothing was written.
     public func migrate(_ store: SQLiteStore, backup: String?, observer: some RunObserver) throws -> SQLiteMigrationReport? {
         let target = try targetSchema()
+        return try migrating(observer: observer) { setAside in
+            try withoutActuallyEscaping(setAside) { setAside in
+                try store.migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup,
+                                  memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, setAside: setAside)
+            }
+        }
+    }
+
+    /// Migrates the PostgreSQL store at `address` (in `schema`) in place to the target version under
+    /// `policy`; the trips merged or dropped go to the observer and the rejects file. With `dryRun`,
+    /// the migration is rolled back and the entries go to the observer only. Nil when the store was
+    /// already at the target.
+    public func migrate(postgreSQL address: String, schema: String?, dryRun: Bool, observer: some RunObserver) throws -> SQLiteMigrationReport? {
+        let target = try targetSchema()
+        var options = self
+        if dryRun { options.rejects = nil }
+        return try options.migrating(observer: observer) { setAside in
+            try PGStoreMigration.migrate(address: address, schema: schema, to: target, policy: policy, toolVersion: toolVersion,
+                                         memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, dryRun: dryRun,
+                                         setAside: setAside)
+        }
+    }
+
+    /// Runs a migration whose set-aside trips go to the observer and the rejects file, committed
+    /// only when the migration was.
+    private func migrating(observer: some RunObserver,
+                           _ body: (_ setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationReport?) throws -> SQLiteMigrationReport? {
         let rejects = try openRejects()
         let report: SQLiteMigrationReport
         do {
-            guard let done = try store.migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup,
-                                               memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, setAside: { entry in
+            guard let done = try body({ entry in
                 observer.settingAside(entry)
                 try rejects?.write(entry)
             }) else {

@@ -27,7 +27,12 @@ enum SQLiteMigration {
     /// there already; a usage error when it is newer, or older without `migrate`.
     static func isNeeded(store: SQLiteStoreStructure.Detected, target: any VersionedSchema.Type, path: String,
                          migrate: Bool) throws -> Bool {
-        let version = store.version, wanted = target.versionIdentifier
+        try isNeeded(version: store.version, target: target, path: path, migrate: migrate)
+    }
+
+    /// Whether a store at `version` must be migrated to take trips at `target` (any kind of store).
+    static func isNeeded(version: SchemaVersion, target: any VersionedSchema.Type, path: String, migrate: Bool) throws -> Bool {
+        let wanted = target.versionIdentifier
         if version == wanted { return false }
         if version > wanted {
             throw TripError.usage("\(path): store is at \(version), target is \(wanted); a store is never migrated down",

@@ -1,0 +1,133 @@
+import TripKit
+
+/// Migrating a PostgreSQL store in place, in the caller's transaction: PostgreSQL's DDL is
+/// transactional, so a failure anywhere (or a lost connection) leaves the store as it was.
+///
+/// The store's trips are read in id order as objects of its version, a chunk at a time, into a
+/// `MigrationContext` held under the run's memory budget (spilled past it, as a conversion's are);
+/// the plan's stages run on them stage by stage through `Migrator` — the same engine, custom stages
+/// and derived lightweight mappings as every conversion; then the old tables are dropped, the
+/// target version's created, and the trips written back by COPY under their own ids (a merged
+/// trip keeps the id of the trip it was merged into; related rows are numbered anew). Each stage is
+/// recorded in the history table with its trip counts.
+///
+/// Where SQLite rebuilds tables row by row keeping every id, this rewrites them: a PostgreSQL
+/// store's tables are dropped and created in the same transaction for the price of one COPY, and
+/// nothing of the old layout (columns, the foreign keys' ON DELETE rules) is left to alter.
+enum PGMigration {
+    /// Runs the stages from `version` to `target`; the caller holds the store's exclusive lock.
+    static func run(_ c: PGConnection, from version: SchemaVersion, to target: any VersionedSchema.Type,
+                    policy: DeduplicationPolicy, toolVersion: String, budget: SpillBudget,
+                    setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationReport {
+        let steps = try Migrator(TripMigrationPlan.self).path(from: version, to: target.versionIdentifier)
+        guard steps.allSatisfy({ !$0.isReversed }), let source = TripMigrationPlan.schema(for: version) else {
+            throw TripError.usage("\(c.name): store is at \(version), target is \(target.versionIdentifier); a store is never migrated down")
+        }
+        let old = PGLayout(source), new = PGLayout(target)
+        // Nobody else changes the tables until the commit.
+        try c.execute("LOCK TABLE " + ([old.rootTable] + old.children.map(\.name)).map(quoted).joined(separator: ", ")
+                      + " IN ACCESS EXCLUSIVE MODE", doing: "cannot lock the store")
+        let context = MigrationContext(schema: source, policy: policy, holding: SpillingTrips(budget: budget))
+        try forEachTrip(c, old) { id, object in
+            try context.insert(object, origin: RecordOrigin(source: c.name, record: Int(id)))
+        }
+        let tripsBefore = context.count
+        var records: [SQLiteMigrationRecord] = []
+        for step in steps {
+            let before = context.count
+            do {
+                try Migrator(TripMigrationPlan.self).migrate(context, to: step.to.versionIdentifier)
+            } catch let error as TripError {
+                throw TripError(error.kind, "\(c.name): cannot migrate the store: \(error.message)", notes: error.notes)
+            }
+            records.append(SQLiteMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier,
+                                                 appliedAt: SQLiteMigration.now(), toolVersion: toolVersion,
+                                                 stages: step.description, tripsBefore: before, tripsAfter: context.count))
+        }
+        // The tables of the target, and the trips back in them under their ids.
+        for sql in old.dropStatements + new.createStatements { try c.execute(sql, doing: "cannot migrate the store") }
+        var batch = PGCopyBatch(new)
+        try context.forEach { object, origin in
+            batch.append(object, id: Int64(origin.record))
+            if batch.trips.rows >= PGRecordWriter.batchTrips || batch.exceeds(8 << 20) {
+                try batch.send(c, tripsTable: new.rootTable) { $0.name }
+            }
+        }
+        try batch.send(c, tripsTable: new.rootTable) { $0.name }
+        try c.execute("SELECT setval(pg_get_serial_sequence(\(PGStoreVersion.literal(quoted(new.rootTable))), 'id'), "
+                      + "coalesce(max(\"id\"), 0) + 1, false) FROM \(quoted(new.rootTable))", doing: "cannot migrate the store")
+        try PGStoreVersion.write(c, target.versionIdentifier, toolVersion: toolVersion, isNew: false)
+        for record in records {
+            _ = try c.query("""
+                INSERT INTO \(quoted(SQLiteLayout.migrationsTable))
+                ("from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after")
+                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                """, [record.from.description, record.to.description, record.appliedAt, record.toolVersion, record.stages,
+                      String(record.tripsBefore), String(record.tripsAfter)], doing: "cannot record the migration")
+        }
+        var merged = 0, dropped = 0
+        try context.trips.forEachSetAside { entry in
+            if entry.kind == .merged { merged += 1 } else if entry.kind == .dropped { dropped += 1 }
+            try setAside(entry)
+        }
+        var report = SQLiteMigrationReport(from: version, to: target.versionIdentifier, stages: records, ledger: [],
+                                           tripsBefore: tripsBefore, tripsAfter: context.count)
+        report.merged = merged
+        report.dropped = dropped
+        (report.spilledTrips, report.spilledBytes) = budget.spilled
+        return report
+    }
+
+    /// Calls `body` with each trip of the store in id order, a chunk of ids at a time.
+    static func forEachTrip(_ c: PGConnection, _ layout: PGLayout, _ body: (Int64, ModelObject) throws -> Void) throws {
+        let loader = PGTripLoader(layout: layout, place: c.name)
+        var after = Int64.min
+        while true {
+            let r = try c.query("SELECT \"id\" FROM \(quoted(layout.rootTable)) WHERE \"id\" > $1 ORDER BY \"id\" LIMIT 4096", [String(after)],
+                                doing: "cannot read the store")
+            guard r.rowCount > 0 else { return }
+            let ids = (0..<r.rowCount).map { r.int64($0, 0) }
+            after = ids.last!
+            let trips = try loader.load(c, ids: ids, root: layout.rootTable) { $0.name }
+            for id in ids {
+                guard let trip = trips[id] else { continue }
+                try body(id, trip)
+            }
+        }
+    }
+}
+
+/// Migrating a PostgreSQL store in place (`tripconv migrate ADDRESS`).
+public enum PGStoreMigration {
+    /// Migrates the store at `address` (in `schema`, else the search path's) to `target`, in one
+    /// transaction under the store's exclusive lock (waiting for loads under way to commit); nil when
+    /// it is at the target already. With `dryRun`, everything is done and then rolled back: the
+    /// report says what would happen. The trips merged or dropped go to `setAside` after the commit.
+    public static func migrate(address: String, schema: String? = nil, to target: any VersionedSchema.Type,
+                               policy: DeduplicationPolicy = .merge, toolVersion: String = WriteOptions().toolVersion,
+                               memoryLimit: Int? = nil, temporaryDirectory: String? = nil, dryRun: Bool = false,
+                               setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> SQLiteMigrationReport? {
+        let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
+        let c = try PGConnection(address, schema: schema)
+        try c.execute("BEGIN")
+        do {
+            try c.execute("SELECT pg_advisory_xact_lock(\(PGRecordWriter.lockKey))", doing: "cannot lock the store")
+            guard let version = try PGStoreVersion.of(c) else {
+                throw TripError.data("\(c.name): not a trip store: it has no \(SQLiteLayout(target).rootTable) table")
+            }
+            guard try SQLiteMigration.isNeeded(version: version, target: target, path: c.name, migrate: true) else {
+                try c.execute("ROLLBACK")
+                return nil
+            }
+            let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
+            let report = try PGMigration.run(c, from: version, to: target, policy: policy, toolVersion: toolVersion,
+                                             budget: budget, setAside: ledger.append)
+            try c.execute(dryRun ? "ROLLBACK" : "COMMIT", doing: "cannot commit")
+            try ledger.forEach(setAside)
+            return report
+        } catch {
+            try? c.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

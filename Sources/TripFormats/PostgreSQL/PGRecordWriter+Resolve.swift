@@ -1,0 +1,287 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// Moving staged trips into a store whose name is unique, under the policy, in set-based statements.
+///
+/// Each round:
+/// 1. inserts the round's trips in name order with `ON CONFLICT (name) DO NOTHING` (another
+///    loader's uncommitted trip of a name makes this wait until it commits or rolls back; the name
+///    order keeps two loaders from waiting on each other here), and their related rows;
+/// 2. locks, in name order, the stored trips whose names the rest carry (`FOR UPDATE`): from here to
+///    the commit no other loader changes them, so what is merged into them is what a load run after
+///    theirs would have merged;
+/// 3. meets the policy: `first` keeps the stored trip, `last` replaces its values and related rows
+///    with the incoming trip's (its id stays), `merge` merges the two with the same code that merges
+///    every duplicate (`MigrationContext.deduplicate`) and writes the result in its place, `fail`
+///    refuses the run.
+/// The first round takes every staged trip; a later one only the first of each name still waiting
+/// (the same name twice in one run, which a pipeline never sends but a caller may).
+extension PGRecordWriter {
+    /// Tries the resolution again after a deadlock or a serialization failure, from a savepoint,
+    /// after a growing random wait; the staged rows stay.
+    static let maximumRetries = 8
+
+    func resolveWithRetries() throws {
+        let c = connection
+        try c.execute("SAVEPOINT tripconv_resolve")
+        var attempt = 0
+        while true {
+            do {
+                try resolve()
+                try c.execute("RELEASE SAVEPOINT tripconv_resolve")
+                return
+            } catch let error as TripError where c.lastFailureIsTransient {
+                guard attempt < Self.maximumRetries else {
+                    throw TripError(.busy, "\(name): gave up after \(attempt + 1) deadlocks or serialization failures with other loaders: \(error.message)",
+                                    notes: ["nothing of this run was committed; run it again"])
+                }
+                attempt += 1
+                retries += 1
+                try c.execute("ROLLBACK TO SAVEPOINT tripconv_resolve", doing: "cannot try again")
+                // 20 ms, 40 ms, … up to about 2.5 s, each with up to as much again at random.
+                let base = 10_000 << min(attempt, 8)
+                usleep(UInt32(base + Int.random(in: 0...base)))
+            }
+        }
+    }
+
+    private var stage: String { quoted(stageTable(layout.rootTable)) }
+    private var rootColumns: [String] { layout.tables.rootColumns.map { quoted($0.name) } }
+
+    private func resolve() throws {
+        guard let unique = layout.uniqueColumn else { return }
+        let c = connection, name = quoted(unique.name), root = quoted(layout.rootTable)
+        let columns = rootColumns.joined(separator: ", ")
+        try c.execute("""
+            CREATE TEMP TABLE tripconv_written ("id" bigint PRIMARY KEY, "round" integer NOT NULL) ON COMMIT DROP;
+            CREATE TEMP TABLE tripconv_conflicts ("stage_id" bigint PRIMARY KEY, "stored_id" bigint NOT NULL, "round" integer NOT NULL) ON COMMIT DROP;
+            CREATE TEMP TABLE tripconv_round ("id" bigint PRIMARY KEY) ON COMMIT DROP
+            """, doing: "cannot stage the trips")
+        try makeReplacementTables()
+        let staged = Int(try c.query("SELECT count(*) FROM \(stage)").int64(0, 0))
+        var resolved = 0
+        var round = 0
+        while resolved < staged {
+            round += 1
+            guard round <= 1000 else { throw TripError.data("\(self.name): trips kept meeting names that vanished; nothing was written") }
+            // The round's trips: every staged one at first, then the first of each name still waiting.
+            let candidates: String
+            if round == 1 {
+                candidates = "SELECT * FROM \(stage)"
+            } else {
+                try c.execute("TRUNCATE tripconv_round; INSERT INTO tripconv_round SELECT DISTINCT ON (\(name)) s.\"id\" FROM \(stage) s "
+                              + "WHERE NOT EXISTS (SELECT 1 FROM tripconv_written w WHERE w.\"id\" = s.\"id\") "
+                              + "AND NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k.\"stage_id\" = s.\"id\") ORDER BY \(name), s.\"id\"")
+                candidates = "SELECT s.* FROM \(stage) s JOIN tripconv_round r ON r.\"id\" = s.\"id\""
+            }
+            let inserted = try c.query("""
+                WITH candidates AS (\(candidates)),
+                inserted AS (
+                  INSERT INTO \(root) ("id", \(columns)) SELECT "id", \(columns) FROM candidates ORDER BY \(name), "id"
+                  ON CONFLICT (\(name)) DO NOTHING RETURNING "id")
+                INSERT INTO tripconv_written SELECT "id", \(round) FROM inserted
+                """, doing: "cannot insert the trips").changedRows
+            for child in layout.children {
+                let names = childColumns(child).joined(separator: ", ")
+                try c.execute("INSERT INTO \(quoted(child.name)) (\(names)) SELECT \(names) FROM \(quoted(stageTable(child.name))) sc "
+                              + "JOIN tripconv_written w ON w.\"id\" = sc.\(quoted(layout.foreignKey)) AND w.\"round\" = \(round)",
+                              doing: "cannot insert the trips")
+            }
+            // The names stored already: locked in name order, one incoming trip per stored trip.
+            let met = try c.query("""
+                WITH candidates AS (\(candidates)),
+                locked AS (
+                  SELECT t."id" AS stored_id, k."id" AS stage_id FROM \(root) t JOIN candidates k ON k.\(name) = t.\(name)
+                  WHERE NOT EXISTS (SELECT 1 FROM tripconv_written w WHERE w."id" = k."id")
+                  ORDER BY t.\(name) FOR UPDATE OF t)
+                INSERT INTO tripconv_conflicts SELECT DISTINCT ON (stored_id) stage_id, stored_id, \(round) FROM locked ORDER BY stored_id, stage_id
+                """, doing: "cannot lock the stored trips").changedRows
+            resolved += inserted + met
+            if met > 0 { try meetPolicy(round: round) }
+        }
+        try recordLedger()
+    }
+
+    /// The columns of a related table as loaded: the trip's key, the position of a list, the attributes.
+    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] { PGCopyBatch(layout).childColumns(child).map(quoted) }
+
+    private func makeReplacementTables() throws {
+        let c = connection
+        try c.execute("CREATE TEMP TABLE tripconv_replacement (LIKE \(quoted(layout.rootTable))) ON COMMIT DROP", doing: "cannot stage the trips")
+        for child in layout.children {
+            try c.execute("CREATE TEMP TABLE \(quoted("tripconv_replacement_" + child.name)) AS SELECT \(childColumns(child).joined(separator: ", ")) "
+                          + "FROM \(quoted(child.name)) WITH NO DATA", doing: "cannot stage the trips")
+        }
+    }
+
+    /// The policy, for the incoming trips of this round whose names the store held.
+    private func meetPolicy(round: Int) throws {
+        let c = connection
+        switch options.policy {
+        case .first:
+            return
+        case .fail:
+            let unique = quoted(layout.uniqueColumn!.name)
+            let r = try c.query("SELECT s.\(unique) FROM tripconv_conflicts k JOIN \(stage) s ON s.\"id\" = k.\"stage_id\" ORDER BY k.\"stage_id\"")
+            let n = r.rowCount
+            let shown = (0..<min(n, 5)).map { r.text($0, 0).quotedForMessage }.joined(separator: ", ")
+            let attribute = layout.uniqueColumn!.name
+            throw TripError.data("\(name): \(n) \(attribute)\(n == 1 ? " is" : "s are") already in the store (\(shown)\(n > 5 ? " and \(n - 5) more" : "")); --dedupe fail writes nothing",
+                                 notes: ["use --dedupe merge, last or first to let them change stored trips"])
+        case .last:
+            let columns = rootColumns.joined(separator: ", ")
+            try c.execute("INSERT INTO tripconv_replacement (\"id\", \(columns)) SELECT k.\"stored_id\", \(rootColumns.map { "s." + $0 }.joined(separator: ", ")) "
+                          + "FROM tripconv_conflicts k JOIN \(stage) s ON s.\"id\" = k.\"stage_id\" WHERE k.\"round\" = \(round)")
+            for child in layout.children {
+                let names = childColumns(child)
+                try c.execute("INSERT INTO \(quoted("tripconv_replacement_" + child.name)) SELECT k.\"stored_id\", "
+                              + names.dropFirst().map { "sc." + $0 }.joined(separator: ", ")
+                              + " FROM tripconv_conflicts k JOIN \(quoted(stageTable(child.name))) sc ON sc.\(quoted(layout.foreignKey)) = k.\"stage_id\" "
+                              + "WHERE k.\"round\" = \(round)")
+            }
+        case .merge:
+            try mergeConflicts(round: round)
+        }
+        try replaceStoredTrips()
+    }
+
+    /// Puts the rows of the replacement tables in place of the stored trips they name: the trip's
+    /// values updated under its id, its related rows deleted and inserted anew.
+    private func replaceStoredTrips() throws {
+        let c = connection, doing = "cannot replace the stored trips"
+        let sets = rootColumns.map { "\($0) = r.\($0)" }.joined(separator: ", ")
+        try c.execute("UPDATE \(quoted(layout.rootTable)) t SET \(sets) FROM tripconv_replacement r WHERE t.\"id\" = r.\"id\"", doing: doing)
+        for child in layout.children {
+            let key = quoted(layout.foreignKey), names = childColumns(child).joined(separator: ", ")
+            try c.execute("DELETE FROM \(quoted(child.name)) WHERE \(key) IN (SELECT \"id\" FROM tripconv_replacement)", doing: doing)
+            try c.execute("INSERT INTO \(quoted(child.name)) (\(names)) SELECT \(names) FROM \(quoted("tripconv_replacement_" + child.name))", doing: doing)
+            try c.execute("TRUNCATE \(quoted("tripconv_replacement_" + child.name))")
+        }
+        try c.execute("TRUNCATE tripconv_replacement")
+    }
+
+    /// Merges each incoming trip of the round into the stored trip of its name, a chunk at a time,
+    /// and stages the results as replacements.
+    private func mergeConflicts(round: Int) throws {
+        let c = connection
+        let chunk = 1000
+        var after: Int64 = -1
+        let unique = layout.uniqueColumn!
+        let loader = PGTripLoader(layout: layout, place: name)
+        while true {
+            let r = try c.query("SELECT \"stage_id\", \"stored_id\" FROM tripconv_conflicts WHERE \"round\" = $1 AND \"stage_id\" > $2 "
+                                + "ORDER BY \"stage_id\" LIMIT \(chunk)", [String(round), String(after)])
+            guard r.rowCount > 0 else { return }
+            let pairs = (0..<r.rowCount).map { (stage: r.int64($0, 0), stored: r.int64($0, 1)) }
+            after = pairs.last!.stage
+            let stored = try loader.load(c, ids: pairs.map(\.stored), root: layout.rootTable, children: { $0.name })
+            let incoming = try loader.load(c, ids: pairs.map(\.stage), root: stageTable(layout.rootTable), children: { self.stageTable($0.name) })
+            var batch = PGCopyBatch(layout)
+            for pair in pairs {
+                guard let old = stored[pair.stored], let new = incoming[pair.stage] else {
+                    throw TripError.data("\(name): the trip with id \(pair.stored) vanished while being merged")
+                }
+                let context = MigrationContext(schema: options.schema, policy: .merge, objects: [old, new],
+                                               origins: [RecordOrigin(source: name, record: 0), RecordOrigin(source: name, record: 1)])
+                try context.deduplicate(layout.tables.root.name, by: unique.name)
+                batch.append(try context.objects[0], id: pair.stored)
+            }
+            try batch.send(c, tripsTable: "tripconv_replacement") { "tripconv_replacement_" + $0.name }
+        }
+    }
+
+    /// What the policy did with each incoming trip whose name the store held, in the order the
+    /// trips came, read a batch at a time into the ledger.
+    private func recordLedger() throws {
+        let c = connection
+        let unique = layout.uniqueColumn!
+        try c.execute("""
+            DECLARE tripconv_ledger NO SCROLL CURSOR FOR
+            SELECT k."stored_id", s.\(quoted(unique.name)), s."origin_source", s."origin_record", s."origin_line", s."origin_column",
+                   EXISTS (SELECT 1 FROM tripconv_written w WHERE w."id" = k."stored_id")
+            FROM tripconv_conflicts k JOIN \(stage) s ON s."id" = k."stage_id" ORDER BY k."stage_id"
+            """)
+        while true {
+            let r = try c.query("FETCH 10000 FROM tripconv_ledger")
+            guard r.rowCount > 0 else { break }
+            for row in 0..<r.rowCount {
+                let storedID = r.int64(row, 0)
+                let nameText = r.text(row, 1).quotedForMessage
+                let origin = RecordOrigin(source: r.text(row, 2), record: Int(r.int64(row, 3)),
+                                          line: r.isNull(row, 4) ? nil : Int(r.int64(row, 4)),
+                                          column: r.isNull(row, 5) ? nil : Int(r.int64(row, 5)))
+                let isOwn = r.text(row, 6) == "t"
+                let what = "duplicate \(unique.name) \(nameText)"
+                switch options.policy {
+                case .first:
+                    try setAside.append(SetAsideRecord(kind: .dropped, origin: origin,
+                                                       reason: "\(what): dropped, the trip the store holds (row id \(storedID)) stays"))
+                case .last:
+                    if isOwn {
+                        try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
+                                                           reason: "\(what): replaced the trip written before it in this run (row id \(storedID))"))
+                    } else {
+                        replacedStoredTrips += 1
+                    }
+                case .merge:
+                    try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
+                                                       reason: "\(what): merged into the trip the store holds (row id \(storedID))"))
+                case .fail:
+                    break
+                }
+            }
+        }
+        try c.execute("CLOSE tripconv_ledger")
+    }
+}
+
+/// Loads trips by id from a store's tables (or staging tables of the same columns) as objects of
+/// the layout's version: for merging a few at a time, not for reading a store (`PGRecordReader`).
+struct PGTripLoader {
+    let layout: PGLayout
+    let place: String
+
+    func load(_ c: PGConnection, ids: [Int64], root: String, children table: (SQLiteLayout.ChildTable) -> String) throws -> [Int64: ModelObject] {
+        let array = "{" + ids.map(String.init).joined(separator: ",") + "}"
+        let rootColumns = layout.tables.rootColumns
+        let entity = layout.tables.root
+        let selected = rootColumns.map { PGLayout.selected($0.name, $0.attribute.type) }.joined(separator: ", ")
+        let r = try c.query("SELECT \"id\", \(selected) FROM \(quoted(root)) WHERE \"id\" = ANY($1::bigint[])", [array])
+        var out: [Int64: ModelObject] = [:]
+        for row in 0..<r.rowCount {
+            var attributes = entity.attributes.map { $0.defaultValue ?? .null }
+            for (i, column) in rootColumns.enumerated() {
+                attributes[column.slot] = r.isNull(row, i + 1) ? .null
+                    : try PGValues.decode(r.text(row, i + 1), column.attribute.type, column: column.name, place: place)
+            }
+            let relationships: [Related] = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+            out[r.int64(row, 0)] = ModelObject(attributes: attributes, relationships: relationships)
+        }
+        for child in layout.children {
+            let key = quoted(layout.foreignKey)
+            let selected = child.columns.map { PGLayout.selected($0.name, $0.attribute.type) }.joined(separator: ", ")
+            let order = child.isToMany ? ", \(quoted(SQLiteLayout.positionColumn))" : ""
+            let rows = try c.query("SELECT \(key), \(selected) FROM \(quoted(table(child))) WHERE \(key) = ANY($1::bigint[]) ORDER BY \(key)\(order)", [array])
+            for row in 0..<rows.rowCount {
+                let trip = rows.int64(row, 0)
+                guard var object = out[trip] else { continue }
+                var attributes = child.entity.attributes.map { $0.defaultValue ?? .null }
+                for (i, column) in child.columns.enumerated() {
+                    attributes[column.slot] = rows.isNull(row, i + 1) ? .null
+                        : try PGValues.decode(rows.text(row, i + 1), column.attribute.type, column: column.name, place: place)
+                }
+                let o = ModelObject(attributes: attributes)
+                switch object.relationships[child.slot] {
+                case .toMany(let list): object.relationships[child.slot] = .toMany(list + [o])
+                case .toOne: object.relationships[child.slot] = .toOne(o)
+                }
+                out[trip] = object
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,250 @@
+import TripKit
+
+/// Writes trips into a PostgreSQL store, at COPY speed, in one transaction per run.
+///
+/// The store's tables are created when the schema has none (under an exclusive advisory lock, so
+/// loaders starting together create them once). Trips then go in with `COPY … FROM STDIN`, a batch
+/// at a time (the trips, then each related table), never a statement per row:
+/// - where the version's name is not unique (1.0.0), straight into the store's tables, under ids
+///   reserved from the trips' sequence;
+/// - where it is unique, into temporary staging tables; `finish()` then moves them in set-based
+///   statements: `INSERT … ON CONFLICT (name) DO NOTHING` in name order, and the names the store
+///   already held are locked (`FOR UPDATE`, in name order) and met under the policy — merged (by
+///   the same code that merges every other duplicate), replaced, kept or refused. A deadlock or a
+///   serialization failure there rolls back to a savepoint and is tried again after a backoff, a
+///   bounded number of times. See `PGRecordWriter+Resolve.swift`.
+///
+/// Memory: one batch of COPY rows (at most `batchTrips` trips) and the ledger's bounded log.
+/// The load transaction holds a shared advisory lock that migration in place takes exclusively.
+public final class PGRecordWriter: RecordWriter, LedgerKeeping {
+    /// The store as messages name it (`host:port/database[/schema]`, never the password).
+    public let name: String
+    /// Whether the store's tables existed before this run.
+    public private(set) var isUpdatingExistingStore = false
+    /// Stored trips that incoming ones replaced under `last`.
+    public internal(set) var replacedStoredTrips = 0
+    /// The in-place migration run before writing (`--migrate`), if one was.
+    public private(set) var migration: SQLiteMigrationReport?
+    /// How many times a deadlock or serialization failure made the writer try again.
+    public internal(set) var retries = 0
+
+    let connection: PGConnection
+    let layout: PGLayout
+    let options: WriteOptions
+    /// Whether trips go through staging tables (the name is unique) rather than straight in.
+    let isStaged: Bool
+    let setAside: SetAsideLog
+    private var batch: PGCopyBatch
+    private var reservedIDs: [Int64] = []
+    private var nextReserved = 0
+    private var incoming = 0
+    private var isDone = false
+    private var hasFailed = false
+
+    /// Trips per COPY batch.
+    static let batchTrips = 8192
+    /// The advisory-lock key of a store: its schema's name, hashed by the server.
+    static let lockKey = "hashtext('tripconv ' || current_schema())"
+    static let stagePrefix = "tripconv_stage_"
+
+    /// Connects, creates the store's tables where there are none, and begins the load.
+    /// Fails `.usage` for a store older than `options.schema` without `options.migrate`, or newer.
+    public init(address: String, options: WriteOptions) throws {
+        self.options = options
+        layout = PGLayout(options.schema)
+        isStaged = layout.uniqueColumn != nil
+        let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
+        setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
+        batch = PGCopyBatch(layout)
+        let c = try PGConnection(address, schema: options.pgSchema, creatingSchema: true)
+        connection = c
+        name = c.name
+        do {
+            try begin()
+        } catch {
+            try? c.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    deinit {
+        if !isDone { abort() }
+    }
+
+    /// Begins the load transaction under the shared lock, once the store is at the target version:
+    /// creating it, or migrating it, under the exclusive lock first when it must.
+    private func begin() throws {
+        let c = connection
+        for attempt in 0..<2 {
+            try c.execute("BEGIN")
+            try c.execute("SELECT pg_advisory_xact_lock_shared(\(Self.lockKey))", doing: "cannot lock the store")
+            let version = try PGStoreVersion.of(c)
+            if let version, !(try SQLiteMigration.isNeeded(version: version, target: options.schema, path: name, migrate: options.migrate)) {
+                isUpdatingExistingStore = true
+                try startLoad()
+                return
+            }
+            guard attempt == 0 else { break }
+            // Creating or migrating: alone, then the load begins anew.
+            try c.execute("ROLLBACK; BEGIN")
+            try c.execute("SELECT pg_advisory_xact_lock(\(Self.lockKey))", doing: "cannot lock the store")
+            if let now = try PGStoreVersion.of(c) {
+                if try SQLiteMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
+                    // Migrated and loaded in one transaction, under the exclusive lock: all or nothing.
+                    let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
+                    migration = try PGMigration.run(c, from: now, to: options.schema, policy: options.policy,
+                                                    toolVersion: options.toolVersion, budget: budget, setAside: { _ in })
+                    isUpdatingExistingStore = true
+                    try startLoad()
+                    return
+                }
+            } else {
+                for sql in layout.createStatements + PGLayout.metadataStatements { try c.execute(sql, doing: "cannot create the store") }
+                try PGStoreVersion.write(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: true)
+            }
+            try c.execute("COMMIT", doing: "cannot create the store")
+        }
+        throw TripError(.busy, "\(name): the store changed while it was being opened", notes: ["try again"])
+    }
+
+    /// In the load transaction: the staging tables, when trips go through them.
+    private func startLoad() throws {
+        guard isStaged else { return }
+        let c = connection
+        let origin = ["\"origin_source\" text", "\"origin_record\" bigint", "\"origin_line\" integer", "\"origin_column\" integer"]
+        let trips = ["\"id\" bigint NOT NULL"] + origin + layout.tables.rootColumns.map(PGLayout.definition)
+        try c.execute("CREATE TEMP TABLE \(quoted(stageTable(layout.rootTable))) (\(trips.joined(separator: ", "))) ON COMMIT DROP",
+                      doing: "cannot stage the trips")
+        for child in layout.children {
+            var columns = ["\(quoted(layout.foreignKey)) bigint NOT NULL"]
+            if child.isToMany { columns.append("\(quoted(SQLiteLayout.positionColumn)) integer NOT NULL") }
+            columns += child.columns.map(PGLayout.definition)
+            try c.execute("CREATE TEMP TABLE \(quoted(stageTable(child.name))) (\(columns.joined(separator: ", "))) ON COMMIT DROP",
+                          doing: "cannot stage the trips")
+        }
+    }
+
+    func stageTable(_ table: String) -> String { Self.stagePrefix + table }
+
+    // MARK: - Writing
+
+    /// Writes a trip; one set aside is named as the `N`th given.
+    public func write(_ object: ModelObject) throws { try write(object, origin: nil) }
+
+    /// Writes a trip; one set aside is named by `origin`.
+    public func write(_ object: ModelObject, origin: RecordOrigin) throws { try write(object, origin: Optional(origin)) }
+
+    private func write(_ object: ModelObject, origin: RecordOrigin?) throws {
+        guard !isDone else { throw TripError(.io, "\(name): the store is already closed") }
+        incoming += 1
+        let origin = origin ?? RecordOrigin(source: name, record: incoming)
+        if let why = PGValues.unstorable(object, layout.tables.root, schema: options.schema) {
+            try setAside.append(SetAsideRecord(kind: .rejected, origin: origin, reason: why))
+            return
+        }
+        do {
+            let id = try nextID()
+            if isStaged {
+                batch.append(object, id: id) { rows in
+                    rows.field(origin.source)
+                    rows.field(Int64(origin.record))
+                    rows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
+                    rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
+                }
+            } else {
+                batch.append(object, id: id)
+            }
+            if batch.trips.rows >= Self.batchTrips || batch.exceeds(8 << 20) { try flush() }
+        } catch {
+            hasFailed = true
+            throw error
+        }
+    }
+
+    /// The next trip id: reserved from the trips' sequence a batch at a time, so related rows can
+    /// name their trip before it is inserted and no two loaders ever share one.
+    private func nextID() throws -> Int64 {
+        if nextReserved == reservedIDs.count {
+            // 64 at first, doubling to a batch: a small load leaves no wide gap in the numbering.
+            let count = min(Self.batchTrips, max(64, reservedIDs.count * 2))
+            let r = try connection.query("SELECT nextval(pg_get_serial_sequence($1, 'id')) FROM generate_series(1, $2)",
+                                         [quoted(layout.rootTable), String(count)], doing: "cannot number the trips")
+            reservedIDs = (0..<r.rowCount).map { r.int64($0, 0) }
+            nextReserved = 0
+        }
+        defer { nextReserved += 1 }
+        return reservedIDs[nextReserved]
+    }
+
+    /// Sends the batch: the trips, then each related table's rows.
+    private func flush() throws {
+        if isStaged {
+            try batch.send(connection, tripsTable: stageTable(layout.rootTable), leadingColumns: Self.originColumns) { stageTable($0.name) }
+        } else {
+            try batch.send(connection, tripsTable: layout.rootTable) { $0.name }
+        }
+    }
+
+    static let originColumns = ["origin_source", "origin_record", "origin_line", "origin_column"]
+
+    /// Calls `body` with each incoming trip merged, dropped or refused, in the order they came.
+    public func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try setAside.forEach(body) }
+
+    // MARK: - Finishing
+
+    /// Sends what is left, meets the policy for the names the store held, and commits. Under `fail`,
+    /// names the store already held are an error and nothing is written.
+    public func finish() throws {
+        guard !isDone else { return }
+        if hasFailed {
+            abort()
+            throw TripError.data("\(name): a write failed earlier; nothing was written")
+        }
+        do {
+            try flush()
+            if isStaged { try resolveWithRetries() }
+            try connection.execute("COMMIT", doing: "cannot commit")
+            isDone = true
+        } catch {
+            abort()
+            throw error
+        }
+    }
+
+    /// Rolls everything back: the store is left as it was.
+    public func abort() {
+        guard !isDone else { return }
+        isDone = true
+        try? connection.execute("ROLLBACK")
+    }
+}
+
+/// A PostgreSQL store's version as the writer needs it: nil when the schema has no trips table.
+enum PGStoreVersion {
+    static func of(_ c: PGConnection) throws -> SchemaVersion? {
+        let root = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
+        guard try c.column("SELECT to_regclass(\(literal(quoted(root)))) IS NOT NULL") == ["t"] else { return nil }
+        // Until the store reader's detection lands: the metadata's version, else the columns.
+        if try c.column("SELECT to_regclass('tripconv_metadata') IS NOT NULL") == ["t"],
+           let text = try c.query("SELECT \"value\" FROM tripconv_metadata WHERE \"key\" = $1", [SQLiteLayout.versionKey]).textIfAny,
+           let v = SchemaVersion(text) {
+            return v
+        }
+        let columns = try c.column("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(literal(root))")
+        if columns.contains("startDate") { return SchemaVersion(3, 0, 0) }
+        let unique = try c.column("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(literal(root)) AND indexdef LIKE 'CREATE UNIQUE INDEX%(name)'")
+        return unique.isEmpty ? SchemaVersion(1, 0, 0) : SchemaVersion(2, 0, 0)
+    }
+
+    /// Records the version in the metadata table (and who created the store, when new).
+    static func write(_ c: PGConnection, _ version: SchemaVersion, toolVersion: String, isNew: Bool) throws {
+        for sql in PGLayout.metadataStatements { try c.execute(sql) }
+        let upsert = "INSERT INTO \(quoted(SQLiteLayout.metadataTable)) (\"key\", \"value\") VALUES ($1, $2) "
+            + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\""
+        _ = try c.query(upsert, [SQLiteLayout.versionKey, version.description], doing: "cannot record the store's version")
+        if isNew { _ = try c.query(upsert, ["createdBy", "tripconv \(toolVersion)"], doing: "cannot record the store's version") }
+    }
+
+    /// A SQL string literal.
+    static func literal(_ s: String) -> String { "'" + s.replacing("'", with: "''") + "'" }
+}
