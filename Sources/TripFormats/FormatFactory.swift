@@ -45,40 +45,76 @@ public enum Format: String, CaseIterable, Sendable {
         return libpqKeywords.contains(String(lower[..<equals].drop { $0 == " " }))
     }
 
-    /// A PostgreSQL address as messages may show it: without a password, whether in the URI's user
-    /// information (`postgresql://ann:secret@host/db` → `postgresql://ann@host/db`) or as a
-    /// `password=` pair, or in a `password` query parameter.
+    /// A PostgreSQL address as messages and input names show it: without its password (a URI's
+    /// `user:secret@` becomes `user@`, a `password=` query parameter or `key=value` pair is left out),
+    /// the rest as given. An address that does not parse as libpq parses it, yet names a password,
+    /// is shown as `(a PostgreSQL address)`.
     public static func redactedPostgreSQLAddress(_ address: String) -> String {
         let lower = address.lowercased()
-        if lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") {
+        guard lower.contains("password") || lower.contains("@") else { return address }
+        if let scheme = address.firstRange(of: "://"), lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") {
             var s = address
-            let start = s.index(s.firstIndex(of: ":")!, offsetBy: 3)
-            let authorityEnd = s[start...].firstIndex { $0 == "/" || $0 == "?" } ?? s.endIndex
-            if let at = s[start..<authorityEnd].lastIndex(of: "@"), let colon = s[start..<at].firstIndex(of: ":") {
+            // `user[:password]@` ends at an `@` ahead of the path and query; the last one, so that a
+            // password holding a bare `@` is hidden whole.
+            let rest = s[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
                 s.removeSubrange(colon..<at)
             }
             if let q = s.firstIndex(of: "?") {
-                let pairs = s[s.index(after: q)...].split(separator: "&").filter { !$0.lowercased().hasPrefix("password=") }
-                s = String(s[..<q]) + (pairs.isEmpty ? "" : "?" + pairs.joined(separator: "&"))
+                let kept = s[s.index(after: q)...].split(separator: "&").filter { !$0.lowercased().hasPrefix("password=") }
+                s = String(s[..<q]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
             }
             return s
         }
-        // key=value pairs; a quoted value may hold spaces.
-        var out: [String] = []
-        var current = "", inQuote = false, escaped = false
-        for ch in address {
-            if escaped { current.append(ch); escaped = false; continue }
-            if ch == "\\" { current.append(ch); escaped = true; continue }
-            if ch == "'" { inQuote.toggle() }
-            if ch == " " && !inQuote {
-                if !current.isEmpty { out.append(current) }
-                current = ""
-            } else {
-                current.append(ch)
+        guard let pairs = libpqPairs(address) else { return lower.contains("password") ? "(a PostgreSQL address)" : address }
+        return pairs.compactMap { pair -> String? in
+            switch pair.key.lowercased() {
+            case "password": return nil
+            case "dbname" where isPostgreSQLAddress(pair.value) && redactedPostgreSQLAddress(pair.value) != pair.value:
+                // libpq takes a whole address in dbname too.
+                let inner = redactedPostgreSQLAddress(pair.value).replacing("\\", with: "\\\\").replacing("'", with: "\\'")
+                return "dbname='\(inner)'"
+            default: return String(address[pair.range])
             }
+        }.joined(separator: " ")
+    }
+
+    /// libpq's `key = value` pairs (a value in single quotes, or up to a space; a backslash escapes), each
+    /// with its place in the text; nil where libpq would find a syntax error.
+    private static func libpqPairs(_ text: String) -> [(key: String, value: String, range: Range<String.Index>)]? {
+        var out: [(key: String, value: String, range: Range<String.Index>)] = []
+        var i = text.startIndex
+        func skipSpaces() { while i < text.endIndex, text[i].isWhitespace { i = text.index(after: i) } }
+        while true {
+            skipSpaces()
+            guard i < text.endIndex else { return out }
+            let start = i
+            while i < text.endIndex, text[i] != "=", !text[i].isWhitespace { i = text.index(after: i) }
+            let key = String(text[start..<i])
+            skipSpaces()
+            guard i < text.endIndex, text[i] == "=", !key.isEmpty else { return nil }
+            i = text.index(after: i)
+            skipSpaces()
+            var value = ""
+            let quoted = i < text.endIndex && text[i] == "'"
+            if quoted { i = text.index(after: i) }
+            while i < text.endIndex {
+                let c = text[i]
+                if quoted ? c == "'" : c.isWhitespace { break }
+                if c == "\\" {
+                    i = text.index(after: i)
+                    guard i < text.endIndex else { break }
+                }
+                value.append(text[i])
+                i = text.index(after: i)
+            }
+            if quoted {
+                guard i < text.endIndex else { return nil }
+                i = text.index(after: i)
+            }
+            out.append((key, value, start..<i))
         }
-        if !current.isEmpty { out.append(current) }
-        return out.filter { !$0.lowercased().hasPrefix("password=") && !$0.lowercased().hasPrefix("password =") }.joined(separator: " ")
     }
 
     /// The connection keywords libpq takes (those an address is likely to start with).

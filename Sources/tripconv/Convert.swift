@@ -9,13 +9,16 @@ struct Convert: ParsableCommand {
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order. Several inputs are read in order, each detected and migrated on its own, then \
-            deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says).
+            deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says). \
+            A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
+            PGUSER, PGPASSWORD and ~/.pgpass fill in the rest); many runs may load one store at once, each in one \
+            transaction, ending as if they had run one after another in the order they committed.
             """)
 
-    @Argument(help: ArgumentHelp("Input files or directories; - or none for standard input.", valueName: "input"))
+    @Argument(help: ArgumentHelp("Input files, directories or PostgreSQL addresses; - or none for standard input.", valueName: "input"))
     var inputs: [String] = []
 
-    @Option(name: .short, help: ArgumentHelp("The output file or store; - for standard output.", valueName: "output"))
+    @Option(name: .short, help: ArgumentHelp("The output file or store (a PostgreSQL address for a PostgreSQL store); - for standard output.", valueName: "output"))
     var output: String?
 
     @OptionGroup var reading: ReadingOptions

@@ -41,7 +41,7 @@ struct Migrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the trips merged or dropped to FILE as JSON Lines, as convert's rejects file.", valueName: "file"))
     var rejects: String?
 
-    @Option(name: .long, help: ArgumentHelp("How long to wait for another process's lock on the store before giving up (exit 75).", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("How long to wait for another process's lock on the store (for PostgreSQL, for the loads under way to commit) before giving up (exit 75).", valueName: "seconds"))
     var busyTimeout: Double = 5
 
     @OptionGroup var memory: MemoryOptions
@@ -165,6 +165,7 @@ struct Migrate: ParsableCommand {
     private func migratePostgreSQL(target: any VersionedSchema.Type, options: RunOptions, started: Double) throws {
         if backup != nil { throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy") }
         let report = try options.migrate(postgreSQL: store, schema: pgSchema, dryRun: dryRun,
+                                         busyTimeoutMilliseconds: Int((busyTimeout * 1000).rounded()),
                                          observer: CommandLineObserver(listsSetAside: verbose))
         let name = Format.redactedPostgreSQLAddress(store)
         guard let report else {

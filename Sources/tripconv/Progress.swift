@@ -38,7 +38,8 @@ final class ProgressBar: Sendable {
         guard !quiet, isatty(2) == 1 else { return nil }
         var total = 0
         for i in inputs {
-            if case .file(let path) = i.location, let size = FileSystem.size(path) { total += size }
+            // A PostgreSQL store's address is no file: its bytes are the server's.
+            if case .file(let path) = i.location, i.format != .postgresql, let size = FileSystem.size(path) { total += size }
         }
         let bar = ProgressBar(totalBytes: total)
         // No thread, no bar.

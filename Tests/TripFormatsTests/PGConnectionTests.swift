@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TripKit
 @testable import TripFormats
+import TripTestSupport
 
 /// The PostgreSQL connection (issue 16): faults are named by the server's place and map to their exit
 /// statuses, no message carries a password, and a server `.ci/postgres start` made is reachable
@@ -15,15 +16,11 @@ struct PGConnectionTests {
         if ProcessInfo.processInfo.environment["CI"] == "true" {
             Issue.record("TRIPCONV_TEST_PG is not set: CI must start a server (`eval \"$(.ci/postgres start)\"`)")
         } else {
-            _ = sayingSo
+            // One line for the whole run, whichever target's test asks first.
+            TestPostgres.skipNote
         }
         return nil
     }
-
-    /// The one line a run without a server prints.
-    private static let sayingSo: Void = {
-        print("note: TRIPCONV_TEST_PG not set; the tests that need a PostgreSQL server skip (.ci/run starts one)")
-    }()
 
     @Test("a server that is not there is exit 69, naming the host and port")
     func unreachable() {

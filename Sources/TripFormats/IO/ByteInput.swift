@@ -14,11 +14,11 @@ public enum InputLocation: Sendable, Equatable {
     case standardInput
     case file(String)
 
-    /// The name used in messages: the path, or `<stdin>`.
+    /// The name used in messages: the path, `<stdin>`, or a PostgreSQL address without its password.
     public var name: String {
         switch self {
         case .standardInput: return "<stdin>"
-        case .file(let p): return p
+        case .file(let p): return Format.isPostgreSQLAddress(p) ? Format.redactedPostgreSQLAddress(p) : p
         }
     }
 

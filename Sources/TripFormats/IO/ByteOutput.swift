@@ -13,7 +13,7 @@ public enum OutputLocation: Sendable, Equatable {
     public var name: String {
         switch self {
         case .standardOutput: return "<stdout>"
-        case .file(let p): return p
+        case .file(let p): return Format.isPostgreSQLAddress(p) ? Format.redactedPostgreSQLAddress(p) : p
         }
     }
 

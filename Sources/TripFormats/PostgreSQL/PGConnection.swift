@@ -137,19 +137,25 @@ final class PGConnection {
             PQclear(r)
             // A multi-statement string leaves the rest unrun; nothing else is pending.
             while let more = PQgetResult(handle) { PQclear(more) }
-            lastSQLState = state
-            throw failure(reason, doing: doing)
+            throw failure(reason, doing: doing, state: state)
         }
         lastSQLState = nil
         return PGResult(r)
     }
 
-    private func failure(_ reason: String, doing: String?) -> TripError {
+    private func failure(_ reason: String, doing: String?, state: String? = nil) -> TripError {
+        lastSQLState = state
         let what = doing.map { "\($0): " } ?? ""
-        // A connection lost mid-command is an I/O failure (exit 74); other errors are the data's.
-        if PQstatus(handle) != CONNECTION_OK {
+        // A connection lost mid-command is an I/O failure (exit 74), as is the server ending it
+        // (SQLSTATE class 57P: an administrator's pg_terminate_backend, a shutdown) or a connection
+        // exception (class 08), before libpq has noticed; other errors are the data's.
+        let code = state ?? ""
+        if PQstatus(handle) != CONNECTION_OK || code.hasPrefix("57P") || code.hasPrefix("08") {
             return TripError(.io, "\(place): \(what)the connection to PostgreSQL was lost: \(reason)",
                              notes: ["nothing of this input was committed; run it again"])
+        }
+        if code == "55P03" {
+            return TripError(.busy, "\(place): \(what)the store is busy: \(reason)", notes: ["another process holds it; try again"])
         }
         return TripError(.data, "\(place): \(what)\(reason)")
     }

@@ -7,8 +7,7 @@ enum PGFormat: FormatCodec {
         guard case .file(let address) = input else {
             throw TripError.usage("a PostgreSQL store cannot be read from standard input; give its address")
         }
-        _ = address
-        throw TripError.usage("reading a PostgreSQL store is not built yet")
+        return try PGRecordReader(address: address, options: options)
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

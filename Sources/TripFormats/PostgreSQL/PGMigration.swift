@@ -100,17 +100,21 @@ enum PGMigration {
 /// Migrating a PostgreSQL store in place (`tripconv migrate ADDRESS`).
 public enum PGStoreMigration {
     /// Migrates the store at `address` (in `schema`, else the search path's) to `target`, in one
-    /// transaction under the store's exclusive lock (waiting for loads under way to commit); nil when
+    /// transaction under the store's exclusive lock (waiting for loads under way to commit, up to
+    /// `busyTimeoutMilliseconds` when given, then failing `.busy`); nil when
     /// it is at the target already. With `dryRun`, everything is done and then rolled back: the
     /// report says what would happen. The trips merged or dropped go to `setAside` after the commit.
     public static func migrate(address: String, schema: String? = nil, to target: any VersionedSchema.Type,
                                policy: DeduplicationPolicy = .merge, toolVersion: String = WriteOptions().toolVersion,
                                memoryLimit: Int? = nil, temporaryDirectory: String? = nil, dryRun: Bool = false,
+                               busyTimeoutMilliseconds: Int? = nil,
                                setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> SQLiteMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         let c = try PGConnection(address, schema: schema)
         try c.execute("BEGIN")
         do {
+            // How long to wait for the loads under way (and any other lock): then exit 75.
+            if let ms = busyTimeoutMilliseconds { try c.execute("SET LOCAL lock_timeout = \(max(ms, 1))") }
             try c.execute("SELECT pg_advisory_xact_lock(\(PGRecordWriter.lockKey))", doing: "cannot lock the store")
             guard let version = try PGStoreVersion.of(c) else {
                 throw TripError.data("\(c.name): not a trip store: it has no \(SQLiteLayout(target).rootTable) table")

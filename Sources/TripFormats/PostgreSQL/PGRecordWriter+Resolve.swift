@@ -57,49 +57,64 @@ extension PGRecordWriter {
         let c = connection, name = quoted(unique.name), root = quoted(layout.rootTable)
         let columns = rootColumns.joined(separator: ", ")
         try c.execute("""
-            CREATE TEMP TABLE tripconv_written ("id" bigint PRIMARY KEY, "round" integer NOT NULL) ON COMMIT DROP;
             CREATE TEMP TABLE tripconv_conflicts ("stage_id" bigint PRIMARY KEY, "stored_id" bigint NOT NULL, "round" integer NOT NULL) ON COMMIT DROP;
+            CREATE TEMP TABLE tripconv_waiting ("id" bigint PRIMARY KEY) ON COMMIT DROP;
             CREATE TEMP TABLE tripconv_round ("id" bigint PRIMARY KEY) ON COMMIT DROP
             """, doing: "cannot stage the trips")
         try makeReplacementTables()
-        let staged = Int(try c.query("SELECT count(*) FROM \(stage)").int64(0, 0))
+        // Temporary tables are never analyzed by autovacuum: without this the planner guesses.
+        try c.execute("ANALYZE \(quoted(PGStaging.table))", doing: "cannot stage the trips")
+        let staged = staging.trips
         var resolved = 0
         var round = 0
         while resolved < staged {
             round += 1
             guard round <= 1000 else { throw TripError.data("\(self.name): trips kept meeting names that vanished; nothing was written") }
             // The round's trips: every staged one at first, then the first of each name still waiting.
-            let candidates: String
+            let candidates: String, size: Int
             if round == 1 {
                 candidates = "SELECT * FROM \(stage)"
+                size = staged
             } else {
-                try c.execute("TRUNCATE tripconv_round; INSERT INTO tripconv_round SELECT DISTINCT ON (\(name)) s.\"id\" FROM \(stage) s "
-                              + "WHERE NOT EXISTS (SELECT 1 FROM tripconv_written w WHERE w.\"id\" = s.\"id\") "
-                              + "AND NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k.\"stage_id\" = s.\"id\") ORDER BY \(name), s.\"id\"")
+                size = try c.query("TRUNCATE tripconv_round; INSERT INTO tripconv_round SELECT DISTINCT ON (\(name)) s.\"id\" "
+                                   + "FROM \(stage) s JOIN tripconv_waiting w ON w.\"id\" = s.\"id\" ORDER BY \(name), s.\"id\"").changedRows
+                try c.execute("DELETE FROM tripconv_waiting w USING tripconv_round r WHERE w.\"id\" = r.\"id\"")
                 candidates = "SELECT s.* FROM \(stage) s JOIN tripconv_round r ON r.\"id\" = s.\"id\""
-            }
-            let inserted = try c.query("""
-                WITH candidates AS (\(candidates)),
-                inserted AS (
-                  INSERT INTO \(root) ("id", \(columns)) SELECT "id", \(columns) FROM candidates ORDER BY \(name), "id"
-                  ON CONFLICT (\(name)) DO NOTHING RETURNING "id")
-                INSERT INTO tripconv_written SELECT "id", \(round) FROM inserted
-                """, doing: "cannot insert the trips").changedRows
-            for child in layout.children {
-                let names = childColumns(child).joined(separator: ", ")
-                try c.execute("INSERT INTO \(quoted(child.name)) (\(names)) SELECT \(names) FROM \(quoted(stageTable(child.name))) sc "
-                              + "JOIN tripconv_written w ON w.\"id\" = sc.\(quoted(layout.foreignKey)) AND w.\"round\" = \(round)",
-                              doing: "cannot insert the trips")
             }
             // The names stored already: locked in name order, one incoming trip per stored trip.
             let met = try c.query("""
                 WITH candidates AS (\(candidates)),
                 locked AS (
                   SELECT t."id" AS stored_id, k."id" AS stage_id FROM \(root) t JOIN candidates k ON k.\(name) = t.\(name)
-                  WHERE NOT EXISTS (SELECT 1 FROM tripconv_written w WHERE w."id" = k."id")
                   ORDER BY t.\(name) FOR UPDATE OF t)
                 INSERT INTO tripconv_conflicts SELECT DISTINCT ON (stored_id) stage_id, stored_id, \(round) FROM locked ORDER BY stored_id, stage_id
                 """, doing: "cannot lock the stored trips").changedRows
+            // The rest, in name order: a name another loader has just inserted waits for its commit.
+            let inserted = try c.query("""
+                WITH candidates AS (\(candidates))
+                INSERT INTO \(root) ("id", \(columns)) SELECT "id", \(columns) FROM candidates s
+                WHERE NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k."stage_id" = s."id")
+                ORDER BY \(name), "id" ON CONFLICT (\(name)) DO NOTHING
+                """, doing: "cannot insert the trips").changedRows
+            // Those neither inserted nor met (a name given twice, or one another loader committed
+            // meanwhile) wait for the next round.
+            let skipped = inserted + met < size
+            if skipped {
+                try c.execute("""
+                    WITH candidates AS (\(candidates))
+                    INSERT INTO tripconv_waiting SELECT s."id" FROM candidates s
+                    WHERE NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k."stage_id" = s."id")
+                    AND NOT EXISTS (SELECT 1 FROM \(root) t WHERE t."id" = s."id")
+                    """, doing: "cannot insert the trips")
+            }
+            for child in layout.children {
+                let names = childColumns(child).joined(separator: ", "), key = quoted(layout.foreignKey)
+                var filter = "NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k.\"stage_id\" = sc.\(key))"
+                if skipped { filter += " AND NOT EXISTS (SELECT 1 FROM tripconv_waiting w WHERE w.\"id\" = sc.\(key))" }
+                if round > 1 { filter += " AND EXISTS (SELECT 1 FROM tripconv_round r WHERE r.\"id\" = sc.\(key))" }
+                try c.execute("INSERT INTO \(quoted(child.name)) (\(names)) SELECT \(names) FROM \(quoted(stageTable(child.name))) sc WHERE \(filter)",
+                              doing: "cannot insert the trips")
+            }
             resolved += inserted + met
             if met > 0 { try meetPolicy(round: round) }
         }
@@ -172,6 +187,8 @@ extension PGRecordWriter {
         var after: Int64 = -1
         let unique = layout.uniqueColumn!
         let loader = PGTripLoader(layout: layout, place: name)
+        // The staged trips are looked up by id, a chunk at a time: an index, once.
+        try c.execute("CREATE INDEX IF NOT EXISTS tripconv_stage_id ON \(quoted(PGStaging.table)) (\"id\")", doing: "cannot stage the trips")
         while true {
             let r = try c.query("SELECT \"stage_id\", \"stored_id\" FROM tripconv_conflicts WHERE \"round\" = $1 AND \"stage_id\" > $2 "
                                 + "ORDER BY \"stage_id\" LIMIT \(chunk)", [String(round), String(after)])
@@ -199,11 +216,15 @@ extension PGRecordWriter {
     private func recordLedger() throws {
         let c = connection
         let unique = layout.uniqueColumn!
+        // A cursor is planned for its first rows (a nested loop over the staged trips): plan it whole.
+        try c.execute("SET LOCAL cursor_tuple_fraction = 1")
         try c.execute("""
             DECLARE tripconv_ledger NO SCROLL CURSOR FOR
             SELECT k."stored_id", s.\(quoted(unique.name)), s."origin_source", s."origin_record", s."origin_line", s."origin_column",
-                   EXISTS (SELECT 1 FROM tripconv_written w WHERE w."id" = k."stored_id")
-            FROM tripconv_conflicts k JOIN \(stage) s ON s."id" = k."stage_id" ORDER BY k."stage_id"
+                   own."id" IS NOT NULL
+            FROM tripconv_conflicts k JOIN \(stage) s ON s."id" = k."stage_id"
+            LEFT JOIN (SELECT "id" FROM \(stage)) own ON own."id" = k."stored_id"
+            ORDER BY k."stage_id"
             """)
         while true {
             let r = try c.query("FETCH 10000 FROM tripconv_ledger")
@@ -211,7 +232,8 @@ extension PGRecordWriter {
             for row in 0..<r.rowCount {
                 let storedID = r.int64(row, 0)
                 let nameText = r.text(row, 1).quotedForMessage
-                let origin = RecordOrigin(source: r.text(row, 2), record: Int(r.int64(row, 3)),
+                let source = Int(r.int64(row, 2))
+                let origin = RecordOrigin(source: source < staging.sources.count ? staging.sources[source] : name, record: Int(r.int64(row, 3)),
                                           line: r.isNull(row, 4) ? nil : Int(r.int64(row, 4)),
                                           column: r.isNull(row, 5) ? nil : Int(r.int64(row, 5)))
                 let isOwn = r.text(row, 6) == "t"

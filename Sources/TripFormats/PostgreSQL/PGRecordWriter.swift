@@ -35,7 +35,9 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     let isStaged: Bool
     let setAside: SetAsideLog
     private var batch: PGCopyBatch
+    var staging: PGStaging
     private var reservedIDs: [Int64] = []
+    private var sequence: String?
     private var nextReserved = 0
     private var incoming = 0
     private var isDone = false
@@ -56,6 +58,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
         setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
         batch = PGCopyBatch(layout)
+        staging = PGStaging(layout)
         let c = try PGConnection(address, schema: options.pgSchema, creatingSchema: true)
         connection = c
         name = c.name
@@ -107,21 +110,13 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         throw TripError(.busy, "\(name): the store changed while it was being opened", notes: ["try again"])
     }
 
-    /// In the load transaction: the staging tables, when trips go through them.
+    /// In the load transaction: the staging table, when trips go through it.
     private func startLoad() throws {
         guard isStaged else { return }
-        let c = connection
-        let origin = ["\"origin_source\" text", "\"origin_record\" bigint", "\"origin_line\" integer", "\"origin_column\" integer"]
-        let trips = ["\"id\" bigint NOT NULL"] + origin + layout.tables.rootColumns.map(PGLayout.definition)
-        try c.execute("CREATE TEMP TABLE \(quoted(stageTable(layout.rootTable))) (\(trips.joined(separator: ", "))) ON COMMIT DROP",
-                      doing: "cannot stage the trips")
-        for child in layout.children {
-            var columns = ["\(quoted(layout.foreignKey)) bigint NOT NULL"]
-            if child.isToMany { columns.append("\(quoted(SQLiteLayout.positionColumn)) integer NOT NULL") }
-            columns += child.columns.map(PGLayout.definition)
-            try c.execute("CREATE TEMP TABLE \(quoted(stageTable(child.name))) (\(columns.joined(separator: ", "))) ON COMMIT DROP",
-                          doing: "cannot stage the trips")
-        }
+        // The staging table's pages stay in the session's memory up to this (the default is 8 MB);
+        // it can be set only before the session first uses a temporary table.
+        try? connection.execute("SET temp_buffers = '64MB'")
+        try staging.create(connection, viewName: stageTable)
     }
 
     func stageTable(_ table: String) -> String { Self.stagePrefix + table }
@@ -145,47 +140,56 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         do {
             let id = try nextID()
             if isStaged {
-                batch.append(object, id: id) { rows in
-                    rows.field(origin.source)
-                    rows.field(Int64(origin.record))
-                    rows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
-                    rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
-                }
+                try staging.append(object, id: id, origin: origin, connection)
             } else {
                 batch.append(object, id: id)
+                if batch.trips.rows >= Self.batchTrips || batch.exceeds(8 << 20) { try flush() }
             }
-            if batch.trips.rows >= Self.batchTrips || batch.exceeds(8 << 20) { try flush() }
         } catch {
             hasFailed = true
             throw error
         }
     }
 
-    /// The next trip id: reserved from the trips' sequence a batch at a time, so related rows can
+    /// The next trip id: reserved from the trips' sequence a block at a time, so related rows can
     /// name their trip before it is inserted and no two loaders ever share one.
     private func nextID() throws -> Int64 {
         if nextReserved == reservedIDs.count {
-            // 64 at first, doubling to a batch: a small load leaves no wide gap in the numbering.
-            let count = min(Self.batchTrips, max(64, reservedIDs.count * 2))
-            let r = try connection.query("SELECT nextval(pg_get_serial_sequence($1, 'id')) FROM generate_series(1, $2)",
-                                         [quoted(layout.rootTable), String(count)], doing: "cannot number the trips")
-            reservedIDs = (0..<r.rowCount).map { r.int64($0, 0) }
+            // 64 at first, doubling: a small load leaves no wide gap in the numbering. Staged rows
+            // go in one COPY, which must end for the connection to reserve more: larger blocks.
+            let count = min(isStaged ? 1 << 16 : Self.batchTrips, max(64, reservedIDs.count * 2))
+            if isStaged { try staging.end(connection) }
+            // The ids come back as a range when no other session took any meanwhile, else one by one.
+            if sequence == nil {
+                // Looked up once: as nextval's argument it would be looked up for every id.
+                sequence = try connection.query("SELECT pg_get_serial_sequence($1, 'id')", [quoted(layout.rootTable)]).textIfAny
+            }
+            let sequenceName = PGStoreVersion.literal(sequence ?? "") + "::regclass"
+            let range = try connection.query("""
+                WITH ids AS (SELECT nextval(\(sequenceName)) AS v FROM generate_series(1, \(count)))
+                SELECT CASE WHEN max(v) - min(v) + 1 = count(*) THEN min(v)::text
+                       ELSE string_agg(v::text, ',' ORDER BY v) END, max(v) - min(v) + 1 = count(*) FROM ids
+                """, doing: "cannot number the trips")
+            if range.text(0, 1) == "t" {
+                let first = range.int64(0, 0)
+                reservedIDs = Array(first..<(first + Int64(count)))
+            } else {
+                reservedIDs = range.text(0, 0).split(separator: ",").compactMap { Int64($0) }
+            }
             nextReserved = 0
         }
         defer { nextReserved += 1 }
         return reservedIDs[nextReserved]
     }
 
-    /// Sends the batch: the trips, then each related table's rows.
+    /// Sends the rows waiting: the staged ones, or the batch (the trips, then each related table's).
     private func flush() throws {
         if isStaged {
-            try batch.send(connection, tripsTable: stageTable(layout.rootTable), leadingColumns: Self.originColumns) { stageTable($0.name) }
+            try staging.end(connection)
         } else {
             try batch.send(connection, tripsTable: layout.rootTable) { $0.name }
         }
     }
-
-    static let originColumns = ["origin_source", "origin_record", "origin_line", "origin_column"]
 
     /// Calls `body` with each incoming trip merged, dropped or refused, in the order they came.
     public func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try setAside.forEach(body) }

@@ -188,14 +188,15 @@ public struct RunOptions: Sendable {
     /// `policy`; the trips merged or dropped go to the observer and the rejects file. With `dryRun`,
     /// the migration is rolled back and the entries go to the observer only. Nil when the store was
     /// already at the target.
-    public func migrate(postgreSQL address: String, schema: String?, dryRun: Bool, observer: some RunObserver) throws -> SQLiteMigrationReport? {
+    public func migrate(postgreSQL address: String, schema: String?, dryRun: Bool, busyTimeoutMilliseconds: Int? = nil,
+                        observer: some RunObserver) throws -> SQLiteMigrationReport? {
         let target = try targetSchema()
         var options = self
         if dryRun { options.rejects = nil }
         return try options.migrating(observer: observer) { setAside in
             try PGStoreMigration.migrate(address: address, schema: schema, to: target, policy: policy, toolVersion: toolVersion,
                                          memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, dryRun: dryRun,
-                                         setAside: setAside)
+                                         busyTimeoutMilliseconds: busyTimeoutMilliseconds, setAside: setAside)
         }
     }
 

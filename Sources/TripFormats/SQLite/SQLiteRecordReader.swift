@@ -27,15 +27,18 @@ public final class SQLiteRecordReader: StoreRecordReader {
 extension SQLiteStoreStructure.Detected {
     /// The statements that read the store's trips in `SQLiteLayout`'s tables: the trips in id order,
     /// and each relationship's table merge-joined on its foreign key, in list order. With `byID`, the
-    /// one trip whose id `StoreTripCursor.rewind(key:)` names.
-    func tripQueries(_ path: String, byID: Bool) throws -> StoreTripQueries {
+    /// one trip whose id `StoreTripCursor.rewind(key:)` names. `selecting` gives the expression that
+    /// selects an attribute's column of a table (the column itself; PostgreSQL's readers format dates).
+    func tripQueries(_ path: String, byID: Bool,
+                     selecting: (_ table: String, _ column: String) -> String = { quoted($1) }) throws -> StoreTripQueries {
         let layout = SQLiteLayout(schema)
         let id = SQLiteLayout.idColumn
         guard rootColumns.contains(id) else {
             throw TripError.data("\(path): the \(layout.rootTable) table has no \(id) column")
         }
         let tripNames = rootColumns.filter { $0 != id }
-        let tripSQL = "SELECT \(([id] + tripNames).map(quoted).joined(separator: ", ")) FROM \(quoted(layout.rootTable))"
+        let tripSQL = "SELECT \(([quoted(id)] + tripNames.map { selecting(layout.rootTable, $0) }).joined(separator: ", ")) "
+            + "FROM \(quoted(layout.rootTable))"
             + (byID ? " WHERE \(quoted(id)) = ?1" : " ORDER BY \(quoted(id))")
         var related: [StoreTripQueries.Related] = []
         for table in layout.children {
@@ -50,7 +53,7 @@ extension SQLiteStoreStructure.Detected {
             if columns.contains(SQLiteLayout.positionColumn) { order.append(quoted(SQLiteLayout.positionColumn)) }
             if columns.contains(id) { order.append(quoted(id)) }
             let filter = byID ? "\(quoted(key)) = ?1" : "\(quoted(key)) IS NOT NULL"
-            let sql = "SELECT \(([key] + names).map(quoted).joined(separator: ", ")) FROM \(quoted(table.name)) "
+            let sql = "SELECT \(([quoted(key)] + names.map { selecting(table.name, $0) }).joined(separator: ", ")) FROM \(quoted(table.name)) "
                 + "WHERE \(filter) ORDER BY \(order.joined(separator: ", "))"
             related.append(.init(relationship: table.relationship.name, sql: sql, fields: names, reach: .joined))
         }

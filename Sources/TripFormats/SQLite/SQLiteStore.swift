@@ -214,81 +214,31 @@ struct SQLiteStoreStructure {
     }
 
     /// Tells the store's version: from tripconv's metadata where the store has it, else from the trips
-    /// table's columns (`start_date` or `startDate`) and whether its name has a unique index.
+    /// table's columns (`start_date` or `startDate`) and whether its name has a unique index
+    /// (`StoreVersionTelling` decides); metadata that `PRAGMA user_version` contradicts is `.data`.
     func detect() throws -> Detected {
         let path = connection.path
         let tables = try tableNames()
-        let plan = TripMigrationPlan.schemas
-        let rootTable = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
         if CoreDataStoreLayout.isCoreData(tables: tables) {
             throw TripError.data("\(path): a Core Data (SwiftData) store, which tripconv reads but never writes or migrates",
                                  notes: ["convert it into a new store: `tripconv \(path) -o trips.sqlite`"])
         }
-        guard tables.contains(rootTable) else {
-            throw TripError.data("\(path): not a trip store: it has no \(rootTable) table",
-                                 notes: tables.isEmpty ? ["the database has no tables"] : ["its tables: " + tables.prefix(8).joined(separator: ", ")])
-        }
+        let telling = StoreVersionTelling(name: path, tables: tables, container: "the database")
+        try telling.requireRootTable()
+        let rootTable = StoreVersionTelling.rootTable
         let columns = try self.columns(of: rootTable)
         let uniqueSingles = Set(try uniqueIndexes(of: rootTable).filter { $0.count == 1 }.map { $0[0] })
-
-        // The versions whose persisted attributes are all columns of the table.
-        let layouts = plan.map { SQLiteLayout($0) }
-        let byColumns = layouts.indices.filter { i in layouts[i].rootColumns.allSatisfy { columns.contains($0.name) } }
-        // Of those, the ones whose uniqueness the indexes bear out; the newest wins.
-        let byIndexes = byColumns.filter { i in
-            layouts[i].rootColumns.allSatisfy { $0.attribute.isUnique == uniqueSingles.contains($0.name) }
-        }
-        let structural = byIndexes.last ?? byColumns.last
-
-        // The evidence: the columns that tell versions apart, and the unique index.
-        let everywhere = Set(layouts.flatMap { $0.rootColumns.map(\.name) }).filter { n in
-            layouts.allSatisfy { $0.rootColumns.contains { $0.name == n } }
-        }
-        let telling = columns.filter { c in !everywhere.contains(c) && layouts.contains { $0.rootColumns.contains { $0.name == c } } }
-        let uniqueNames = Set(layouts.compactMap { $0.uniqueColumn?.name })
-        let indexNote = uniqueNames.sorted().map { n in uniqueSingles.contains(n) ? "unique index on \(n)" : "no unique index on \(n)" }
-        let structureText = (["columns " + telling.joined(separator: ", ")] + indexNote).joined(separator: "; ")
-
-        var hasMetadata = false
-        var version: SchemaVersion
-        var evidence: VersionEvidence
-        if tables.contains(SQLiteLayout.metadataTable) {
-            hasMetadata = true
+        let found = try telling.detect(columns: columns, uniqueSingles: uniqueSingles, metadataVersion: {
             let s = try connection.prepare("SELECT \"value\" FROM \(quoted(SQLiteLayout.metadataTable)) WHERE \"key\" = ?1")
             try s.bind(1, SQLiteLayout.versionKey)
-            guard try s.step() else {
-                throw TripError.data("\(path): the metadata table has no \(SQLiteLayout.versionKey)")
-            }
-            let text = s.text(0)
-            s.reset()
-            guard let v = SchemaVersion(text), let index = plan.firstIndex(where: { $0.versionIdentifier == v }) else {
-                throw TripError.data("\(path): metadata \(SQLiteLayout.versionKey) \(text.quotedForMessage) is not a known version",
-                                     notes: ["known versions: " + plan.map { $0.versionIdentifier.description }.joined(separator: ", ")])
-            }
-            guard byColumns.contains(index) else {
-                let fits = byColumns.map { plan[$0].versionIdentifier.description }
-                throw TripError.data("\(path): metadata says \(v), but the \(rootTable) table has \(structureText)",
-                                     notes: [fits.isEmpty ? "its columns fit no version" : "its columns fit " + fits.joined(separator: ", ")])
-            }
+            return try s.step() ? s.text(0) : nil
+        }, columnsOf: self.columns(of:))
+        if found.hasMetadata {
             let user = try connection.integer("PRAGMA user_version") ?? 0
-            if user != 0, user != Int64(v.major) {
-                throw TripError.data("\(path): metadata says \(v), but user_version says \(user)")
+            if user != 0, user != Int64(found.version.major) {
+                throw TripError.data("\(path): metadata says \(found.version), but user_version says \(user)")
             }
-            version = v
-            evidence = .marker("metadata \(SQLiteLayout.versionKey) \(v)")
-        } else {
-            guard let structural else {
-                throw TripError.data("\(path): the columns of \(rootTable) (\(columns.joined(separator: ", "))) fit no schema version")
-            }
-            version = plan[structural].versionIdentifier
-            evidence = .structure(structureText)
         }
-
-        var childColumns: [String: [String]] = [:]
-        for child in SQLiteLayout(TripMigrationPlan.schema(for: version)!).children where tables.contains(child.name) {
-            childColumns[child.name] = try self.columns(of: child.name)
-        }
-        return Detected(version: version, evidence: evidence, hasMetadata: hasMetadata,
-                        rootColumns: columns, childColumns: childColumns)
+        return found
     }
 }

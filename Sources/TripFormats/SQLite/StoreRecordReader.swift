@@ -66,7 +66,15 @@ public class StoreRecordReader: RecordReader {
 
     /// The store's version and how it was told (or `--source-version`, when given).
     public final var detection: Detection {
-        var d = builder.detection
+        builder.detection.told(byStore: version, evidence, unless: isOverridden)
+    }
+}
+
+extension Detection {
+    /// A store reader's detection: the builder's, with the version and evidence the store's metadata
+    /// or structure gave, unless `--source-version` overrode them.
+    func told(byStore version: SchemaVersion?, _ evidence: VersionEvidence, unless isOverridden: Bool) -> Detection {
+        var d = self
         if !isOverridden {
             d.version = version
             d.evidence = evidence

@@ -148,6 +148,11 @@ struct StoreColumns {
     /// The longest value read: a store made by anyone may hold a value of a gigabyte.
     static let maximumValueBytes = 16 << 20
 
+    /// Why a value of `size` bytes is not read.
+    static func tooLong(_ size: Int) -> String {
+        "a value of \(size) bytes is longer than the limit of \(maximumValueBytes >> 20) MiB"
+    }
+
     /// Columns numbered from 1 (column 0 is the key the query selects first).
     init(names: [String]) {
         list = names.enumerated().map { Column(column: Int32($0.offset + 1), name: $0.element) }
@@ -159,39 +164,19 @@ struct StoreColumns {
         isResolved = true
     }
 
-    /// Hands the statement's current row to the builder, column by column.
-    mutating func feed(_ statement: SQLiteStatement, into builder: inout RecordBuilder) {
+    /// Hands a row to the builder, column by column: a SQLite statement's current row, or a row
+    /// of a PostgreSQL result.
+    mutating func feed(_ row: some StoreRow, into builder: inout RecordBuilder) {
         if !isResolved { resolve(builder) }
         for (i, source) in list.enumerated() {
             guard let field = fields[i], let kind = kinds[i] else {
                 builder.unknownField(source.name)
                 continue
             }
-            // The storage class first: asking a number for its size converts it, after which its
-            // storage class is undefined.
-            let storage = statement.storage(source.column)
-            var text: String? = nil
-            if storage == .text || storage == .blob {
-                let size = statement.byteCount(source.column)
-                guard size <= StoreColumns.maximumValueBytes else {
-                    builder.fail("field '\(source.name)': a value of \(size) bytes is longer than the limit of \(StoreColumns.maximumValueBytes >> 20) MiB")
-                    continue
-                }
-                if case .attribute = kind {
-                    // Bytes another tool stored are never guessed at: a BLOB has no encoding, and text
-                    // that is not UTF-8 would be repaired into other characters.
-                    guard storage == .text else {
-                        builder.fail("field '\(source.name)': expected text, found a BLOB of \(size) bytes")
-                        continue
-                    }
-                    guard let valid = statement.validText(source.column) else {
-                        builder.fail("field '\(source.name)': \(StoreColumns.describeInvalidUTF8(statement.bytes(source.column)))")
-                        continue
-                    }
-                    text = valid
-                }
+            switch row.value(source.column, kind: kind) {
+            case .token(let token): builder.set(field, token)
+            case .failure(let reason): builder.fail("field '\(source.name)': \(reason)")
             }
-            builder.set(field, StoreColumns.token(statement, source.column, storage, kind, text: text))
         }
     }
 
@@ -229,5 +214,38 @@ struct StoreColumns {
             case .emptyInput: return "text is not valid UTF-8"
             }
         }
+    }
+}
+
+/// One row of a store's query as `StoreColumns` reads it, column by column.
+protocol StoreRow {
+    /// A column's value as the scalar the builder expects for a field of `kind`, or why it cannot be.
+    func value(_ column: Int32, kind: SchemaVocabulary.FieldKind) -> StoreValue
+}
+
+/// A column's value for the builder, or why it cannot be read.
+enum StoreValue {
+    case token(ScalarToken)
+    case failure(String)
+}
+
+extension SQLiteStatement: StoreRow {
+    /// The current row's value: by its storage class first, since asking a number for its size
+    /// converts it, after which its storage class is undefined.
+    func value(_ column: Int32, kind: SchemaVocabulary.FieldKind) -> StoreValue {
+        let storage = storage(column)
+        var text: String? = nil
+        if storage == .text || storage == .blob {
+            let size = byteCount(column)
+            guard size <= StoreColumns.maximumValueBytes else { return .failure(StoreColumns.tooLong(size)) }
+            if case .attribute = kind {
+                // Bytes another tool stored are never guessed at: a BLOB has no encoding, and text
+                // that is not UTF-8 would be repaired into other characters.
+                guard storage == .text else { return .failure("expected text, found a BLOB of \(size) bytes") }
+                guard let valid = validText(column) else { return .failure(StoreColumns.describeInvalidUTF8(bytes(column))) }
+                text = valid
+            }
+        }
+        return .token(StoreColumns.token(self, column, storage, kind, text: text))
     }
 }
