@@ -149,6 +149,12 @@ class Run:
     def failed(self):
         return self.status != 0
 
+    def failure(self):
+        """What went wrong, in a line: the exit status and the last line of stderr (of each process that failed)."""
+        each = getattr(self, "each", None) or [(self.status, 0, 0, self.stderr)]
+        return "; ".join(("[%d] " % k if len(each) > 1 else "") + "exit %d: %s" % (e[0], (e[3].strip().splitlines() or [""])[-1][:200])
+                         for k, e in enumerate(each) if e[0] != 0)
+
 
 def spawn(cmd, cwd, stdout_path, tag):
     """Starts cmd under GNU time (peak RSS, user and system CPU into a file); returns (process, files)."""
