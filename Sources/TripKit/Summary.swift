@@ -58,12 +58,16 @@ public struct ConversionSummary: Sendable {
         parts.append("rejected \(rejected)")
         parts.append("wrote \(written) at \(targetVersion)"
                      + (replacedInStore > 0 ? " (\(replacedInStore) replacing stored trip\(replacedInStore == 1 ? "" : "s"))" : ""))
-        if spilledTrips > 0 {
-            let mib = (spilledBytes + (1 << 19)) >> 20
-            parts.append("spilled \(spilledTrips) trip\(spilledTrips == 1 ? "" : "s") (\(mib) MiB) to temporary files")
-        }
+        if spilledTrips > 0 { parts.append(ConversionSummary.spilledPhrase(spilledTrips, "trip", bytes: spilledBytes)) }
         parts.append(String(format3(elapsedSeconds)) + " s")
         return parts.joined(separator: "; ")
+    }
+}
+
+extension ConversionSummary {
+    /// "spilled 3 trips (12 MiB) to temporary files": how every summary says what went to disk.
+    public static func spilledPhrase(_ count: Int, _ noun: String, bytes: Int) -> String {
+        "spilled \(count) \(noun)\(count == 1 ? "" : "s") (\((bytes + (1 << 19)) >> 20) MiB) to temporary files"
     }
 }
 

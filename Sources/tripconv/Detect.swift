@@ -32,8 +32,7 @@ struct Detect: ParsableCommand {
             for input in inputs {
                 let report = try InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {
-                    let mib = (report.spilled.bytes + (1 << 19)) >> 20
-                    Diagnostics.print("tripconv: \(report.name): spilled \(report.spilled.names) name\(report.spilled.names == 1 ? "" : "s") (\(mib) MiB) to temporary files")
+                    Diagnostics.print("tripconv: \(report.name): " + ConversionSummary.spilledPhrase(report.spilled.names, "name", bytes: report.spilled.bytes))
                 }
                 nodes.append(report.node)
                 lines.append(report.line)

@@ -113,8 +113,7 @@ struct Migrate: ParsableCommand {
                              "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)",
                              report.backup.map { "backup \($0)" } ?? "no backup"]
                 if report.spilledTrips > 0 {
-                    let mib = (report.spilledBytes + (1 << 19)) >> 20
-                    parts.append("spilled \(report.spilledTrips) trip\(report.spilledTrips == 1 ? "" : "s") (\(mib) MiB) to temporary files")
+                    parts.append(ConversionSummary.spilledPhrase(report.spilledTrips, "trip", bytes: report.spilledBytes))
                 }
                 parts.append("\(elapsed(started)) s")
                 Diagnostics.print("tripconv: \(store): " + parts.joined(separator: "; "))
@@ -188,7 +187,12 @@ struct Migrate: ParsableCommand {
         }
         if !quiet {
             let stages = report.stages.map(\.stages).joined(separator: ", ")
-            Diagnostics.print("tripconv: \(name): migrated \(report.from) -> \(report.to) in place; stages \(stages); read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s"); merged \(report.merged); dropped \(report.dropped); \(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to); \(elapsed(started)) s")
+            var parts = ["migrated \(report.from) -> \(report.to) in place", "stages \(stages)",
+                         "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s")", "merged \(report.merged)",
+                         "dropped \(report.dropped)", "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)"]
+            if report.spilledTrips > 0 { parts.append(ConversionSummary.spilledPhrase(report.spilledTrips, "trip", bytes: report.spilledBytes)) }
+            parts.append("\(elapsed(started)) s")
+            Diagnostics.print("tripconv: \(name): " + parts.joined(separator: "; "))
         }
     }
 

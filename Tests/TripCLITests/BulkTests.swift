@@ -36,6 +36,15 @@ struct BulkTests {
             """, "\(facts.stderr)")
     }
 
+    @Test("--output-dir into a format with no file of its own is a usage error, not a crash", arguments: ["coredata", "postgresql"])
+    func outputDirWithoutFiles(format: String) throws {
+        let dir = try CLI.temporaryDirectory().appendingPathComponent("out").path
+        let r = try CLI.tripconv("samples/trips-v1.json", "--output-dir", dir, "--to", format)
+        #expect(r.status == 64, "\(r.status): \(r.stderr)")
+        #expect(r.stderr.contains("--output-dir writes a file per input, and \(format) is not written to files"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir))
+    }
+
     @Test("a directory of mixed formats and versions is read recursively and deduplicated into one output")
     func directory() throws {
         let r = try CLI.tripconv("samples", "--ignore-unknown", "--to", "jsonl", "--rejects", "/dev/null", "--input-encoding", "latin1")

@@ -227,17 +227,11 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
 enum PGStoreVersion {
     static func of(_ c: PGConnection) throws -> SchemaVersion? {
         let root = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
-        guard try c.column("SELECT to_regclass(\(literal(quoted(root)))) IS NOT NULL") == ["t"] else { return nil }
-        // Until the store reader's detection lands: the metadata's version, else the columns.
-        if try c.column("SELECT to_regclass('tripconv_metadata') IS NOT NULL") == ["t"],
-           let text = try c.query("SELECT \"value\" FROM tripconv_metadata WHERE \"key\" = $1", [SQLiteLayout.versionKey]).textIfAny,
-           let v = SchemaVersion(text) {
-            return v
+        // In the schema the store's tables are created in, not anywhere on the search path.
+        guard try c.column("SELECT to_regclass(quote_ident(current_schema()) || '.' || \(literal(quoted(root)))) IS NOT NULL") == ["t"] else {
+            return nil
         }
-        let columns = try c.column("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(literal(root))")
-        if columns.contains("startDate") { return SchemaVersion(3, 0, 0) }
-        let unique = try c.column("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND tablename = \(literal(root)) AND indexdef LIKE 'CREATE UNIQUE INDEX%(name)'")
-        return unique.isEmpty ? SchemaVersion(1, 0, 0) : SchemaVersion(2, 0, 0)
+        return try PGStoreStructure(c).detect().version
     }
 
     /// Records the version in the metadata table (and who created the store, when new).

@@ -31,9 +31,15 @@ public struct BulkConversion: Sendable {
 
     /// The output path of an input: DIR/BASE.EXT (a tables layout's directory has no extension).
     public func outputPath(_ input: RunInput) -> String {
-        let name = input.location.name.split(separator: "/").last.map(String.init) ?? "stdin"
-        var base = name
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex { base = String(name[..<dot]) }
+        var base: String
+        if input.format == .postgresql {
+            // An address has no file name: the store's schema names the output, else the format.
+            base = options.reading.pgSchema ?? "postgresql"
+        } else {
+            let name = input.location.name.split(separator: "/").last.map(String.init) ?? "stdin"
+            base = name
+            if let dot = name.lastIndex(of: "."), dot != name.startIndex { base = String(name[..<dot]) }
+        }
         let ext = options.csvLayout == .tables && (format == .csv || format == .tsv) ? "" : "." + format.extensions[0]
         return (directory.hasSuffix("/") ? directory : directory + "/") + base + ext
     }

@@ -163,6 +163,12 @@ public struct RunOptions: Sendable {
             throw TripError.usage("--output-dir converts files; standard input has no name to give its output")
         }
         let format = outputFormat ?? (csvLayout == .tables ? .csv : .jsonl)
+        // One file per input: a format with no file of its own has nothing to write there.
+        guard !format.extensions.isEmpty else {
+            throw TripError.usage("--output-dir writes a file per input, and \(format.rawValue) is not written to files",
+                                  notes: [format == .postgresql ? "load a PostgreSQL store with -o ADDRESS (runs may load it at once)"
+                                                                : "a Core Data store is read, never written; convert it to sqlite"])
+        }
         let schema = try targetSchema()
         try checkTemporaryDirectory()
         let rejects = try openRejects()

@@ -126,12 +126,8 @@ extension SQLiteMigration {
                 first = groupFirst
             }
             try loader.rewind(key: rowID)
-            guard try loader.next(into: &builder, record: 0) != nil else { continue }
-            switch builder.endRecord() {
-            case .trip(let record): members.append((rowID, record.object))
-            case .rejected(let rejection):
-                throw TripError.data("\(path) (row id \(rowID)): \(rejection.reason)", notes: ["the store cannot be migrated until this trip is fixed"])
-            }
+            guard let (_, record) = try loader.nextTrip(into: &builder, record: 0, place: path) else { continue }
+            members.append((rowID, record.object))
         }
         try report()
     }

@@ -105,15 +105,9 @@ enum SQLiteMigration {
         let cursor = try StoreTripCursor(connection, try store.tripQueries(path, byID: false))
         var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: ReadOptions(sourceVersion: store.version))
         var count = 0
-        while let id = try cursor.next(into: &builder, record: count + 1) {
+        while let (id, record) = try cursor.nextTrip(into: &builder, record: count + 1) {
             count += 1
-            switch builder.endRecord() {
-            case .trip(let record):
-                try body(id, record)
-            case .rejected(let rejection):
-                throw TripError.data("\(rejection.origin) (row id \(id)): \(rejection.reason)",
-                                     notes: ["the store cannot be migrated until this trip is fixed"])
-            }
+            try body(id, record)
         }
     }
 

@@ -70,14 +70,9 @@ struct SQLiteMigrationWriteBack {
         var builder = RecordBuilder(source: path, format: Format.sqlite.rawValue, options: ReadOptions(sourceVersion: store.version))
         var passed = 0
         func nextRow() throws -> (id: Int64, object: ModelObject)? {
-            guard let id = try cursor.next(into: &builder, record: passed + 1) else { return nil }
+            guard let (id, record) = try cursor.nextTrip(into: &builder, record: passed + 1) else { return nil }
             passed += 1
-            switch builder.endRecord() {
-            case .trip(let record): return (id, record.object)
-            case .rejected(let rejection):
-                throw TripError.data("\(rejection.origin) (row id \(id)): \(rejection.reason)",
-                                     notes: ["the store cannot be migrated until this trip is fixed"])
-            }
+            return (id, record.object)
         }
         try context.trips.forEach { object, origin in
             // A trip that is not the store's, or that comes out of the store's order, is inserted

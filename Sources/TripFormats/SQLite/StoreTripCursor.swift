@@ -125,6 +125,19 @@ final class StoreTripCursor {
         return key
     }
 
+    /// The next trip as a whole record, with its key, for a migration: a trip the builder rejects
+    /// stops it, named by `place` (else the trip's origin) and its row id. Nil after the last trip.
+    func nextTrip(into builder: inout RecordBuilder, record: Int, place: String? = nil) throws -> (id: Int64, record: TripRecord)? {
+        guard let id = try next(into: &builder, record: record) else { return nil }
+        switch builder.endRecord() {
+        case .trip(let trip):
+            return (id, trip)
+        case .rejected(let rejection):
+            throw TripError.data("\(place ?? rejection.origin.description) (row id \(id)): \(rejection.reason)",
+                                 notes: ["the store cannot be migrated until this trip is fixed"])
+        }
+    }
+
     private func take(_ r: Related, _ field: Int, into builder: inout RecordBuilder) {
         builder.beginObject(field)
         r.columns.feed(r.statement, into: &builder)
