@@ -8,18 +8,19 @@ import TripKit
 /// Moving staged trips into a store whose name is unique, under the policy, in set-based statements.
 ///
 /// Each round:
-/// 1. inserts the round's trips in name order with `ON CONFLICT (name) DO NOTHING` (another
-///    loader's uncommitted trip of a name makes this wait until it commits or rolls back; the name
-///    order keeps two loaders from waiting on each other here), and their related rows;
-/// 2. locks, in name order, the stored trips whose names the rest carry (`FOR UPDATE`): from here to
-///    the commit no other loader changes them, so what is merged into them is what a load run after
-///    theirs would have merged;
-/// 3. meets the policy: `first` keeps the stored trip, `last` replaces its values and related rows
-///    with the incoming trip's (its id stays), `merge` merges the two with the same code that merges
-///    every duplicate (`MigrationContext.deduplicate`) and writes the result in its place, `fail`
-///    refuses the run.
+/// 1. locks, in name order, the stored trips whose names the round's trips carry (`FOR UPDATE`):
+///    from here to the commit no other loader changes them, so what is merged into them is what a
+///    load run after theirs would have merged;
+/// 2. inserts the rest in name order with `ON CONFLICT (name) DO NOTHING` (another loader's
+///    uncommitted trip of a name makes this wait until it commits or rolls back; the name order
+///    keeps two loaders from waiting on each other here), and their related rows;
+/// 3. meets the policy for the locked ones: `first` keeps the stored trip, `last` replaces its values
+///    and related rows with the incoming trip's (its id stays), `merge` merges the two with the same
+///    code that merges every duplicate (`MigrationContext.deduplicate`) and writes the result in its
+///    place, `fail` refuses the run.
 /// The first round takes every staged trip; a later one only the first of each name still waiting
-/// (the same name twice in one run, which a pipeline never sends but a caller may).
+/// (the same name twice in one run, which a pipeline never sends but a caller may, or a name another
+/// loader committed between the two statements).
 extension PGRecordWriter {
     /// Tries the resolution again after a deadlock or a serialization failure, from a savepoint,
     /// after a growing random wait; the staged rows stay.
