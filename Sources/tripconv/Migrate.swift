@@ -163,8 +163,16 @@ struct Migrate: ParsableCommand {
     /// A PostgreSQL store: migrated (or, with --dry-run, migrated and rolled back) in one transaction.
     private func migratePostgreSQL(target: any VersionedSchema.Type, options: RunOptions, started: Double) throws {
         if backup != nil { throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy") }
+        var shared: [String] = []
+        var sharedCount = 0
         let report = try options.migrate(postgreSQL: store, schema: pgSchema, dryRun: dryRun,
                                          busyTimeoutMilliseconds: Int((busyTimeout * 1000).rounded()),
+                                         sharedName: dryRun ? { name, ids in
+                                             sharedCount += 1
+                                             if shared.count < 10_000 {
+                                                 shared.append("  \(name.quotedForMessage): \(ids.count) trips (row ids \(ids.map(String.init).joined(separator: ", ")))")
+                                             }
+                                         } : nil,
                                          observer: CommandLineObserver(listsSetAside: verbose))
         let name = Format.redactedPostgreSQLAddress(store)
         guard let report else {
@@ -174,6 +182,10 @@ struct Migrate: ParsableCommand {
         if dryRun {
             var text = "would migrate \(report.from) -> \(report.to) in place under --dedupe \(dedupe.rawValue):\n"
             for s in report.stages { text += "  \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)\n" }
+            text += sharedCount == 0 ? "no name is shared by several trips\n"
+                : "\(sharedCount) name\(sharedCount == 1 ? " is" : "s are") shared by several trips:\n"
+            text += shared.map { $0 + "\n" }.joined()
+            if sharedCount > shared.count { text += "  and \(sharedCount - shared.count) more\n" }
             text += "would merge \(report.merged) and drop \(report.dropped): \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s") -> \(report.tripsAfter) at \(report.to)\n"
             if rejects != nil { text += "(a dry run writes no rejects file)\n" }
             writeAll(1, text)

@@ -30,6 +30,8 @@ struct PGMigrateCLITests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.out.contains("would migrate 1.0.0 -> 3.0.0 in place under --dedupe merge"), "\(r.out)")
         #expect(r.out.contains("would merge 2 and drop 0: 5 trips -> 3 at 3.0.0"), "\(r.out)")
+        #expect(r.out.contains("2 names are shared by several trips:\n  'Family Visit': 2 trips (row ids 1, 3)\n  'Ski Week': 2 trips (row ids 2, 5)\n"),
+                "\(r.out)")
         #expect(try Self.psql(server, "SELECT value FROM \(schema).tripconv_metadata WHERE key = 'schemaVersion'") == "1.0.0")
 
         r = try CLI.tripconv("migrate", server, "--pg-schema", schema, "--backup", dir.appendingPathComponent("b").path)

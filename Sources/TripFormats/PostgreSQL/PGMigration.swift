@@ -78,6 +78,26 @@ enum PGMigration {
         return report
     }
 
+    /// Calls `body` with each name several trips of the store share, in the order of its first
+    /// trip, with their ids (compared as bytes, as the unique index will), read a batch at a time.
+    static func forEachSharedName(_ c: PGConnection, _ layout: PGLayout, _ body: (String, [Int64]) throws -> Void) throws {
+        let name = quoted(layout.tables.root.uniqueAttribute?.name ?? "name")
+        try c.execute("SET LOCAL cursor_tuple_fraction = 1")
+        try c.execute("""
+            DECLARE tripconv_shared NO SCROLL CURSOR FOR
+            SELECT \(name), string_agg("id"::text, ',' ORDER BY "id") FROM \(quoted(layout.rootTable))
+            GROUP BY \(name) HAVING count(*) > 1 ORDER BY min("id")
+            """, doing: "cannot read the store")
+        while true {
+            let r = try c.query("FETCH 10000 FROM tripconv_shared")
+            guard r.rowCount > 0 else { break }
+            for row in 0..<r.rowCount {
+                try body(r.text(row, 0), r.text(row, 1).split(separator: ",").compactMap { Int64($0) })
+            }
+        }
+        try c.execute("CLOSE tripconv_shared")
+    }
+
     /// Calls `body` with each trip of the store in id order, a chunk of ids at a time.
     static func forEachTrip(_ c: PGConnection, _ layout: PGLayout, _ body: (Int64, ModelObject) throws -> Void) throws {
         let loader = PGTripLoader(layout: layout, place: c.name)
@@ -108,6 +128,7 @@ public enum PGStoreMigration {
                                policy: DeduplicationPolicy = .merge, toolVersion: String = WriteOptions().toolVersion,
                                memoryLimit: Int? = nil, temporaryDirectory: String? = nil, dryRun: Bool = false,
                                busyTimeoutMilliseconds: Int? = nil,
+                               sharedName: ((_ name: String, _ ids: [Int64]) throws -> Void)? = nil,
                                setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> SQLiteMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         let c = try PGConnection(address, schema: schema)
@@ -122,6 +143,9 @@ public enum PGStoreMigration {
             guard try SQLiteMigration.isNeeded(version: version, target: target, path: c.name, migrate: true) else {
                 try c.execute("ROLLBACK")
                 return nil
+            }
+            if let sharedName, let source = TripMigrationPlan.schema(for: version) {
+                try PGMigration.forEachSharedName(c, PGLayout(source), sharedName)
             }
             let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
             let report = try PGMigration.run(c, from: version, to: target, policy: policy, toolVersion: toolVersion,

@@ -195,6 +195,7 @@ public struct RunOptions: Sendable {
     /// the migration is rolled back and the entries go to the observer only. Nil when the store was
     /// already at the target.
     public func migrate(postgreSQL address: String, schema: String?, dryRun: Bool, busyTimeoutMilliseconds: Int? = nil,
+                        sharedName: ((_ name: String, _ ids: [Int64]) throws -> Void)? = nil,
                         observer: some RunObserver) throws -> SQLiteMigrationReport? {
         let target = try targetSchema()
         var options = self
@@ -202,7 +203,7 @@ public struct RunOptions: Sendable {
         return try options.migrating(observer: observer) { setAside in
             try PGStoreMigration.migrate(address: address, schema: schema, to: target, policy: policy, toolVersion: toolVersion,
                                          memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, dryRun: dryRun,
-                                         busyTimeoutMilliseconds: busyTimeoutMilliseconds, setAside: setAside)
+                                         busyTimeoutMilliseconds: busyTimeoutMilliseconds, sharedName: sharedName, setAside: setAside)
         }
     }
 
