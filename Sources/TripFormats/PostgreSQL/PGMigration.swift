@@ -123,13 +123,14 @@ public enum PGStoreMigration {
     /// transaction under the store's exclusive lock (waiting for loads under way to commit, up to
     /// `busyTimeoutMilliseconds` when given, then failing `.busy`); nil when
     /// it is at the target already. With `dryRun`, everything is done and then rolled back: the
-    /// report says what would happen. The trips merged or dropped go to `setAside` after the commit.
+    /// report says what would happen, and `sharedName` gets each name several trips share first.
+    /// The trips merged or dropped go to `setAside` after the commit.
     public static func migrate(address: String, schema: String? = nil, to target: any VersionedSchema.Type,
                                policy: DeduplicationPolicy = .merge, toolVersion: String = WriteOptions().toolVersion,
                                memoryLimit: Int? = nil, temporaryDirectory: String? = nil, dryRun: Bool = false,
                                busyTimeoutMilliseconds: Int? = nil,
-                               sharedName: ((_ name: String, _ ids: [Int64]) throws -> Void)? = nil,
-                               setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> SQLiteMigrationReport? {
+                               setAside: (SetAsideRecord) throws -> Void = { _ in },
+                               sharedName: ((_ name: String, _ ids: [Int64]) throws -> Void)? = nil) throws -> SQLiteMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         let c = try PGConnection(address, schema: schema)
         try c.execute("BEGIN")

@@ -203,7 +203,7 @@ public struct RunOptions: Sendable {
         return try options.migrating(observer: observer) { setAside in
             try PGStoreMigration.migrate(address: address, schema: schema, to: target, policy: policy, toolVersion: toolVersion,
                                          memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, dryRun: dryRun,
-                                         busyTimeoutMilliseconds: busyTimeoutMilliseconds, sharedName: sharedName, setAside: setAside)
+                                         busyTimeoutMilliseconds: busyTimeoutMilliseconds, setAside: setAside, sharedName: sharedName)
         }
     }
 
