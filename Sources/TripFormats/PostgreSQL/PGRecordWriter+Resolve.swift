@@ -110,18 +110,31 @@ extension PGRecordWriter {
                     AND NOT EXISTS (SELECT 1 FROM \(root) t WHERE t."id" = s."id")
                     """, doing: "cannot insert the trips")
             }
-            for child in layout.children {
-                let names = childColumns(child).joined(separator: ", "), key = quoted(layout.foreignKey)
-                var filter = "NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k.\"stage_id\" = sc.\(key))"
-                if skipped { filter += " AND NOT EXISTS (SELECT 1 FROM tripconv_waiting w WHERE w.\"id\" = sc.\(key))" }
-                if round > 1 { filter += " AND EXISTS (SELECT 1 FROM tripconv_round r WHERE r.\"id\" = sc.\(key))" }
-                try c.execute("INSERT INTO \(quoted(child.name)) (\(names)) SELECT \(names) FROM \(quoted(stageTable(child.name))) sc WHERE \(filter)",
-                              doing: "cannot insert the trips")
+            if round == 1 {
+                // The related rows go in once, straight from the files: those of the trips not
+                // inserted (met, or waiting) go to the staging tables instead, for the policy.
+                let held = try c.query("SELECT \"stage_id\" FROM tripconv_conflicts UNION ALL SELECT \"id\" FROM tripconv_waiting ORDER BY 1")
+                try staging.sendChildren(c, held: (0..<held.rowCount).map { held.int64($0, 0) }) { stageTable($0.name) }
+            } else {
+                try insertChildren(round: round, skipped: skipped)
             }
             resolved += inserted + met
             if met > 0 { try meetPolicy(round: round) }
         }
         try recordLedger()
+    }
+
+    /// A later round's related rows, from the staging tables: those of the round's trips inserted.
+    private func insertChildren(round: Int, skipped: Bool) throws {
+        let c = connection
+        for child in layout.children {
+            let names = childColumns(child).joined(separator: ", "), key = quoted(layout.foreignKey)
+            var filter = "NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k.\"stage_id\" = sc.\(key))"
+            if skipped { filter += " AND NOT EXISTS (SELECT 1 FROM tripconv_waiting w WHERE w.\"id\" = sc.\(key))" }
+            filter += " AND EXISTS (SELECT 1 FROM tripconv_round r WHERE r.\"id\" = sc.\(key))"
+            try c.execute("INSERT INTO \(quoted(child.name)) (\(names)) SELECT \(names) FROM \(quoted(stageTable(child.name))) sc WHERE \(filter)",
+                          doing: "cannot insert the trips")
+        }
     }
 
     /// The columns of a related table as loaded: the trip's key, the position of a list, the attributes.
@@ -192,6 +205,10 @@ extension PGRecordWriter {
         let loader = PGTripLoader(layout: layout, place: name)
         // The staged trips are looked up by id, a chunk at a time: an index, once.
         try c.execute("CREATE INDEX IF NOT EXISTS tripconv_stage_id ON \(quoted(PGStaging.table)) (\"id\")", doing: "cannot stage the trips")
+        for child in layout.children {
+            try c.execute("CREATE INDEX IF NOT EXISTS \(quoted(stageTable(child.name) + "_key")) ON \(quoted(stageTable(child.name))) "
+                          + "(\(quoted(layout.foreignKey)))", doing: "cannot stage the trips")
+        }
         while true {
             let r = try c.query("SELECT \"stage_id\", \"stored_id\" FROM tripconv_conflicts WHERE \"round\" = $1 AND \"stage_id\" > $2 "
                                 + "ORDER BY \"stage_id\" LIMIT \(chunk)", [String(round), String(after)])

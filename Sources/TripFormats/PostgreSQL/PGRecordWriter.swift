@@ -61,7 +61,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
         setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
         batch = PGCopyBatch(layout)
-        staging = PGStaging(layout)
+        staging = try PGStaging(layout, directory: budget.directory)
         let c = try PGConnection(address, schema: options.pgSchema, creatingSchema: true)
         connection = c
         name = c.name
