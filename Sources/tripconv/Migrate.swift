@@ -100,24 +100,7 @@ struct Migrate: ParsableCommand {
                 if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
                 return
             }
-            if verbose {
-                for s in report.stages {
-                    Diagnostics.print("tripconv: \(store): stage \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)")
-                }
-            }
-            if !quiet {
-                let stages = report.stages.map(\.stages).joined(separator: ", ")
-                var parts = ["migrated \(report.from) -> \(report.to) in place", "stages \(stages)",
-                             "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s")",
-                             "merged \(report.merged)", "dropped \(report.dropped)",
-                             "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)",
-                             report.backup.map { "backup \($0)" } ?? "no backup"]
-                if report.spilledTrips > 0 {
-                    parts.append(ConversionSummary.spilledPhrase(report.spilledTrips, "trip", bytes: report.spilledBytes))
-                }
-                parts.append("\(elapsed(started)) s")
-                Diagnostics.print("tripconv: \(store): " + parts.joined(separator: "; "))
-            }
+            printSummary(report, name: store, backup: backup(of: report), started: started)
         }
     }
 
@@ -192,20 +175,30 @@ struct Migrate: ParsableCommand {
             if !quiet { Diagnostics.print("tripconv: \(name): dry run; nothing was changed (\(elapsed(started)) s)") }
             return
         }
+        printSummary(report, name: name, backup: nil, started: started)
+    }
+
+    /// The backup part of a SQLite migration's summary.
+    private func backup(of report: SQLiteMigrationReport) -> String { report.backup.map { "backup \($0)" } ?? "no backup" }
+
+    /// A line per stage with -v, and the summary line unless -q: the same for both kinds of store
+    /// (a PostgreSQL store takes no backup, so its line has no backup part).
+    private func printSummary(_ report: SQLiteMigrationReport, name: String, backup: String?, started: Double) {
         if verbose {
             for s in report.stages {
                 Diagnostics.print("tripconv: \(name): stage \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)")
             }
         }
-        if !quiet {
-            let stages = report.stages.map(\.stages).joined(separator: ", ")
-            var parts = ["migrated \(report.from) -> \(report.to) in place", "stages \(stages)",
-                         "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s")", "merged \(report.merged)",
-                         "dropped \(report.dropped)", "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)"]
-            if report.spilledTrips > 0 { parts.append(ConversionSummary.spilledPhrase(report.spilledTrips, "trip", bytes: report.spilledBytes)) }
-            parts.append("\(elapsed(started)) s")
-            Diagnostics.print("tripconv: \(name): " + parts.joined(separator: "; "))
-        }
+        guard !quiet else { return }
+        let stages = report.stages.map(\.stages).joined(separator: ", ")
+        var parts = ["migrated \(report.from) -> \(report.to) in place", "stages \(stages)",
+                     "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s")",
+                     "merged \(report.merged)", "dropped \(report.dropped)",
+                     "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)"]
+        if let backup { parts.append(backup) }
+        if report.spilledTrips > 0 { parts.append(ConversionSummary.spilledPhrase(report.spilledTrips, "trip", bytes: report.spilledBytes)) }
+        parts.append("\(elapsed(started)) s")
+        Diagnostics.print("tripconv: \(name): " + parts.joined(separator: "; "))
     }
 
     private func elapsed(_ started: Double) -> String {

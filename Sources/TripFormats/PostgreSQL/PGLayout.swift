@@ -15,6 +15,12 @@ struct PGLayout {
     var children: [SQLiteLayout.ChildTable] { tables.children }
     var uniqueColumn: SQLiteLayout.Column? { tables.uniqueColumn }
 
+    /// The columns of a related table's rows as they are loaded: the trip's key, a list's position,
+    /// the attributes.
+    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] {
+        [foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
+    }
+
     /// The statements that create the store's tables and indexes at this version.
     var createStatements: [String] {
         var out: [String] = []

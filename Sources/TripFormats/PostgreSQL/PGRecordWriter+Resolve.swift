@@ -138,7 +138,7 @@ extension PGRecordWriter {
     }
 
     /// The columns of a related table as loaded: the trip's key, the position of a list, the attributes.
-    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] { PGCopyBatch(layout).childColumns(child).map(quoted) }
+    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] { layout.childColumns(child).map(quoted) }
 
     private func makeReplacementTables() throws {
         let c = connection

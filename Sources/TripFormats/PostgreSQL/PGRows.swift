@@ -75,10 +75,6 @@ struct PGCopyBatch {
     /// The column names of the trips' rows, after the id and any `leading` columns of a staging table.
     var tripColumns: [String] { [SQLiteLayout.idColumn] + layout.tables.rootColumns.map(\.name) }
 
-    /// The column names of a related table's rows: the trip's key, a list's position, the attributes.
-    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] {
-        [layout.foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
-    }
 
     /// A trip under `id` (with `leading` fields after the id, for a staging table's extra columns),
     /// and its related rows naming it.
@@ -109,7 +105,7 @@ struct PGCopyBatch {
         }
         trips.removeAll()
         for (i, child) in layout.children.enumerated() where children[i].rows > 0 {
-            try PGCopyBatch.copy(c, children[i], into: childTable(child), childColumns(child))
+            try PGCopyBatch.copy(c, children[i], into: childTable(child), layout.childColumns(child))
             children[i].removeAll()
         }
     }

@@ -45,8 +45,6 @@ struct PGStaging {
         [SQLiteLayout.idColumn] + Self.originColumns + layout.tables.rootColumns.map { tripColumn($0.name) }
     }
 
-    /// The columns of a related table's rows, in COPY order: the trip's key, a list's position, the attributes.
-    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] { PGCopyBatch(layout).childColumns(child) }
 
     /// Creates the staging tables and the trips' view in the open transaction (dropped at its end).
     func create(_ c: PGConnection, viewName: (String) -> String) throws {
@@ -137,7 +135,7 @@ struct PGStaging {
     private func copyRows(_ c: PGConnection, _ index: Int, into table: String, _ child: SQLiteLayout.ChildTable,
                           where keep: (Int64) -> Bool) throws {
         let doing = "cannot insert the trips"
-        try c.beginCopy("COPY \(quoted(table)) (\(childColumns(child).map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)
+        try c.beginCopy("COPY \(quoted(table)) (\(layout.childColumns(child).map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)
         var reader = childFiles[index].reader()
         var out: [UInt8] = []
         out.reserveCapacity(Self.sendBytes + 4096)
