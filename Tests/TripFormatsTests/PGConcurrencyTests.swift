@@ -220,21 +220,41 @@ struct PGConcurrencyTests {
         }
     }
 
+    /// A store holding "Stored"; a writer given "New" and another "Stored" under merge; another
+    /// transaction that has inserted "New" and not committed: the writer, having locked "Stored",
+    /// meets the other's "New" when it inserts its own.
+    private static func meetingOther(_ store: PGTestStore, yieldLimit: Int? = nil) throws -> (PGRecordWriter, PGConnection) {
+        typealias F = SQLiteFixtures
+        try store.write([F.trip("Stored", items: [F.item("Old")])])
+        let writer = try PGRecordWriter(address: store.server, options: store.options(TripSchemaV3.self, .merge))
+        if let yieldLimit { writer.yieldLimit = yieldLimit }
+        for t in [F.trip("New"), F.trip("Stored", destination: "Elsewhere", items: [F.item("New item")])] { try writer.write(t) }
+        let other = try store.connection()
+        return (writer, other)
+    }
+
+    /// The store after `meetingOther`'s writer finished: the trips merged, whatever the other did.
+    private static func expectMerged(_ store: PGTestStore, _ writer: PGRecordWriter, _ finishing: PGBackgroundFinish) throws {
+        typealias F = SQLiteFixtures
+        #expect(finishing.wait())
+        #expect(finishing.error == nil, "\(finishing.error?.message ?? "")")
+        let merged = F.trip("Stored", destination: "Elsewhere", items: [F.item("Old"), F.item("New item")])
+        #expect(try store.trips() == [merged, F.trip("New")])
+        #expect(try writer.ledger.map(\.kind) == [.merged])
+        try store.expectSound(TripSchemaV3.self)
+    }
+
+    static let insertNew = "BEGIN; INSERT INTO trips (name, destination, \"startDate\", \"endDate\") VALUES ('New', 'x', now(), now())"
+
     @Test("a deadlock with another transaction is retried from the savepoint, and the run completes as if after it")
     func deadlockRetried() throws {
         guard let store = PGTestStore() else { return }
-        typealias F = SQLiteFixtures
-        try store.write([F.trip("Stored", items: [F.item("Old")])])
-        let incoming = [F.trip("New"), F.trip("Stored", destination: "Elsewhere", items: [F.item("New item")])]
-        let writer = try PGRecordWriter(address: store.server, options: store.options(TripSchemaV3.self, .merge))
-        for t in incoming { try writer.write(t) }
-        // Another transaction has inserted "New" and not committed: the writer, having locked
-        // "Stored", waits for it when it inserts its own "New".
-        let other = try store.connection()
+        // A writer that has given way as often as it may waits in line: a deadlock there is retried.
+        let (writer, other) = try Self.meetingOther(store, yieldLimit: 0)
         // It looks for deadlocks after a minute (a superuser's setting; the test server's role is one),
         // so the writer, looking after a second, is the one that finds the deadlock below.
         let patient = (try? other.execute("SET deadlock_timeout = '60s'")) != nil
-        try other.execute("BEGIN; INSERT INTO trips (name, destination, \"startDate\", \"endDate\") VALUES ('New', 'x', now(), now())")
+        try other.execute(Self.insertNew)
         let finishing = PGBackgroundFinish(writer)
         #expect(try finishing.waitsForLock(server: store.server), "the writer never waited for the other's \"New\"")
         // Now the other transaction waits for the writer's lock on "Stored": a deadlock, which the
@@ -247,12 +267,24 @@ struct PGConcurrencyTests {
         }
         #expect(!(patient && otherWasChosen), "the other transaction, not the writer, was chosen to fail")
         try other.execute("ROLLBACK")
-        #expect(finishing.wait())
-        #expect(finishing.error == nil, "\(finishing.error?.message ?? "")")
+        try Self.expectMerged(store, writer, finishing)
         #expect(writer.retries == (otherWasChosen ? 0 : 1))
-        let merged = F.trip("Stored", destination: "Elsewhere", items: [F.item("Old"), F.item("New item")])
-        #expect(try store.trips() == [merged, F.trip("New")])
-        #expect(try writer.ledger.map(\.kind) == [.merged])
-        try store.expectSound(TripSchemaV3.self)
+    }
+
+    @Test("a loader meeting a name another holds gives way: it rolls back what it locked and inserted, so the other never deadlocks with it")
+    func givesWay() throws {
+        guard let store = PGTestStore() else { return }
+        let (writer, other) = try Self.meetingOther(store)
+        try other.execute("SET deadlock_timeout = '60s'")
+        try other.execute(Self.insertNew)
+        let finishing = PGBackgroundFinish(writer)
+        #expect(try finishing.waitsForLock(server: store.server), "the writer never waited for the other's \"New\"")
+        // The other now locks "Stored", which the writer had locked: the writer has given way (or
+        // will within its short lock timeout), so this goes through, and there is no deadlock.
+        try other.execute("SELECT 1 FROM trips WHERE name = 'Stored' FOR UPDATE")
+        try other.execute("ROLLBACK")
+        try Self.expectMerged(store, writer, finishing)
+        #expect(writer.retries == 0, "a deadlock was met and retried: the writer did not give way")
+        #expect(writer.yields >= 1)
     }
 }

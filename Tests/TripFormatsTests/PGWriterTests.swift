@@ -195,6 +195,38 @@ struct PGWriterDifferentialTests {
                                       .replacing("startDate", with: dates[0].name))
         #expect(text == "2024-05-01 09:30:00.007\n")
     }
+
+    @Test("a store whose foreign keys cannot be deferred (an earlier tripconv's) is loaded: they are made deferrable, and still hold",
+          arguments: [DeduplicationPolicy.merge, .last, .first])
+    func undeferrableForeignKeys(policy: DeduplicationPolicy) throws {
+        typealias F = SQLiteFixtures
+        guard let store = PGTestStore() else { return }
+        try store.write([F.trip("Alpha", items: [F.item("One")], accommodation: F.accommodation("1 Inn Lane", "Inn"))])
+        let c = try store.connection()
+        let foreignKeys = """
+            SELECT k.conname, k.condeferrable FROM pg_constraint k JOIN pg_class r ON r.oid = k.conrelid
+            WHERE k.contype = 'f' AND r.relnamespace = current_schema()::regnamespace ORDER BY 1
+            """
+        let made = try c.query(foreignKeys)
+        #expect(made.rowCount == 2)
+        for row in 0..<made.rowCount {
+            #expect(made.text(row, 1) == "t", "a new store's foreign keys are deferrable")
+            try c.execute("ALTER TABLE \(row == 0 ? "bucket_list_items" : "living_accommodations") ALTER CONSTRAINT \(quoted(made.text(row, 0))) NOT DEFERRABLE")
+        }
+        // Related rows go in before their trips: with keys that cannot wait, that would fail.
+        let incoming = [F.trip("Alpha", destination: "Elsewhere", items: [F.item("Two")]),
+                        F.trip("Beta", items: [F.item("Three"), F.item("Four")], accommodation: F.accommodation("2 Hut Road", "Hut"))]
+        let expected = try sqliteOutcome([[F.trip("Alpha", items: [F.item("One")], accommodation: F.accommodation("1 Inn Lane", "Inn"))], incoming],
+                                         TripSchemaV3.self, policy, path: scratch.path("reference.sqlite"))
+        try store.write(incoming, policy: policy)
+        #expect(try store.trips() == expected.trips)
+        let now = try c.query(foreignKeys)
+        #expect((0..<now.rowCount).map { now.text($0, 1) } == ["t", "t"])
+        try store.expectSound(TripSchemaV3.self)
+        // They still hold: a related row naming no trip is refused.
+        let orphan = PGTesting.tripError { try c.execute("INSERT INTO bucket_list_items (trip_id, position, title, details, \"hasReservation\", \"isInPlan\") VALUES (999999, 0, 'x', '', false, false)") }
+        #expect(orphan != nil)
+    }
 }
 
 /// Trips that PostgreSQL cannot hold, and stores the writer must not write into.

@@ -32,7 +32,8 @@ struct PGLayout {
         for child in children {
             var definitions = [id]
             definitions.append("\(quoted(foreignKey)) bigint\(child.isToMany ? "" : " UNIQUE") REFERENCES \(quoted(rootTable)) "
-                               + "(\(quoted(SQLiteLayout.idColumn))) ON DELETE \(SQLiteLayout.action(child.relationship.deleteRule))")
+                               + "(\(quoted(SQLiteLayout.idColumn))) ON DELETE \(SQLiteLayout.action(child.relationship.deleteRule)) "
+                               + "DEFERRABLE INITIALLY IMMEDIATE")
             if child.isToMany { definitions.append("\(quoted(SQLiteLayout.positionColumn)) integer NOT NULL") }
             definitions += child.columns.map(PGLayout.definition)
             out.append("CREATE TABLE \(quoted(child.name)) (\n  " + definitions.joined(separator: ",\n  ") + "\n)")
@@ -42,6 +43,20 @@ struct PGLayout {
             }
         }
         return out
+    }
+
+    /// The statements that make the store's foreign keys `DEFERRABLE INITIALLY IMMEDIATE` where they
+    /// are not (a store an earlier tripconv or another tool made): a load defers them, to write the
+    /// related rows before their trips. They stay checked at every statement otherwise.
+    func deferringStatements(_ c: PGConnection) throws -> [String] {
+        let tables = "{" + children.map { "\"" + $0.name + "\"" }.joined(separator: ",") + "}"
+        let r = try c.query("""
+            SELECT format('ALTER TABLE %I ALTER CONSTRAINT %I DEFERRABLE INITIALLY IMMEDIATE', r.relname, k.conname)
+            FROM pg_constraint k JOIN pg_class r ON r.oid = k.conrelid
+            WHERE k.contype = 'f' AND NOT k.condeferrable AND r.relnamespace = current_schema()::regnamespace
+              AND r.relname = ANY($1::text[]) ORDER BY 1
+            """, [tables], doing: "cannot read the store's foreign keys")
+        return (0..<r.rowCount).map { r.text($0, 0) }
     }
 
     /// The metadata and migration-history tables, when absent.

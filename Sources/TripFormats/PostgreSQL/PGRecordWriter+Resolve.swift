@@ -26,15 +26,28 @@ extension PGRecordWriter {
     /// after a growing random wait; the staged rows stay.
     static let maximumRetries = 8
 
+    /// The advisory lock (two keys: the store's schema, a backend's pid) a loader holds from the
+    /// moment its first round inserts trips to its commit: others wait for it there, holding nothing.
+    static let holdingKey = "hashtext('tripconv holding ' || current_schema())"
+
     func resolveWithRetries() throws {
         let c = connection
         try c.execute("SAVEPOINT tripconv_resolve")
         var attempt = 0
         while true {
             do {
-                try resolve()
+                try resolve(yielding: yields < yieldLimit)
                 try c.execute("RELEASE SAVEPOINT tripconv_resolve")
                 return
+            } catch is TripError where c.lastSQLState == "55P03" && yields < yieldLimit {
+                // The first round met a name (or a stored trip) another loader holds and gave way:
+                // it rolls back what it inserted, so that no loader waits for it, waits for the
+                // loaders holding names to commit, and begins again. Without this, each loader
+                // waiting for another would hold names a third waits for: a chain, one loader's
+                // whole finish after another's (issue 16's four loaders).
+                yields += 1
+                try c.execute("ROLLBACK TO SAVEPOINT tripconv_resolve", doing: "cannot try again")
+                try waitForHolders()
             } catch let error as TripError where c.lastFailureIsTransient {
                 guard attempt < Self.maximumRetries else {
                     throw TripError(.busy, "\(name): gave up after \(attempt + 1) deadlocks or serialization failures with other loaders: \(error.message)",
@@ -50,10 +63,28 @@ extension PGRecordWriter {
         }
     }
 
+    /// Waits until every other loader of this store that holds names it inserted has committed or
+    /// rolled back (a session lock taken and given back at once: nothing is kept).
+    private func waitForHolders() throws {
+        let c = connection
+        let holders = try c.query("""
+            SELECT l.objid::text FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.mode = 'ExclusiveLock' AND l.pid <> pg_backend_pid()
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND l.classid::bigint = (\(Self.holdingKey)::bigint & 4294967295)
+            """, doing: "cannot wait for the other loaders")
+        for row in 0..<holders.rowCount {
+            let pid = holders.text(row, 0)
+            try c.execute("SELECT pg_advisory_lock_shared(\(Self.holdingKey), \(pid)); SELECT pg_advisory_unlock_shared(\(Self.holdingKey), \(pid))",
+                          doing: "cannot wait for the other loaders")
+        }
+        if holders.rowCount == 0 { usleep(UInt32(20_000 + Int.random(in: 0...20_000))) }
+    }
+
     private var stage: String { quoted(stageTable(layout.rootTable)) }
     private var rootColumns: [String] { layout.tables.rootColumns.map { quoted($0.name) } }
 
-    private func resolve() throws {
+    private func resolve(yielding: Bool) throws {
         guard let unique = layout.uniqueColumn else { return }
         let c = connection, name = quoted(unique.name), root = quoted(layout.rootTable)
         let columns = rootColumns.joined(separator: ", ")
@@ -66,6 +97,7 @@ extension PGRecordWriter {
         // Temporary tables are never analyzed by autovacuum: without this the planner guesses.
         try c.execute("ANALYZE \(quoted(PGStaging.table))", doing: "cannot stage the trips")
         let staged = staging.trips
+        let sessionLockTimeout = try c.query("SELECT current_setting('lock_timeout')").textIfAny ?? "0"
         var resolved = 0
         var round = 0
         while resolved < staged {
@@ -84,6 +116,12 @@ extension PGRecordWriter {
                 try c.execute("DELETE FROM tripconv_waiting w USING tripconv_round r WHERE w.\"id\" = r.\"id\"")
                 candidates = "SELECT s.* FROM \(stage) s JOIN tripconv_round r ON r.\"id\" = s.\"id\""
             }
+            if round == 1 {
+                // From here to the commit this loader holds names; while it may give way, it waits
+                // for none that another loader holds (see `resolveWithRetries`).
+                try c.execute("SELECT pg_advisory_xact_lock(\(Self.holdingKey), pg_backend_pid())", doing: "cannot lock the store")
+                if yielding { try c.execute("SET LOCAL lock_timeout = 100") }
+            }
             // The names stored already: locked in name order, one incoming trip per stored trip.
             let met = try c.query("""
                 WITH candidates AS (\(candidates)),
@@ -99,6 +137,7 @@ extension PGRecordWriter {
                 WHERE NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k."stage_id" = s."id")
                 ORDER BY \(name), "id" ON CONFLICT (\(name)) DO NOTHING
                 """, doing: "cannot insert the trips").changedRows
+            if round == 1, yielding { try c.execute("SET LOCAL lock_timeout = \(PGStoreVersion.literal(sessionLockTimeout))") }
             // Those neither inserted nor met (a name given twice, or one another loader committed
             // meanwhile) wait for the next round.
             let skipped = inserted + met < size
@@ -111,10 +150,14 @@ extension PGRecordWriter {
                     """, doing: "cannot insert the trips")
             }
             if round == 1 {
-                // The related rows go in once, straight from the files: those of the trips not
-                // inserted (met, or waiting) go to the staging tables instead, for the policy.
-                let held = try c.query("SELECT \"stage_id\" FROM tripconv_conflicts UNION ALL SELECT \"id\" FROM tripconv_waiting ORDER BY 1")
-                try staging.sendChildren(c, held: (0..<held.rowCount).map { held.int64($0, 0) }) { stageTable($0.name) }
+                // The related rows went in with their batches: those of the trips not inserted (met,
+                // or waiting) move to the staging tables, for the policy.
+                try c.execute("CREATE TEMP TABLE tripconv_held (\"id\" bigint PRIMARY KEY) ON COMMIT DROP")
+                let held = try c.query("INSERT INTO tripconv_held SELECT \"stage_id\" FROM tripconv_conflicts UNION SELECT \"id\" FROM tripconv_waiting").changedRows
+                if held > 0 {
+                    try c.execute("ANALYZE tripconv_held")
+                    try staging.holdChildren(c, held: "tripconv_held") { stageTable($0.name) }
+                }
             } else {
                 try insertChildren(round: round, skipped: skipped)
             }

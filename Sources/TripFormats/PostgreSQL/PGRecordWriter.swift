@@ -28,6 +28,11 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     public private(set) var migration: SQLiteMigrationReport?
     /// How many times a deadlock or serialization failure made the writer try again.
     public internal(set) var retries = 0
+    /// How many times the writer gave way to another loader holding names it met (rolled back what it
+    /// had inserted, waited for that loader's commit, and began again).
+    public internal(set) var yields = 0
+    /// How many times it may give way before it waits in line, holding its names.
+    var yieldLimit = 6
 
     let connection: PGConnection
     let layout: PGLayout
@@ -61,7 +66,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
         setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
         batch = PGCopyBatch(layout)
-        staging = try PGStaging(layout, directory: budget.directory)
+        staging = PGStaging(layout)
         let c = try PGConnection(address, schema: options.pgSchema, creatingSchema: true)
         connection = c
         name = c.name
@@ -82,16 +87,25 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     private func begin() throws {
         let c = connection
         var created = false
-        for attempt in 0..<3 {
+        for attempt in 0..<4 {
             try c.execute("BEGIN")
             try c.execute("SELECT pg_advisory_xact_lock_shared(\(Self.lockKey))", doing: "cannot lock the store")
             let version = try PGStoreVersion.of(c)
             if let version, !(try SQLiteMigration.isNeeded(version: version, target: options.schema, path: name, migrate: options.migrate)) {
+                if isStaged, !(try layout.deferringStatements(c).isEmpty), attempt < 3 {
+                    // A store whose foreign keys cannot be deferred (an earlier tripconv's, or another
+                    // tool's): made deferrable once, alone, under the exclusive lock.
+                    try c.execute("ROLLBACK; BEGIN")
+                    try c.execute("SELECT pg_advisory_xact_lock(\(Self.lockKey))", doing: "cannot lock the store")
+                    for sql in try layout.deferringStatements(c) { try c.execute(sql, doing: "cannot make the store's foreign keys deferrable") }
+                    try c.execute("COMMIT", doing: "cannot make the store's foreign keys deferrable")
+                    continue
+                }
                 isUpdatingExistingStore = !created
                 try startLoad()
                 return
             }
-            guard attempt < 2 else { break }
+            guard attempt < 3 else { break }
             try c.execute("ROLLBACK; BEGIN")
             if version == nil {
                 // Creating: one loader at a time, under a lock of its own, not the exclusive one (a
@@ -129,6 +143,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         // The staging table's pages stay in the session's memory up to this (the default is 8 MB);
         // it can be set only before the session first uses a temporary table.
         try? connection.execute("SET temp_buffers = '64MB'")
+        // The related rows go in before their trips (see PGStaging): checked at the commit.
+        try connection.execute("SET CONSTRAINTS ALL DEFERRED")
         try staging.create(connection, viewName: stageTable)
     }
 
@@ -168,10 +184,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     /// name their trip before it is inserted and no two loaders ever share one.
     private func nextID() throws -> Int64 {
         if nextReserved == reservedIDs.count {
-            // 64 at first, doubling: a small load leaves no wide gap in the numbering. Staged rows
-            // go in one COPY, which must end for the connection to reserve more: larger blocks.
+            // 64 at first, doubling: a small load leaves no wide gap in the numbering.
             let count = min(isStaged ? 1 << 16 : Self.batchTrips, max(64, reservedIDs.count * 2))
-            if isStaged { try staging.end(connection) }
             // The ids come back as a range when no other session took any meanwhile, else one by one.
             if sequence == nil {
                 // Looked up once: as nextval's argument it would be looked up for every id.
@@ -198,7 +212,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     /// Sends the rows waiting: the staged ones, or the batch (the trips, then each related table's).
     private func flush() throws {
         if isStaged {
-            try staging.end(connection)
+            try staging.send(connection)
         } else {
             try batch.send(connection, tripsTable: layout.rootTable) { $0.name }
         }

@@ -72,9 +72,8 @@ struct PGCopyBatch {
         children = layout.children.map { _ in PGCopyRows() }
     }
 
-    /// The column names of the trips' rows, after the id and any `leading` columns of a staging table.
+    /// The column names of the trips' rows in a store's trips table.
     var tripColumns: [String] { [SQLiteLayout.idColumn] + layout.tables.rootColumns.map(\.name) }
-
 
     /// A trip under `id` (with `leading` fields after the id, for a staging table's extra columns),
     /// and its related rows naming it.
@@ -96,12 +95,13 @@ struct PGCopyBatch {
     /// Whether any table's rows have grown past `bytes`.
     func exceeds(_ bytes: Int) -> Bool { trips.bytes.count > bytes || children.contains { $0.bytes.count > bytes } }
 
-    /// Sends the rows: the trips into `tripsTable` (with `leadingColumns` after the id), each related
-    /// table's into the table `childTable` names; then empties the batch.
-    mutating func send(_ c: PGConnection, tripsTable: String, leadingColumns: [String] = [],
+    /// Sends the rows: the trips into `tripsTable` (its columns `tripColumns` names, in the rows'
+    /// order; the trips table's by default), each related table's into the table `childTable` names;
+    /// then empties the batch.
+    mutating func send(_ c: PGConnection, tripsTable: String, tripColumns: [String]? = nil,
                        childTable: (SQLiteLayout.ChildTable) -> String) throws {
         if trips.rows > 0 {
-            try PGCopyBatch.copy(c, trips, into: tripsTable, [SQLiteLayout.idColumn] + leadingColumns + layout.tables.rootColumns.map(\.name))
+            try PGCopyBatch.copy(c, trips, into: tripsTable, tripColumns ?? self.tripColumns)
         }
         trips.removeAll()
         for (i, child) in layout.children.enumerated() where children[i].rows > 0 {

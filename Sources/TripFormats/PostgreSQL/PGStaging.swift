@@ -1,40 +1,37 @@
 import TripKit
 
-/// Where a load into a store with a unique name waits until `finish()`.
+/// Where a load into a store with a unique name waits until `finish()`, and how its related rows
+/// go straight in.
 ///
-/// - The trips go into one temporary table (`tripconv_stage`, seen through the view
-///   `tripconv_stage_trips` with the trips table's column names) by ONE `COPY … FROM STDIN` that
-///   stays open while they come, ended only to reserve the next block of ids (a connection runs
-///   nothing else during a COPY) and at the end.
-/// - Their related rows, already in COPY form, go to a temporary FILE per related table, each row
-///   behind its trip's id. Once the trips are in, `sendChildren` copies each file's rows straight
-///   into the store's table (one COPY, as a bulk loader would), except the rows of the trips that
-///   were not inserted (their names were stored: merged, replaced, kept or refused), which go to a
-///   temporary table (`tripconv_stage_bucket_list_items`, …) for the policy. So every related row
-///   is written to the server once.
+/// Trips come a batch at a time (`batchTrips`, or 8 MiB of rows). Each batch is sent in three COPYs:
+/// - the trips into one temporary table (`tripconv_stage`, seen through the view
+///   `tripconv_stage_trips` with the trips table's column names), with their origins;
+/// - their related rows straight into the store's tables, naming the trips' reserved ids. The
+///   trips are not there yet: the load runs with its foreign keys deferred (`SET CONSTRAINTS ALL
+///   DEFERRED`; the store's foreign keys are `DEFERRABLE INITIALLY IMMEDIATE`), and they are checked
+///   at the commit.
+/// So the server writes the related rows (most of a load's rows) while the trips are still being
+/// read, and a loader's heaviest work never waits for another loader. Once the trips are in,
+/// `holdChildren` moves the related rows of the trips that were not inserted (their names were
+/// stored: merged, replaced, kept or refused) into temporary tables (`tripconv_stage_bucket_list_items`,
+/// …) for the policy.
 ///
-/// Memory: up to `sendBytes` of trip rows before they go to libpq, the files' buffers, and, while
-/// the related rows are sent, the ids of the trips not inserted (8 bytes each).
+/// Memory: one batch of COPY rows.
 struct PGStaging {
     let layout: PGLayout
-    private var rows = PGCopyRows()
-    private var isCopying = false
+    private var batch: PGCopyBatch
     /// Trips staged so far.
     private(set) var trips = 0
     /// The sources of the trips' origins (the inputs), numbered: a staged row holds the number.
     private(set) var sources: [String] = []
     private var lastSource: (name: String, number: Int)?
-    /// Each related table's rows: per row, the trip's id (8 bytes), the row's length (4), the row.
-    private let childFiles: [SpillFile]
-    private var childRow = PGCopyRows()
 
     static let table = "tripconv_stage"
-    static let sendBytes = 1 << 18
     static let originColumns = ["origin_source", "origin_record", "origin_line", "origin_column"]
 
-    init(_ layout: PGLayout, directory: String) throws {
+    init(_ layout: PGLayout) {
         self.layout = layout
-        childFiles = try layout.children.map { _ in try SpillFile(directory: directory) }
+        batch = PGCopyBatch(layout)
     }
 
     /// A trip attribute's column in the staging table (`t_name`).
@@ -44,7 +41,6 @@ struct PGStaging {
     private var columns: [String] {
         [SQLiteLayout.idColumn] + Self.originColumns + layout.tables.rootColumns.map { tripColumn($0.name) }
     }
-
 
     /// Creates the staging tables and the trips' view in the open transaction (dropped at its end).
     func create(_ c: PGConnection, viewName: (String) -> String) throws {
@@ -64,31 +60,17 @@ struct PGStaging {
         }
     }
 
-    /// Stages a trip under `id`, with its origin, and keeps its related rows in the files.
+    /// Stages a trip under `id`, with its origin, and its related rows; sends the batch when full.
     mutating func append(_ object: ModelObject, id: Int64, origin: RecordOrigin, _ c: PGConnection) throws {
-        rows.field(id)
-        rows.field(Int64(sourceNumber(origin.source)))
-        rows.field(Int64(origin.record))
-        rows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
-        rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
-        for column in layout.tables.rootColumns { rows.field(object.attributes[column.slot]) }
-        rows.endRow()
-        for (i, child) in layout.children.enumerated() {
-            for (position, o) in object.relationships[child.slot].objects.enumerated() {
-                childRow.removeAll()
-                childRow.field(id)
-                if child.isToMany { childRow.field(Int64(position)) }
-                for column in child.columns { childRow.field(o.attributes[column.slot]) }
-                childRow.endRow()
-                var header = [UInt8](repeating: 0, count: 12)
-                withUnsafeBytes(of: id.littleEndian) { header.replaceSubrange(0..<8, with: $0) }
-                withUnsafeBytes(of: UInt32(childRow.bytes.count).littleEndian) { header.replaceSubrange(8..<12, with: $0) }
-                try childFiles[i].append(header)
-                try childFiles[i].append(childRow.bytes)
-            }
+        let source = Int64(sourceNumber(origin.source))
+        batch.append(object, id: id) { rows in
+            rows.field(source)
+            rows.field(Int64(origin.record))
+            rows.field(origin.line.map { Value.int(Int64($0)) } ?? .null)
+            rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
         }
         trips += 1
-        if rows.bytes.count >= Self.sendBytes { try send(c) }
+        if batch.trips.rows >= PGRecordWriter.batchTrips || batch.exceeds(8 << 20) { try send(c) }
     }
 
     private mutating func sourceNumber(_ source: String) -> Int {
@@ -99,71 +81,23 @@ struct PGStaging {
         return number
     }
 
-    /// Hands the trip rows to libpq, starting the COPY when it is not open.
+    /// Sends the batch: the trips into the staging table, the related rows into the store's tables.
     mutating func send(_ c: PGConnection) throws {
-        guard rows.rows > 0 else { return }
-        let doing = "cannot stage the trips"
-        if !isCopying {
-            try c.beginCopy("COPY \(quoted(Self.table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)
-            isCopying = true
-        }
-        try rows.bytes.withUnsafeBytes { try c.send($0, doing: doing) }
-        rows.removeAll()
+        try batch.send(c, tripsTable: Self.table, tripColumns: columns) { $0.name }
     }
 
-    /// Sends what is left and ends the COPY, so the connection can run other statements.
-    mutating func end(_ c: PGConnection) throws {
-        try send(c)
-        if isCopying {
-            isCopying = false
-            try c.endCopy(doing: "cannot stage the trips")
+    /// Moves the related rows of the trips not inserted (the ids in the temporary table `held`) from
+    /// the store's tables into the staging table `heldTable` names. Can be run again (after a
+    /// rollback to a savepoint).
+    func holdChildren(_ c: PGConnection, held: String, heldTable: (SQLiteLayout.ChildTable) -> String) throws {
+        let key = quoted(layout.foreignKey)
+        for child in layout.children {
+            let names = layout.childColumns(child).map(quoted)
+            try c.execute("""
+                WITH moved AS (DELETE FROM \(quoted(child.name)) r USING \(quoted(held)) h WHERE r.\(key) = h."id"
+                               RETURNING \(names.map { "r." + $0 }.joined(separator: ", ")))
+                INSERT INTO \(quoted(heldTable(child))) (\(names.joined(separator: ", "))) SELECT \(names.joined(separator: ", ")) FROM moved
+                """, doing: "cannot stage the trips")
         }
-    }
-
-    /// Copies the related rows: those of trips whose ids are in `held` (sorted) into the staging
-    /// table `heldTable` names, the rest into the store's tables. Can be run again (after a rollback
-    /// to a savepoint): the files stay.
-    func sendChildren(_ c: PGConnection, held: [Int64], heldTable: (SQLiteLayout.ChildTable) -> String) throws {
-        for (i, child) in layout.children.enumerated() {
-            try childFiles[i].flush()
-            guard childFiles[i].size > 0 else { continue }
-            try copyRows(c, i, into: child.name, child) { !PGStaging.contains(held, $0) }
-            if !held.isEmpty { try copyRows(c, i, into: heldTable(child), child) { PGStaging.contains(held, $0) } }
-        }
-    }
-
-    private func copyRows(_ c: PGConnection, _ index: Int, into table: String, _ child: SQLiteLayout.ChildTable,
-                          where keep: (Int64) -> Bool) throws {
-        let doing = "cannot insert the trips"
-        try c.beginCopy("COPY \(quoted(table)) (\(layout.childColumns(child).map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)
-        var reader = childFiles[index].reader()
-        var out: [UInt8] = []
-        out.reserveCapacity(Self.sendBytes + 4096)
-        while let header = try reader.read(12) {
-            var id: Int64 = 0, length: UInt32 = 0
-            withUnsafeMutableBytes(of: &id) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(header)[0..<8])) }
-            withUnsafeMutableBytes(of: &length) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(header)[8..<12])) }
-            id = Int64(littleEndian: id)
-            guard let row = try reader.read(Int(UInt32(littleEndian: length))) else {
-                throw TripError(.io, "\(childFiles[index].directory): the temporary file of related rows ended early")
-            }
-            if keep(id) { out.append(contentsOf: row) }
-            if out.count >= Self.sendBytes {
-                try out.withUnsafeBytes { try c.send($0, doing: doing) }
-                out.removeAll(keepingCapacity: true)
-            }
-        }
-        try out.withUnsafeBytes { try c.send($0, doing: doing) }
-        try c.endCopy(doing: doing)
-    }
-
-    /// Whether a sorted list holds an id (binary search).
-    static func contains(_ sorted: [Int64], _ id: Int64) -> Bool {
-        var low = 0, high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sorted[mid] < id { low = mid + 1 } else { high = mid }
-        }
-        return low < sorted.count && sorted[low] == id
     }
 }
