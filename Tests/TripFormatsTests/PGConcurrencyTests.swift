@@ -287,4 +287,34 @@ struct PGConcurrencyTests {
         #expect(writer.retries == 0, "a deadlock was met and retried: the writer did not give way")
         #expect(writer.yields >= 1)
     }
+
+    @Test("a loader gives way to the one loader holding the name it met, not to every loader holding names")
+    func givesWayToTheHolder() throws {
+        guard let store = PGTestStore() else { return }
+        typealias F = SQLiteFixtures
+        try store.write([F.trip("Stored")])
+        // Two other loaders hold names (the lock every loader holds from its first insert to its
+        // commit, and an uncommitted trip): one holds "Shared", which the writer brings too; the
+        // other holds "Other", which it does not.
+        let holding = "SELECT pg_advisory_xact_lock(\(PGRecordWriter.holdingKey), pg_backend_pid())"
+        let (shared, other) = (try store.connection(), try store.connection())
+        for (c, name) in [(shared, "Shared"), (other, "Other")] {
+            try c.execute("BEGIN; \(holding); INSERT INTO trips (name, destination, \"startDate\", \"endDate\") VALUES ('\(name)', 'x', now(), now())")
+        }
+        let writer = try PGRecordWriter(address: store.server, options: store.options(TripSchemaV3.self, .merge))
+        for t in [F.trip("Shared", destination: "Elsewhere"), F.trip("Mine")] { try writer.write(t) }
+        let finishing = PGBackgroundFinish(writer)
+        // It gives way: it waits for a loader's lock (advisory), no longer for a name.
+        #expect(try finishing.waitsForLock(server: store.server, event: "advisory"), "the writer never gave way")
+        try shared.execute("COMMIT")
+        // The writer waits for the loader holding "Shared" alone: it ends while "Other" is still held.
+        let ended = finishing.wait(seconds: 20)
+        #expect(ended, "the writer waited for a loader whose names it never met")
+        try other.execute("ROLLBACK")
+        #expect(ended || finishing.wait())
+        #expect(finishing.error == nil, "\(finishing.error?.message ?? "")")
+        #expect(writer.yields >= 1)
+        #expect(try store.trips().map { $0.attributes[0] } == [.string("Stored"), .string("Shared"), .string("Mine")])
+        try store.expectSound(TripSchemaV3.self)
+    }
 }

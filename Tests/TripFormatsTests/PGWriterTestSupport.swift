@@ -126,11 +126,13 @@ final class PGBackgroundFinish: @unchecked Sendable {
         }.start()
     }
 
-    /// Waits until the writer's backend waits for a lock another transaction holds (at most 30 s).
-    func waitsForLock(server: String) throws -> Bool {
+    /// Waits until the writer's backend waits for a lock another transaction holds (of the kind `event`
+    /// names, `advisory` or `transactionid`, when one is given; at most 30 s).
+    func waitsForLock(server: String, event: String? = nil) throws -> Bool {
         let watcher = try PGConnection(server)
         for _ in 0..<3000 {
-            if try watcher.column("SELECT wait_event_type FROM pg_stat_activity WHERE pid = \(pid)") == ["Lock"] { return true }
+            let waiting = try watcher.query("SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = \(pid)")
+            if waiting.rowCount == 1, waiting.textIfAny == "Lock", event == nil || waiting.text(0, 1) == event { return true }
             usleep(10_000)
         }
         return false

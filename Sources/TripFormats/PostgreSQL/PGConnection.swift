@@ -73,6 +73,9 @@ final class PGConnection {
     /// This connection's backend process id (what `pg_terminate_backend` takes).
     var backendPID: Int { Int(PQbackendPID(handle)) }
 
+    /// What cancels the command this connection runs, from another thread (libpq's `PQcancel`).
+    func canceller() -> PGCanceller? { PQgetCancel(handle).map(PGCanceller.init) }
+
     /// Runs SQL without parameters (several statements allowed); `doing` prefixes a failure.
     func execute(_ sql: String, doing: String? = nil) throws {
         _ = try result(PQexec(handle, sql), doing: doing)
@@ -218,4 +221,17 @@ final class PGResult {
 
     /// The first row's first value, nil without rows or for NULL.
     var textIfAny: String? { rowCount > 0 && !isNull(0, 0) ? text(0, 0) : nil }
+}
+
+/// Cancels the command a connection runs; usable from any thread (libpq makes `PQcancel` so).
+final class PGCanceller: @unchecked Sendable {
+    private let handle: OpaquePointer
+    fileprivate init(_ handle: OpaquePointer) { self.handle = handle }
+    deinit { PQfreeCancel(handle) }
+
+    /// Asks the server to cancel the command under way; nothing happens when none is.
+    func cancel() {
+        var message = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(handle, &message, Int32(message.count))
+    }
 }

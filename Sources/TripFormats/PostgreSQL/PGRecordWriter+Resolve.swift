@@ -33,21 +33,26 @@ extension PGRecordWriter {
     func resolveWithRetries() throws {
         let c = connection
         try c.execute("SAVEPOINT tripconv_resolve")
+        let watcher = PGWatcher(address: address, schema: options.pgSchema, watching: c)
+        defer { watcher?.stop() }
         var attempt = 0
         while true {
             do {
-                try resolve(yielding: yields < yieldLimit)
+                try resolve(yielding: yields < yieldLimit, watcher: watcher)
                 try c.execute("RELEASE SAVEPOINT tripconv_resolve")
                 return
-            } catch is TripError where c.lastSQLState == "55P03" && yields < yieldLimit {
+            } catch let error as TripError where yields < yieldLimit && (c.lastSQLState == "55P03" || c.lastSQLState == "57014") {
                 // The first round met a name (or a stored trip) another loader holds and gave way:
                 // it rolls back what it inserted, so that no loader waits for it, waits for the
-                // loaders holding names to commit, and begins again. Without this, each loader
-                // waiting for another would hold names a third waits for: a chain, one loader's
-                // whole finish after another's (issue 16's four loaders).
+                // loader holding that name to commit (the watcher named it; on a lock timeout
+                // alone, for every loader holding names), and begins again. Without this, each
+                // loader waiting for another would hold names a third waits for: a chain, one
+                // loader's whole finish after another's (issue 16's four loaders).
+                let holder = watcher?.end()
+                guard c.lastSQLState == "55P03" || holder != nil else { throw error }
                 yields += 1
                 try c.execute("ROLLBACK TO SAVEPOINT tripconv_resolve", doing: "cannot try again")
-                try waitForHolders()
+                try waitForHolders(holder.map { [$0] })
             } catch let error as TripError where c.lastFailureIsTransient {
                 guard attempt < Self.maximumRetries else {
                     throw TripError(.busy, "\(name): gave up after \(attempt + 1) deadlocks or serialization failures with other loaders: \(error.message)",
@@ -63,28 +68,34 @@ extension PGRecordWriter {
         }
     }
 
-    /// Waits until every other loader of this store that holds names it inserted has committed or
-    /// rolled back (a session lock taken and given back at once: nothing is kept).
-    private func waitForHolders() throws {
+    /// Waits until the loaders `pids` names (nil: every other loader of this store holding names)
+    /// have committed or rolled back: their lock taken and given back at once, nothing kept.
+    private func waitForHolders(_ pids: [Int]?) throws {
         let c = connection
-        let holders = try c.query("""
-            SELECT l.objid::text FROM pg_locks l
-            WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.mode = 'ExclusiveLock' AND l.pid <> pg_backend_pid()
-              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND l.classid::bigint = (\(Self.holdingKey)::bigint & 4294967295)
-            """, doing: "cannot wait for the other loaders")
-        for row in 0..<holders.rowCount {
-            let pid = holders.text(row, 0)
+        var holders = pids ?? []
+        if pids == nil {
+            let r = try c.query("""
+                SELECT l.pid FROM pg_locks l
+                WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.mode = 'ExclusiveLock' AND l.pid <> pg_backend_pid()
+                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND l.classid::bigint = (\(Self.holdingKey)::bigint & 4294967295)
+                """, doing: "cannot wait for the other loaders")
+            holders = (0..<r.rowCount).map { Int(r.int64($0, 0)) }
+        }
+        for pid in holders {
             try c.execute("SELECT pg_advisory_lock_shared(\(Self.holdingKey), \(pid)); SELECT pg_advisory_unlock_shared(\(Self.holdingKey), \(pid))",
                           doing: "cannot wait for the other loaders")
         }
-        if holders.rowCount == 0 { usleep(UInt32(20_000 + Int.random(in: 0...20_000))) }
+        // Loaders that waited for the same holder would begin again at the same moment and meet each
+        // other's names half-way: a random pause lets one begin first. Inserting in name order, the
+        // later one then meets the earlier one's names, never the reverse, and gives way alone.
+        usleep(UInt32(Int.random(in: 20_000...250_000)))
     }
 
     private var stage: String { quoted(stageTable(layout.rootTable)) }
     private var rootColumns: [String] { layout.tables.rootColumns.map { quoted($0.name) } }
 
-    private func resolve(yielding: Bool) throws {
+    private func resolve(yielding: Bool, watcher: PGWatcher?) throws {
         guard let unique = layout.uniqueColumn else { return }
         let c = connection, name = quoted(unique.name), root = quoted(layout.rootTable)
         let columns = rootColumns.joined(separator: ", ")
@@ -120,7 +131,10 @@ extension PGRecordWriter {
                 // From here to the commit this loader holds names; while it may give way, it waits
                 // for none that another loader holds (see `resolveWithRetries`).
                 try c.execute("SELECT pg_advisory_xact_lock(\(Self.holdingKey), pg_backend_pid())", doing: "cannot lock the store")
-                if yielding { try c.execute("SET LOCAL lock_timeout = 100") }
+                if yielding {
+                    try c.execute("SET LOCAL lock_timeout = 100")
+                    watcher?.begin()
+                }
             }
             // The names stored already: locked in name order, one incoming trip per stored trip.
             let met = try c.query("""
@@ -137,7 +151,10 @@ extension PGRecordWriter {
                 WHERE NOT EXISTS (SELECT 1 FROM tripconv_conflicts k WHERE k."stage_id" = s."id")
                 ORDER BY \(name), "id" ON CONFLICT (\(name)) DO NOTHING
                 """, doing: "cannot insert the trips").changedRows
-            if round == 1, yielding { try c.execute("SET LOCAL lock_timeout = \(PGStoreVersion.literal(sessionLockTimeout))") }
+            if round == 1, yielding {
+                watcher?.end()
+                try c.execute("SET LOCAL lock_timeout = \(PGStoreVersion.literal(sessionLockTimeout))")
+            }
             // Those neither inserted nor met (a name given twice, or one another loader committed
             // meanwhile) wait for the next round.
             let skipped = inserted + met < size

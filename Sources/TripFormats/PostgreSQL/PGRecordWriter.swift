@@ -35,11 +35,15 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     var yieldLimit = 6
 
     let connection: PGConnection
+    /// The store's address, for the connection that watches the resolution (`PGWatcher`).
+    let address: String
     let layout: PGLayout
     let options: WriteOptions
     /// Whether trips go through staging tables (the name is unique) rather than straight in.
     let isStaged: Bool
     let setAside: SetAsideLog
+    /// Sends the batches from a thread of its own (nil: from this one).
+    private let sender: PGSender?
     private var batch: PGCopyBatch
     var staging: PGStaging
     private var reservedIDs: [Int64] = []
@@ -61,6 +65,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     /// Fails `.usage` for a store older than `options.schema` without `options.migrate`, or newer.
     public init(address: String, options: WriteOptions) throws {
         self.options = options
+        self.address = address
         layout = PGLayout(options.schema)
         isStaged = layout.uniqueColumn != nil
         let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
@@ -70,6 +75,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         let c = try PGConnection(address, schema: options.pgSchema, creatingSchema: true)
         connection = c
         name = c.name
+        sender = PGSender()
         do {
             try begin()
         } catch {
@@ -169,7 +175,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         do {
             let id = try nextID()
             if isStaged {
-                try staging.append(object, id: id, origin: origin, connection)
+                try staging.append(object, id: id, origin: origin, connection, sender)
             } else {
                 batch.append(object, id: id)
                 if batch.trips.rows >= Self.batchTrips || batch.exceeds(8 << 20) { try flush() }
@@ -185,7 +191,9 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     private func nextID() throws -> Int64 {
         if nextReserved == reservedIDs.count {
             // 64 at first, doubling: a small load leaves no wide gap in the numbering.
-            let count = min(isStaged ? 1 << 16 : Self.batchTrips, max(64, reservedIDs.count * 2))
+            let count = min(1 << 16, max(64, reservedIDs.count * 2))
+            // The connection is the sender's until the batch under way has gone.
+            try sender?.drain()
             // The ids come back as a range when no other session took any meanwhile, else one by one.
             if sequence == nil {
                 // Looked up once: as nextval's argument it would be looked up for every id.
@@ -212,7 +220,13 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     /// Sends the rows waiting: the staged ones, or the batch (the trips, then each related table's).
     private func flush() throws {
         if isStaged {
-            try staging.send(connection)
+            try staging.send(connection, sender)
+        } else if let sender {
+            guard batch.trips.rows > 0 else { return }
+            var full = batch
+            batch = PGCopyBatch(layout)
+            let c = connection, table = layout.rootTable
+            try sender.submit { try full.send(c, tripsTable: table) { $0.name } }
         } else {
             try batch.send(connection, tripsTable: layout.rootTable) { $0.name }
         }
@@ -233,6 +247,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
         }
         do {
             try flush()
+            try sender?.drain()
+            sender?.stop()
             if isStaged { try resolveWithRetries() }
             try connection.execute("COMMIT", doing: "cannot commit")
             isDone = true
@@ -246,6 +262,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     public func abort() {
         guard !isDone else { return }
         isDone = true
+        sender?.stop()
         try? connection.execute("ROLLBACK")
     }
 }

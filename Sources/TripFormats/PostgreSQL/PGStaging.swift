@@ -16,7 +16,7 @@ import TripKit
 /// stored: merged, replaced, kept or refused) into temporary tables (`tripconv_stage_bucket_list_items`,
 /// …) for the policy.
 ///
-/// Memory: one batch of COPY rows.
+/// Memory: one batch of COPY rows, and the one `PGSender` is sending.
 struct PGStaging {
     let layout: PGLayout
     private var batch: PGCopyBatch
@@ -61,7 +61,7 @@ struct PGStaging {
     }
 
     /// Stages a trip under `id`, with its origin, and its related rows; sends the batch when full.
-    mutating func append(_ object: ModelObject, id: Int64, origin: RecordOrigin, _ c: PGConnection) throws {
+    mutating func append(_ object: ModelObject, id: Int64, origin: RecordOrigin, _ c: PGConnection, _ sender: PGSender?) throws {
         let source = Int64(sourceNumber(origin.source))
         batch.append(object, id: id) { rows in
             rows.field(source)
@@ -70,7 +70,7 @@ struct PGStaging {
             rows.field(origin.column.map { Value.int(Int64($0)) } ?? .null)
         }
         trips += 1
-        if batch.trips.rows >= PGRecordWriter.batchTrips || batch.exceeds(8 << 20) { try send(c) }
+        if batch.trips.rows >= PGRecordWriter.batchTrips || batch.exceeds(8 << 20) { try send(c, sender) }
     }
 
     private mutating func sourceNumber(_ source: String) -> Int {
@@ -81,9 +81,15 @@ struct PGStaging {
         return number
     }
 
-    /// Sends the batch: the trips into the staging table, the related rows into the store's tables.
-    mutating func send(_ c: PGConnection) throws {
-        try batch.send(c, tripsTable: Self.table, tripColumns: columns) { $0.name }
+    /// Sends the batch: the trips into the staging table, the related rows into the store's tables;
+    /// through `sender` when there is one (the batch goes, and a new one is begun).
+    mutating func send(_ c: PGConnection, _ sender: PGSender?) throws {
+        guard batch.trips.rows > 0 else { return }
+        let columns = self.columns
+        guard let sender else { return try batch.send(c, tripsTable: Self.table, tripColumns: columns) { $0.name } }
+        var full = batch
+        batch = PGCopyBatch(layout)
+        try sender.submit { try full.send(c, tripsTable: Self.table, tripColumns: columns) { $0.name } }
     }
 
     /// Moves the related rows of the trips not inserted (the ids in the temporary table `held`) from
