@@ -123,13 +123,7 @@ struct Migrate: ParsableCommand {
             let n = p.duplicateCount, attribute = target.rootEntity.uniqueAttribute?.name ?? "name"
             emit(n == 0 ? "no name is shared by several trips" : "\(n) \(attribute)\(n == 1 ? " is" : "s are") shared by several trips:")
         }, duplicate: { d in
-            var line = "  \(d.value.quotedForMessage): \(d.rowIDs.count) trips (row ids \(d.rowIDs.map(String.init).joined(separator: ", ")))"
-            if d.conflicts.isEmpty {
-                line += "; no values differ"
-            } else {
-                for c in d.conflicts { line += "; \(c.field) differs: " + c.values.map(\.quotedForMessage).joined(separator: " / ") }
-            }
-            emit(line)
+            emit(Self.sharedLine(d))
         }, setAside: { entry in
             if verbose { emit("  would be \(entry.kind.rawValue): \(entry.origin): \(entry.reason)") }
         })
@@ -143,6 +137,17 @@ struct Migrate: ParsableCommand {
         if let failure = p.failure { throw failure }
     }
 
+    /// A dry run's line for a name several trips share: their row ids and the fields that differ.
+    private static func sharedLine(_ d: SQLiteMigrationPreview.DuplicateName) -> String {
+        var line = "  \(d.value.quotedForMessage): \(d.rowIDs.count) trips (row ids \(d.rowIDs.map(String.init).joined(separator: ", ")))"
+        if d.conflicts.isEmpty {
+            line += "; no values differ"
+        } else {
+            for c in d.conflicts { line += "; \(c.field) differs: " + c.values.map(\.quotedForMessage).joined(separator: " / ") }
+        }
+        return line
+    }
+
     /// A PostgreSQL store: migrated (or, with --dry-run, migrated and rolled back) in one transaction.
     private func migratePostgreSQL(target: any VersionedSchema.Type, options: RunOptions, started: Double) throws {
         if backup != nil { throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy") }
@@ -150,11 +155,9 @@ struct Migrate: ParsableCommand {
         var sharedCount = 0
         let report = try options.migrate(postgreSQL: store, schema: pgSchema, dryRun: dryRun,
                                          busyTimeoutMilliseconds: Int((busyTimeout * 1000).rounded()),
-                                         sharedName: dryRun ? { name, ids in
+                                         sharedName: dryRun ? { d in
                                              sharedCount += 1
-                                             if shared.count < 10_000 {
-                                                 shared.append("  \(name.quotedForMessage): \(ids.count) trips (row ids \(ids.map(String.init).joined(separator: ", ")))")
-                                             }
+                                             if shared.count < 10_000 { shared.append(Self.sharedLine(d)) }
                                          } : nil,
                                          observer: CommandLineObserver(listsSetAside: verbose))
         let name = Format.redactedPostgreSQLAddress(store)

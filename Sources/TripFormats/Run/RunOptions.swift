@@ -195,7 +195,7 @@ public struct RunOptions: Sendable {
     /// the migration is rolled back and the entries go to the observer only. Nil when the store was
     /// already at the target.
     public func migrate(postgreSQL address: String, schema: String?, dryRun: Bool, busyTimeoutMilliseconds: Int? = nil,
-                        sharedName: ((_ name: String, _ ids: [Int64]) throws -> Void)? = nil,
+                        sharedName: ((SQLiteMigrationPreview.DuplicateName) throws -> Void)? = nil,
                         observer: some RunObserver) throws -> SQLiteMigrationReport? {
         let target = try targetSchema()
         var options = self
