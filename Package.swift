@@ -19,11 +19,15 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Compressed inputs (issue 17): gzip through zlib, which checks each member's CRC; bzip2, xz
+        // and zstd through libarchive.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
 
         // The domain: schemas, the plan, migration, dedupe, the pipeline. No file I/O, no C.
         .target(name: "TripKit"),
         // One folder per format, each a reader and a writer, and the factory.
-        .target(name: "TripFormats", dependencies: ["TripKit", "CSQLite", "CLibXML2", "CYAML", "CLibPQ"]),
+        .target(name: "TripFormats", dependencies: ["TripKit", "CSQLite", "CLibXML2", "CYAML", "CLibPQ", "CZlib", "CLibArchive"]),
         // The executable: the only target that imports ArgumentParser.
         .executableTarget(name: "tripconv", dependencies: [
             "TripKit", "TripFormats",

@@ -35,6 +35,15 @@ public enum Format: String, CaseIterable, Sendable {
         self = f
     }
 
+    /// The format an input's path names, through a compression's extension (`trips.jsonl.gz` is
+    /// JSON Lines); nil when none does. A store's extension under a compression's names nothing: a
+    /// store is read in place, not streamed.
+    public init?(inputPath path: String) {
+        if let f = Format(path: path) { self = f; return }
+        guard let named = Compression.named(by: path), let f = Format(path: named.inner), !f.isStore else { return nil }
+        self = f
+    }
+
     /// Whether a store argument is a PostgreSQL address rather than a path: a `postgresql://` or
     /// `postgres://` URI, or libpq `key=value` pairs (`host=/run/postgresql dbname=trips`,
     /// `service=fleet`).

@@ -8,7 +8,8 @@ struct Convert: ParsableCommand {
         abstract: "Convert trips between formats and schema versions.",
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
-            in path order. Several inputs are read in order, each detected and migrated on its own, then \
+            in path order. Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
+            (trips.jsonl.gz is JSON Lines). Several inputs are read in order, each detected and migrated on its own, then \
             deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says). \
             A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
             PGUSER, PGPASSWORD and ~/.pgpass fill in the rest); many runs may load one store at once, each in one \

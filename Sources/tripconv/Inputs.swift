@@ -32,11 +32,11 @@ enum InputResolver {
                     out.append(ResolvedInput(location: .file(arg), format: tables))
                     continue
                 }
-                let files = try listFiles(arg).filter { from != nil || Format(path: $0) != nil }
-                for f in files { out.append(ResolvedInput(location: .file(f), format: from ?? Format(path: f)!)) }
+                let files = try listFiles(arg).filter { from != nil || Format(inputPath: $0) != nil }
+                for f in files { out.append(ResolvedInput(location: .file(f), format: from ?? Format(inputPath: f)!)) }
                 continue
             }
-            guard let format = from ?? Format(path: arg) else {
+            guard let format = from ?? Format(inputPath: arg) else {
                 var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
                 if arg.lowercased().hasSuffix(".txt") {
                     notes.append("a spreadsheet's text or \"Unicode text\" export is CSV: pass --from csv (its delimiter and UTF-16 are told from the file)")

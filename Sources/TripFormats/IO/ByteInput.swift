@@ -49,8 +49,15 @@ public final class ByteInput {
     private var passCounted = 0
     /// What this input has counted toward `totalBytesRead`, over all passes.
     public private(set) var bytesCounted = 0
+    /// The compression its first bytes tell (issue 17), nil for plain bytes. A compressed input is
+    /// read through its decoder, and progress counts the compressed bytes.
+    public private(set) var compression: Compression?
+    private var decoder: (any ByteDecoder)?
+    /// The first bytes of a pipe, read to tell its compression, given back before any more.
+    private var head: [UInt8] = []
 
-    /// Opens a file for reading; a missing or unreadable file is a `.noInput` error.
+    /// Opens a file for reading; a missing or unreadable file is a `.noInput` error. Its first
+    /// bytes tell whether it is compressed (gzip, bzip2, xz, zstd).
     public init(_ location: InputLocation) throws {
         switch location {
         case .standardInput:
@@ -59,10 +66,39 @@ public final class ByteInput {
             name = path
             fd = try FileSystem.openForReading(path); ownsDescriptor = true
         }
+        try tellCompression()
     }
 
-    /// Whether the input can be read again from where its reading started: a regular file.
+    /// Looks at the first 6 bytes: a regular file's without moving (pread), a pipe's by reading
+    /// them and keeping them for the first read.
+    private func tellCompression() throws {
+        var first = [UInt8](repeating: 0, count: 6)
+        var got = 0
+        if FileSystem.kind(ofDescriptor: fd) == .file, case let at = lseek(fd, 0, SEEK_CUR), at >= 0 {
+            got = try first.withUnsafeMutableBytes { b in
+                while true {
+                    let n = pread(fd, b.baseAddress, b.count, at)
+                    if n >= 0 { return n }
+                    if errno != EINTR { throw FileSystem.failure(.io, name, "read error") }
+                }
+            }
+        } else {
+            while got < first.count {
+                let n = try first.withUnsafeMutableBytes { b in try rawRead(UnsafeMutableRawBufferPointer(rebasing: b[got...])) }
+                if n == 0 { break }
+                got += n
+            }
+            head = Array(first[..<got])
+        }
+        guard let c = Compression.told(by: first[..<got]) else { return }
+        compression = c
+        decoder = try makeDecoder(c, name: name) { [unowned self] buffer in try self.rawRead(buffer) }
+    }
+
+    /// Whether the input can be read again from where its reading started: a regular file, not
+    /// compressed.
     public var canRewind: Bool {
+        if compression != nil { return false }
         if startOffset < 0 {
             guard FileSystem.kind(ofDescriptor: fd) == .file else { return false }
             let at = lseek(fd, 0, SEEK_CUR)
@@ -129,9 +165,23 @@ public final class ByteInput {
 
     deinit { if ownsDescriptor && fd >= 0 { close(fd) } }
 
-    /// Reads up to `buffer.count` bytes; 0 at the end of input. An I/O error is an `.io` error.
+    /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of
+    /// input. An I/O error is an `.io` error; corrupt compressed data a `.data` error.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let decoder { return try decoder.read(into: buffer) }
+        return try rawRead(buffer)
+    }
+
+    /// Reads the input's own bytes: the kept head first, then read(2).
+    private func rawRead(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        if !head.isEmpty {
+            let n = min(head.count, buffer.count)
+            head.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: n) }
+            head.removeFirst(n)
+            count(n)
+            return n
+        }
         while true {
             let n = Glibc.read(fd, base, buffer.count)
             if n >= 0 {

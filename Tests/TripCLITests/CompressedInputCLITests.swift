@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// Compressed inputs on the command line (issue 17): standard input through a pipe, a directory
+/// holding compressed files among plain ones, and a damaged file, made by gzip(1) and Python.
+@Suite("compressed inputs on the command line")
+struct CompressedInputCLITests {
+    @Test("gzip on standard input, told by its bytes; a directory's .gz files read among the plain ones")
+    func stdinAndDirectory() throws {
+        let dir = try CLI.temporaryDirectory()
+        let plain = try CLI.tripconv("samples/trips-v3.jsonl", "--to", "csv")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let gz = try CLI.run(CLI.tool("gzip") ?? "/usr/bin/gzip", ["-c", "samples/trips-v3.jsonl"])
+        #expect(gz.status == 0 && !gz.stdout.isEmpty)
+        var r = try CLI.tripconv("--from", "jsonl", "--to", "csv", stdin: gz.stdout)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.out == plain.out)
+
+        // A directory: trips-v1.json plain, trips-v3.jsonl gzipped; the same trips as both plain.
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "samples/trips-v1.json", toPath: inputs.appendingPathComponent("a.json").path)
+        try gz.stdout.write(to: inputs.appendingPathComponent("b.jsonl.gz"))
+        let both = try CLI.tripconv("samples/trips-v1.json", "samples/trips-v3.jsonl", "--to", "csv")
+        r = try CLI.tripconv(inputs.path, "--to", "csv")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.out == both.out && both.status == 0)
+        #expect(r.stderr.contains("read") || r.stderr.isEmpty)
+    }
+
+    @Test("a damaged gzip input is exit 65 naming the file and the byte; nothing is written")
+    func damaged() throws {
+        let dir = try CLI.temporaryDirectory()
+        let bad = dir.appendingPathComponent("bad.jsonl.gz").path
+        let make = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", """
+            import sys, gzip
+            g = bytearray(gzip.compress(open('samples/trips-v3.jsonl', 'rb').read())); g[-7] ^= 0x55
+            open(sys.argv[1], 'wb').write(bytes(g))
+            """, bad])
+        #expect(make.status == 0, "\(make.stderr)")
+        let out = dir.appendingPathComponent("out.csv").path
+        let r = try CLI.tripconv(bad, "-o", out)
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("\(bad): gzip data is corrupt at byte "), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
