@@ -107,7 +107,8 @@ struct CompressionTests {
         while case let n = try input.read(into: buffer), n > 0 { decompressed += n }
         let size = try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int
         #expect(input.bytesCounted == size)
-        #expect(decompressed == (try FileManager.default.attributesOfItem(atPath: TestPaths.root.appendingPathComponent("samples/trips-v3.jsonl").path)[.size] as? Int))
+        let plain = TestPaths.root.appendingPathComponent("samples/trips-v3.jsonl").path
+        #expect(decompressed == (try FileManager.default.attributesOfItem(atPath: plain)[.size] as? Int))
     }
 
     @Test("a compression's extension names the format within; a store's names none (a store is not streamed)")
