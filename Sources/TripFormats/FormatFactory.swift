@@ -35,13 +35,19 @@ public enum Format: String, CaseIterable, Sendable {
         self = f
     }
 
-    /// The format an input's path names, through a compression's extension (`trips.jsonl.gz` is
-    /// JSON Lines); nil when none does. A store's extension under a compression's names nothing: a
-    /// store is read in place, not streamed.
-    public init?(inputPath path: String) {
+    /// The format a streamed input's or output's path names, through a compression's extension
+    /// (`trips.jsonl.gz` is JSON Lines); nil when none does. A store's extension under a
+    /// compression's names nothing: a store is read and written in place, never streamed.
+    public init?(streamPath path: String) {
         if let f = Format(path: path) { self = f; return }
         guard let named = Compression.named(by: path), let f = Format(path: named.inner), !f.isStore else { return nil }
         self = f
+    }
+
+    /// Whether a path names a store under a compression's extension (`trips.sqlite.gz`).
+    public static func isCompressedStore(_ path: String) -> Bool {
+        guard let named = Compression.named(by: path), let f = Format(path: named.inner) else { return false }
+        return f.isStore
     }
 
     /// Whether a store argument is a PostgreSQL address rather than a path: a `postgresql://` or
@@ -162,6 +168,9 @@ public struct WriteOptions {
     /// A PostgreSQL store: the schema (namespace) its tables go in, created when missing; nil, the
     /// server's search path.
     public var pgSchema: String?
+    /// The compression of a streamed output that its name does not give (standard output,
+    /// `--compress`); a file's extension gives its own.
+    public var compression: Compression?
     /// What a store writer may hold in memory (the trips of a migration in place, what it sets
     /// aside) and where the rest goes: the run's budget; nil, the default budget.
     package var budget: SpillBudget?

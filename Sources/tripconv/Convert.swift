@@ -9,7 +9,8 @@ struct Convert: ParsableCommand {
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order. Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
-            (trips.jsonl.gz is JSON Lines). Several inputs are read in order, each detected and migrated on its own, then \
+            (trips.jsonl.gz is JSON Lines); an output named so (-o trips.jsonl.gz) is written compressed. \
+            Several inputs are read in order, each detected and migrated on its own, then \
             deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says). \
             A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
             PGUSER, PGPASSWORD and ~/.pgpass fill in the rest); many runs may load one store at once, each in one \
@@ -57,6 +58,9 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
     var report: String?
 
+    @Option(name: .long, help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))
+    var compress: Compression?
+
     @OptionGroup var memory: MemoryOptions
 
     @Flag(name: .short, help: "Print no summary.")
@@ -78,6 +82,7 @@ struct Convert: ParsableCommand {
         o.rejects = rejects
         o.jobs = jobs
         o.outputFormat = to
+        o.compression = compress
         o.toolVersion = TripConv.version
         memory.apply(to: &o)
         return o

@@ -32,11 +32,14 @@ enum InputResolver {
                     out.append(ResolvedInput(location: .file(arg), format: tables))
                     continue
                 }
-                let files = try listFiles(arg).filter { from != nil || Format(inputPath: $0) != nil }
-                for f in files { out.append(ResolvedInput(location: .file(f), format: from ?? Format(inputPath: f)!)) }
+                let files = try listFiles(arg).filter { from != nil || Format(streamPath: $0) != nil }
+                for f in files { out.append(ResolvedInput(location: .file(f), format: from ?? Format(streamPath: f)!)) }
                 continue
             }
-            guard let format = from ?? Format(inputPath: arg) else {
+            if from == nil, Format.isCompressedStore(arg) {
+                throw TripError.usage("\(arg): a store is read in place, not compressed; decompress it first")
+            }
+            guard let format = from ?? Format(streamPath: arg) else {
                 var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
                 if arg.lowercased().hasSuffix(".txt") {
                     notes.append("a spreadsheet's text or \"Unicode text\" export is CSV: pass --from csv (its delimiter and UTF-16 are told from the file)")

@@ -90,3 +90,5 @@ struct MemoryOptions: ParsableArguments {
         options.temporaryDirectory = tempDir
     }
 }
+
+extension Compression: ExpressibleByArgument {}

@@ -44,4 +44,27 @@ struct CompressedInputCLITests {
         #expect(r.stderr.contains("\(bad): gzip data is corrupt at byte "), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
+
+    @Test("--compress compresses standard output; a file is compressed by its name; a store or a tables directory is not")
+    func outputs() throws {
+        let dir = try CLI.temporaryDirectory()
+        let plain = try CLI.tripconv("samples/trips-v3.json", "-q")
+        var r = try CLI.tripconv("samples/trips-v3.json", "-q", "--compress", "gzip")
+        #expect(r.status == 0, "\(r.stderr)")
+        let gunzip = try CLI.run(CLI.tool("gzip") ?? "/usr/bin/gzip", ["-dc"], stdin: r.stdout)
+        #expect(gunzip.status == 0 && gunzip.out == plain.out)
+        let named = dir.appendingPathComponent("out.jsonl.xz").path
+        r = try CLI.tripconv("samples/trips-v3.json", "-q", "-o", named)
+        #expect(r.status == 0, "\(r.stderr)")
+        let unxz = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+                               ["-c", "import sys, lzma; sys.stdout.write(lzma.decompress(open(sys.argv[1], 'rb').read()).decode())", named])
+        #expect(unxz.out == plain.out)
+        for (args, message) in [(["-o", dir.appendingPathComponent("x.json").path, "--compress", "zstd"], "--compress is for standard output"),
+                                (["-o", dir.appendingPathComponent("x.sqlite.gz").path], "a store is written in place, not compressed"),
+                                (["-o", dir.appendingPathComponent("t.csv.gz").path, "--csv-layout", "tables"], "not compressed")] {
+            r = try CLI.run(CLI.binary, ["samples/trips-v3.json"] + args)
+            #expect(r.status == 64 && r.stderr.contains(message), "\(args): \(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.jsonl.xz"])
+    }
 }

@@ -47,7 +47,7 @@ struct CompressionTests {
             let target = scratch.path((file as NSString).lastPathComponent + "." + compression.extensions[0])
             try compress(TestPaths.root.appendingPathComponent(file).path, target, compression)
             guard FileManager.default.fileExists(atPath: target) else { continue }
-            #expect(Format(inputPath: target) == format)
+            #expect(Format(streamPath: target) == format)
             let (got, input) = try Self.trips(target, format)
             #expect(got == plain && !got.isEmpty, "\(file) as \(compression)")
             #expect(input.compression == compression && !input.canRewind)
@@ -113,14 +113,15 @@ struct CompressionTests {
 
     @Test("a compression's extension names the format within; a store's names none (a store is not streamed)")
     func extensions() {
-        #expect(Format(inputPath: "a/trips.jsonl.gz") == .jsonl)
-        #expect(Format(inputPath: "trips.CSV.ZST") == .csv)
-        #expect(Format(inputPath: "trips.yml.xz") == .yaml)
-        #expect(Format(inputPath: "trips.xml.bz2") == .xml)
-        #expect(Format(inputPath: "trips.sqlite.gz") == nil)
-        #expect(Format(inputPath: "trips.gz") == nil)
-        #expect(Format(inputPath: "trips.json") == .json)
-        // An output's extension still says the format alone: compressed outputs are not written.
+        #expect(Format(streamPath: "a/trips.jsonl.gz") == .jsonl)
+        #expect(Format(streamPath: "trips.CSV.ZST") == .csv)
+        #expect(Format(streamPath: "trips.yml.xz") == .yaml)
+        #expect(Format(streamPath: "trips.xml.bz2") == .xml)
+        #expect(Format(streamPath: "trips.sqlite.gz") == nil)
+        #expect(Format(streamPath: "trips.gz") == nil)
+        #expect(Format(streamPath: "trips.json") == .json)
+        // `Format(path:)` is the extension alone.
         #expect(Format(path: "trips.jsonl.gz") == nil)
+        #expect(Format.isCompressedStore("trips.sqlite.gz") && !Format.isCompressedStore("trips.csv.gz"))
     }
 }

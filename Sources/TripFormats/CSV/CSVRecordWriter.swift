@@ -165,7 +165,7 @@ final class CSVRecordWriter: RecordWriter, RecordEncoding {
     private var headerWritten = false
 
     init(_ location: OutputLocation, dialect: CSVDialect, options: WriteOptions) throws {
-        output = try ByteOutput(location)
+        output = try ByteOutput(location, compression: options.compression)
         self.options = options
         encoder = CSVCellEncoder(dialect: dialect, safeFormulas: options.csvSafeFormulas)
     }

@@ -17,6 +17,12 @@ public enum OutputLocation: Sendable, Equatable {
         }
     }
 
+    /// Whether the output is a file whose name says it is compressed (`trips.jsonl.gz`).
+    public var compressedByName: Bool {
+        if case .file(let path) = self { return Compression.named(by: path) != nil }
+        return false
+    }
+
     /// The output a command-line argument names: none or `-` is standard output, anything else
     /// a path.
     public init(_ argument: String?) {
@@ -26,7 +32,9 @@ public enum OutputLocation: Sendable, Equatable {
 
 /// A buffered byte sink that is complete or absent: a file output is written to a temporary file
 /// beside the target and renamed over it by `commit()`; `discard()` (or deinit without commit)
-/// removes the temporary file, leaving the target as it was.
+/// removes the temporary file, leaving the target as it was. A file named with a compression's
+/// extension (`trips.jsonl.gz`), or any output given a compression, is written compressed
+/// (issue 17): still complete or absent, the compressor's trailer written before the rename.
 public final class ByteOutput {
     public let name: String
     private var fd: Int32
@@ -40,10 +48,15 @@ public final class ByteOutput {
     private var kicked = 0
     /// How much a file output writes before its writeback is started (see `flush`).
     private static let writebackStep = 8 << 20
+    /// The compressor the buffer goes through, when the output is compressed.
+    private var compressor: CompressedOutput?
+    /// The compression the output is written in, if any.
+    public let compression: Compression?
 
     /// Opens the output: standard output, a device or a pipe is written in place; a file is
-    /// written to a new temporary file beside it. Throws if it cannot be opened or made.
-    public init(_ location: OutputLocation) throws {
+    /// written to a new temporary file beside it. Throws if it cannot be opened or made. It is
+    /// written in `compression`, else in the one its file's extension names, if any.
+    public init(_ location: OutputLocation, compression: Compression? = nil) throws {
         buffer.reserveCapacity(ByteOutput.capacity)
         switch location {
         case .standardOutput:
@@ -58,6 +71,14 @@ public final class ByteOutput {
                 let made = try TemporaryPaths.makeFile(beside: path)
                 fd = made.fd; temporaryPath = made.path
             }
+        }
+        if case .file(let path) = location {
+            self.compression = compression ?? Compression.named(by: path)?.compression
+        } else {
+            self.compression = compression
+        }
+        if let c = self.compression {
+            compressor = try CompressedOutput(c, name: name) { [unowned self] bytes in try self.writeOut(bytes) }
         }
     }
 
@@ -86,21 +107,28 @@ public final class ByteOutput {
         if buffer.count >= ByteOutput.capacity { try flush() }
     }
 
-    /// Writes the buffer out.
+    /// Writes the buffer out (through the compressor, when there is one).
     public func flush() throws {
-        var offset = 0
-        try buffer.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw FileSystem.failure(.io, name, "write error")
-                }
-                offset += n
-            }
+        if let compressor {
+            try buffer.withUnsafeBytes { try compressor.write($0) }
+        } else {
+            try buffer.withUnsafeBytes { try writeOut($0) }
         }
-        written += buffer.count
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes bytes to the file or stream, starting the writeback as they add up.
+    private func writeOut(_ raw: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileSystem.failure(.io, name, "write error")
+            }
+            offset += n
+        }
+        written += raw.count
         // A file output is fsync'ed before it is renamed into place. Starting the writeback of each
         // 8 MiB as it is written (POSIX_FADV_DONTNEED starts it and does not wait; Linux's
         // sync_file_range is not in Swift's Glibc) lets the disk work while the trips are
@@ -114,6 +142,7 @@ public final class ByteOutput {
     /// Flushes, and for a file makes it visible under its name.
     public func commit() throws {
         try flush()
+        try compressor?.finish()
         guard let target, let temporaryPath else {
             if fd > 2 { close(fd); fd = -1 }
             done = true
@@ -137,6 +166,7 @@ public final class ByteOutput {
     public func discard() {
         done = true
         buffer.removeAll()
+        compressor = nil
         if let temporaryPath {
             if fd >= 0 { close(fd); fd = -1 }
             FileSystem.remove(temporaryPath)

@@ -35,7 +35,7 @@ public struct JSONRecordWriter: RecordWriter, RecordEncoding {
             throw TripError.usage("the JSON writer writes json or jsonl, not \(format.rawValue)")
         }
         let layout = try JSONObjectLayout(options.schema)
-        output = try ByteOutput(location)
+        output = try ByteOutput(location, compression: options.compression)
         isLines = format == .jsonl
         self.layout = layout
         header = Array(#"{"schemaVersion": "\#(options.schema.versionIdentifier)", "trips": ["#.utf8)

@@ -41,6 +41,8 @@ public struct RunOptions: Sendable {
     public var memoryLimit = SpillBudget.defaultLimit
     /// Where temporary files go (`--temp-dir`); nil: `$TMPDIR`, else `/tmp`.
     public var temporaryDirectory: String?
+    /// Standard output's compression (`--compress`); a file's is its extension's.
+    public var compression: Compression?
 
     /// The options of a plain `convert`: the current schema version, trips that share a name
     /// merged, no rejects file (the first bad record fails the run), one job.
@@ -73,6 +75,7 @@ public struct RunOptions: Sendable {
                                    toolVersion: toolVersion)
         options.budget = budget ?? SpillBudget(limit: memoryLimit, directory: temporaryDirectory)
         options.pgSchema = reading.pgSchema
+        options.compression = compression
         return options
     }
 
@@ -134,7 +137,8 @@ public struct RunOptions: Sendable {
         } else if csvLayout == .tables {
             format = .csv
         } else if case .file(let path) = output {
-            guard let f = Format(path: path) else {
+            if Format.isCompressedStore(path) { throw TripError.usage("\(path): a store is written in place, not compressed") }
+            guard let f = Format(streamPath: path) else {
                 throw TripError.usage("\(path): no known extension tells the output format; pass --to FORMAT")
             }
             format = f
@@ -143,6 +147,15 @@ public struct RunOptions: Sendable {
         }
         if format.isStore, output == .standardOutput {
             throw TripError.usage("a store cannot be written to standard output; give -o FILE")
+        }
+        if compression != nil, output != .standardOutput {
+            throw TripError.usage("--compress is for standard output; a file is compressed by its name's extension (.gz, .bz2, .xz, .zst)")
+        }
+        if case .file(let path) = output, format.isStore, Compression.named(by: path) != nil {
+            throw TripError.usage("\(path): a store is written in place, not compressed")
+        }
+        if csvLayout == .tables, compression != nil || output.compressedByName {
+            throw TripError.usage("--csv-layout tables writes a directory of files, which is not compressed")
         }
         let schema = try targetSchema()
         let readOptions = self.readOptions
@@ -163,6 +176,9 @@ public struct RunOptions: Sendable {
             throw TripError.usage("--output-dir converts files; standard input has no name to give its output")
         }
         let format = outputFormat ?? (csvLayout == .tables ? .csv : .jsonl)
+        if compression != nil {
+            throw TripError.usage("--compress is for standard output, not --output-dir")
+        }
         // One file per input: a format with no file of its own has nothing to write there.
         guard !format.extensions.isEmpty else {
             throw TripError.usage("--output-dir writes a file per input, and \(format.rawValue) is not written to files",

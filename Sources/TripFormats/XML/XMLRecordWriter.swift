@@ -42,7 +42,7 @@ public struct XMLRecordWriter: RecordWriter {
 
     /// Opens the output; nothing is visible until `finish()`.
     public init(_ location: OutputLocation, options: WriteOptions = WriteOptions()) throws {
-        output = try ByteOutput(location)
+        output = try ByteOutput(location, compression: options.compression)
         plan = XMLWritePlan(options.schema)
         version = options.schema.versionIdentifier.description
     }

@@ -16,6 +16,6 @@ enum YAMLFormat: FormatCodec {
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {
-        try YAMLRecordWriter(output: ByteOutput(output), schema: options.schema)
+        try YAMLRecordWriter(output: ByteOutput(output, compression: options.compression), schema: options.schema)
     }
 }
