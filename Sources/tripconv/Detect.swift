@@ -80,7 +80,9 @@ struct InputReport {
 
     var line: String {
         let version = detection.version.map(\.description) ?? "unknown"
-        var s = "\(name): \(detection.format) \(version) (\(detection.evidence)), \(trips) trip\(trips == 1 ? "" : "s"), \(repeatedNames) name\(repeatedNames == 1 ? "" : "s") repeated"
+        var s = "\(name): \(detection.format) \(version) (\(detection.evidence)), "
+        if let c = detection.compression { s += "\(c)-compressed, " }
+        s += "\(trips) trip\(trips == 1 ? "" : "s"), \(repeatedNames) name\(repeatedNames == 1 ? "" : "s") repeated"
         if rejected > 0 { s += ", \(rejected) bad record\(rejected == 1 ? "" : "s")" }
         return s
     }
@@ -91,6 +93,7 @@ struct InputReport {
             ("format", .string(detection.format)),
             ("version", detection.version.map { .string($0.description) } ?? .null),
             ("evidence", .string(detection.evidence.description)),
+            ("compression", detection.compression.map { .string($0) } ?? .null),
             ("trips", .int(trips)),
             ("repeatedNames", .int(repeatedNames)),
             ("badRecords", .int(rejected)),

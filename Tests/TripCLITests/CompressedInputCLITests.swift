@@ -67,4 +67,22 @@ struct CompressedInputCLITests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.jsonl.xz"])
     }
+
+    @Test("detect says each input's compression, in its line and in --json (null for plain bytes), from a file or a pipe")
+    func detectSaysCompression() throws {
+        let dir = try CLI.temporaryDirectory()
+        let xz = dir.appendingPathComponent("t.csv.xz").path
+        #expect(try CLI.tripconv("samples/trips-v3.csv", "-q", "-o", xz).status == 0)
+        var r = try CLI.tripconv("detect", xz, "samples/trips-v3.csv")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.out == "\(xz): csv 3.0.0 (fields startDate, endDate), xz-compressed, 2 trips, 0 names repeated\n"
+                + "samples/trips-v3.csv: csv 3.0.0 (fields startDate, endDate), 2 trips, 0 names repeated\n", "\(r.out)")
+        let gz = try CLI.run(CLI.tool("gzip") ?? "/usr/bin/gzip", ["-c", "samples/trips-v1.yaml"])
+        r = try CLI.tripconv("detect", "--json", "--from", "yaml", stdin: gz.stdout)
+        let check = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+                                ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['compression'], d['format'], d['trips'])"], stdin: r.stdout)
+        #expect(check.out == "gzip yaml 5\n", "\(r.out) \(r.stderr)")
+        r = try CLI.tripconv("detect", "--json", "samples/trips-v3.csv")
+        #expect(r.out.contains("\"compression\": null"), "\(r.out)")
+    }
 }

@@ -29,7 +29,7 @@ public enum CSVFormat: FormatCodec {
         }
         let bytes = try ByteInput(input)
         let rows = try makeRowReader(name: bytes.name, format: format, options: options) { try bytes.read(into: $0) }
-        return CSVRecordReader(rows: rows, format: format, options: options)
+        return CSVRecordReader(rows: rows, format: format, options: options, compression: bytes.compression)
     }
 
     /// The row reader of a trip CSV or TSV: the options' encoding (a UTF-16 byte order mark overrides

@@ -21,13 +21,20 @@ struct CSVRecordReader: RecordReader {
     private var finished = false
     private let safeFormulas: Bool
 
-    init(rows: CSVRowReader, format: Format, options: ReadOptions) {
+    init(rows: CSVRowReader, format: Format, options: ReadOptions, compression: Compression? = nil) {
         self.rows = rows
+        self.compression = compression?.rawValue
         builder = RecordBuilder(source: rows.name, format: format.rawValue, options: options)
         safeFormulas = options.csvSafeFormulas
     }
 
-    var detection: Detection { builder.detection }
+    var detection: Detection {
+        var d = builder.detection
+        d.compression = compression
+        return d
+    }
+    /// The compression its bytes were read through, if any.
+    private let compression: String?
 
     /// The names a trip CSV's column can start with (before its first `.`), in any version: what
     /// tells the separator of a header that declares none.

@@ -27,9 +27,13 @@ public struct XMLRecordReader: RecordReader {
     /// `threaded: false` parses on the caller's thread.
     init(_ input: InputLocation, options: ReadOptions, threaded: Bool) throws {
         let encoding = try TextEncoding.of(options)
-        engine = XMLTripReader(parser: XMLTripParser(input: try ByteInput(input), options: options, encoding: encoding),
-                               threaded: threaded)
+        let bytes = try ByteInput(input)
+        compression = bytes.compression?.rawValue
+        engine = XMLTripReader(parser: XMLTripParser(input: bytes, options: options, encoding: encoding), threaded: threaded)
     }
+
+    /// The compression its bytes were read through, if any.
+    private let compression: String?
 
     /// The next trip or rejected record; nil at the end. A document that is not well-formed, or not
     /// a list of trips, or that declares entities, throws a `.data` error naming the place.
@@ -37,7 +41,11 @@ public struct XMLRecordReader: RecordReader {
         try engine.next()
     }
 
-    public var detection: Detection { engine.state.builder.detection }
+    public var detection: Detection {
+        var d = engine.state.builder.detection
+        d.compression = compression
+        return d
+    }
 
     /// Whether libxml2 runs on a thread of its own.
     var parsesAhead: Bool { engine.parsesAhead }

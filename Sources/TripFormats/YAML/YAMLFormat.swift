@@ -12,7 +12,9 @@ import TripKit
 enum YAMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
         let bytes = try ByteInput(input)
-        return YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options, threaded: options.parsesAhead)
+        var reader = YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options, threaded: options.parsesAhead)
+        reader.compression = bytes.compression?.rawValue
+        return reader
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

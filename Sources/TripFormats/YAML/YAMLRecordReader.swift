@@ -33,7 +33,13 @@ struct YAMLRecordReader: RecordReader {
     private var done = false
     private var failure: Error?
 
-    var detection: Detection { builder.detection }
+    var detection: Detection {
+        var d = builder.detection
+        d.compression = compression
+        return d
+    }
+    /// The compression its bytes were read through, if any.
+    var compression: String?
     /// Whether the parser runs on a thread of its own.
     var parsesAhead: Bool { events.parser.isThreaded }
 

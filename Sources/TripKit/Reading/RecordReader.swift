@@ -87,6 +87,8 @@ public struct Detection: Sendable, Equatable {
     public var transientIgnored: Int
     /// Unknown fields ignored under `ignoreUnknown`.
     public var unknownIgnored: Int
+    /// The compression the input was read through (`gzip`, …), nil for plain bytes.
+    public var compression: String?
 
     /// What a reader found out about its input.
     public init(format: String, version: SchemaVersion? = nil, recordsVersion: SchemaVersion? = nil,
