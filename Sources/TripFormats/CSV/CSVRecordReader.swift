@@ -23,18 +23,12 @@ struct CSVRecordReader: RecordReader {
 
     init(rows: CSVRowReader, format: Format, options: ReadOptions, compression: Compression? = nil) {
         self.rows = rows
-        self.compression = compression?.rawValue
         builder = RecordBuilder(source: rows.name, format: format.rawValue, options: options)
+        builder.compression = compression?.rawValue
         safeFormulas = options.csvSafeFormulas
     }
 
-    var detection: Detection {
-        var d = builder.detection
-        d.compression = compression
-        return d
-    }
-    /// The compression its bytes were read through, if any.
-    private let compression: String?
+    var detection: Detection { builder.detection }
 
     /// The names a trip CSV's column can start with (before its first `.`), in any version: what
     /// tells the separator of a header that declares none.

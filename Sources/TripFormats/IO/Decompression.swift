@@ -211,10 +211,10 @@ final class ArchiveFilterDecoder: ByteDecoder {
             }
         }, nil, nil)
         do {
-            try check(rc, "cannot read the \(compression.rawValue) data")
+            try check(rc)
             var entry: OpaquePointer?
             let header = archive_read_next_header(a, &entry)
-            if header == ARCHIVE_EOF { ended = true } else { try check(header, "cannot read the \(compression.rawValue) data") }
+            if header == ARCHIVE_EOF { ended = true } else { try check(header) }
         } catch {
             // deinit frees the archive and the buffer.
             throw error
@@ -226,7 +226,7 @@ final class ArchiveFilterDecoder: ByteDecoder {
         input.deallocate()
     }
 
-    private func check(_ rc: Int32, _ what: String) throws {
+    private func check(_ rc: Int32) throws {
         guard rc != ARCHIVE_OK else { return }
         if let failure { throw failure }
         let why = archive_error_string(archive).map { String(cString: $0) } ?? "invalid data"
@@ -237,7 +237,7 @@ final class ArchiveFilterDecoder: ByteDecoder {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0, !ended else { return 0 }
         let n = archive_read_data(archive, base, buffer.count)
-        if n < 0 { try check(Int32(n), "cannot read the \(compression.rawValue) data") }
+        if n < 0 { try check(Int32(n)) }
         if n == 0 { ended = true }
         return max(n, 0)
     }

@@ -55,7 +55,7 @@ public struct JSONRecordReader: RecordReader {
         let encoding = try TextEncoding.of(options)
         let bytes = try ByteInput(input)
         self.init(name: bytes.name, format: format, options: options, encoding: encoding) { try bytes.read(into: $0) }
-        compression = bytes.compression?.rawValue
+        builder.compression = bytes.compression?.rawValue
     }
 
     /// A reader of any byte source in `encoding` (the options' `inputEncoding`, which the caller has
@@ -78,13 +78,7 @@ public struct JSONRecordReader: RecordReader {
     }
 
     /// The input's version and the evidence for it; final once `next()` has returned nil.
-    public var detection: Detection {
-        var d = builder.detection
-        d.compression = compression
-        return d
-    }
-    /// The compression its bytes were read through, if any.
-    private var compression: String?
+    public var detection: Detection { builder.detection }
 
     /// The next trip or rejection; nil at the end of input, and again after that.
     public mutating func next() throws -> ReadItem? {

@@ -30,6 +30,16 @@ extension PGRecordWriter {
     /// moment its first round inserts trips to its commit: others wait for it there, holding nothing.
     static let holdingKey = "hashtext('tripconv holding ' || current_schema())"
 
+    /// The SQL condition on a `pg_locks` row (`alias`) that it is a loader's holding lock on this
+    /// store, granted: the row's `pid` is that loader's backend.
+    static func isHoldingLock(_ alias: String) -> String {
+        """
+        \(alias).locktype = 'advisory' AND \(alias).objsubid = 2 AND \(alias).granted AND \(alias).mode = 'ExclusiveLock'
+          AND \(alias).database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND \(alias).classid::bigint = (\(holdingKey)::bigint & 4294967295)
+        """
+    }
+
     func resolveWithRetries() throws {
         let c = connection
         try c.execute("SAVEPOINT tripconv_resolve")
@@ -75,10 +85,7 @@ extension PGRecordWriter {
         var holders = pids ?? []
         if pids == nil {
             let r = try c.query("""
-                SELECT l.pid FROM pg_locks l
-                WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND l.mode = 'ExclusiveLock' AND l.pid <> pg_backend_pid()
-                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                  AND l.classid::bigint = (\(Self.holdingKey)::bigint & 4294967295)
+                SELECT l.pid FROM pg_locks l WHERE l.pid <> pg_backend_pid() AND \(Self.isHoldingLock("l"))
                 """, doing: "cannot wait for the other loaders")
             holders = (0..<r.rowCount).map { Int(r.int64($0, 0)) }
         }

@@ -221,14 +221,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     private func flush() throws {
         if isStaged {
             try staging.send(connection, sender)
-        } else if let sender {
-            guard batch.trips.rows > 0 else { return }
-            var full = batch
-            batch = PGCopyBatch(layout)
-            let c = connection, table = layout.rootTable
-            try sender.submit { try full.send(c, tripsTable: table) { $0.name } }
         } else {
-            try batch.send(connection, tripsTable: layout.rootTable) { $0.name }
+            try batch.send(connection, via: sender, tripsTable: layout.rootTable) { $0.name }
         }
     }
 

@@ -110,6 +110,17 @@ struct PGCopyBatch {
         }
     }
 
+    /// Sends the rows as `send` does and begins an empty batch: from `sender`'s thread when there is
+    /// one (the full batch goes to it; this one is new), else here.
+    mutating func send(_ c: PGConnection, via sender: PGSender?, tripsTable: String, tripColumns: [String]? = nil,
+                       childTable: @escaping (SQLiteLayout.ChildTable) -> String) throws {
+        guard trips.rows > 0 else { return }
+        guard let sender else { return try send(c, tripsTable: tripsTable, tripColumns: tripColumns, childTable: childTable) }
+        var full = self
+        self = PGCopyBatch(layout)
+        try sender.submit { try full.send(c, tripsTable: tripsTable, tripColumns: tripColumns, childTable: childTable) }
+    }
+
     static func copy(_ c: PGConnection, _ rows: PGCopyRows, into table: String, _ columns: [String]) throws {
         let doing = "cannot load the trips"
         try c.beginCopy("COPY \(quoted(table)) (\(columns.map(quoted).joined(separator: ", "))) FROM STDIN", doing: doing)

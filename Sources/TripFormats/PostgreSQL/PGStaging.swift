@@ -84,12 +84,7 @@ struct PGStaging {
     /// Sends the batch: the trips into the staging table, the related rows into the store's tables;
     /// through `sender` when there is one (the batch goes, and a new one is begun).
     mutating func send(_ c: PGConnection, _ sender: PGSender?) throws {
-        guard batch.trips.rows > 0 else { return }
-        let columns = self.columns
-        guard let sender else { return try batch.send(c, tripsTable: Self.table, tripColumns: columns) { $0.name } }
-        var full = batch
-        batch = PGCopyBatch(layout)
-        try sender.submit { try full.send(c, tripsTable: Self.table, tripColumns: columns) { $0.name } }
+        try batch.send(c, via: sender, tripsTable: Self.table, tripColumns: columns) { $0.name }
     }
 
     /// Moves the related rows of the trips not inserted (the ids in the temporary table `held`) from

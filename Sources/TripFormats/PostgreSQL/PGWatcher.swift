@@ -39,14 +39,12 @@ final class PGWatcher: @unchecked Sendable {
     deinit { stop() }
 
     private func loop() {
-        let holding = PGRecordWriter.holdingKey
         // Waiting for a row or for a transaction's end (a name it inserted, a trip it locked), not
         // for a moment's lock such as extending a table: that would be no reason to give way.
         let look = """
             SELECT l.pid FROM pg_locks w, pg_locks l
             WHERE w.pid = $1 AND NOT w.granted AND w.locktype IN ('transactionid', 'tuple')
-              AND l.pid = ANY(pg_blocking_pids($1)) AND l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted
-              AND l.mode = 'ExclusiveLock' AND l.classid::bigint = (\(holding)::bigint & 4294967295)
+              AND l.pid = ANY(pg_blocking_pids($1)) AND \(PGRecordWriter.isHoldingLock("l"))
             LIMIT 1
             """
         var seen: Int?

@@ -28,12 +28,9 @@ public struct XMLRecordReader: RecordReader {
     init(_ input: InputLocation, options: ReadOptions, threaded: Bool) throws {
         let encoding = try TextEncoding.of(options)
         let bytes = try ByteInput(input)
-        compression = bytes.compression?.rawValue
         engine = XMLTripReader(parser: XMLTripParser(input: bytes, options: options, encoding: encoding), threaded: threaded)
+        engine.state.builder.compression = bytes.compression?.rawValue
     }
-
-    /// The compression its bytes were read through, if any.
-    private let compression: String?
 
     /// The next trip or rejected record; nil at the end. A document that is not well-formed, or not
     /// a list of trips, or that declares entities, throws a `.data` error naming the place.
@@ -41,11 +38,7 @@ public struct XMLRecordReader: RecordReader {
         try engine.next()
     }
 
-    public var detection: Detection {
-        var d = engine.state.builder.detection
-        d.compression = compression
-        return d
-    }
+    public var detection: Detection { engine.state.builder.detection }
 
     /// Whether libxml2 runs on a thread of its own.
     var parsesAhead: Bool { engine.parsesAhead }

@@ -13,7 +13,7 @@ enum YAMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
         let bytes = try ByteInput(input)
         var reader = YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options, threaded: options.parsesAhead)
-        reader.compression = bytes.compression?.rawValue
+        reader.builder.compression = bytes.compression?.rawValue
         return reader
     }
 

@@ -33,13 +33,7 @@ struct YAMLRecordReader: RecordReader {
     private var done = false
     private var failure: Error?
 
-    var detection: Detection {
-        var d = builder.detection
-        d.compression = compression
-        return d
-    }
-    /// The compression its bytes were read through, if any.
-    var compression: String?
+    var detection: Detection { builder.detection }
     /// Whether the parser runs on a thread of its own.
     var parsesAhead: Bool { events.parser.isThreaded }
 

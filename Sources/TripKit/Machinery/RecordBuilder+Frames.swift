@@ -23,6 +23,9 @@ public struct RecordBuilder {
     public let source: String
     public let options: ReadOptions
     public let format: String
+    /// The compression the input's bytes were read through (`gzip`, …), for `Detection`; set by the
+    /// reader that opened them.
+    public var compression: String?
 
     /// The input's version index, once decided.
     public internal(set) var versionIndex: Int?

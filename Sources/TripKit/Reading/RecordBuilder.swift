@@ -6,9 +6,11 @@ extension RecordBuilder {
     public var detection: Detection {
         let version = versionIndex.map { vocabulary.schemas[$0].versionIdentifier }
         let recordsVersion = recordsVersionIndex.map { vocabulary.schemas[$0].versionIdentifier }
-        return Detection(format: format, version: version,
-                         recordsVersion: recordsVersion == version ? nil : recordsVersion,
-                         evidence: evidence, transientIgnored: transientIgnored, unknownIgnored: unknownIgnored)
+        var detection = Detection(format: format, version: version,
+                                  recordsVersion: recordsVersion == version ? nil : recordsVersion,
+                                  evidence: evidence, transientIgnored: transientIgnored, unknownIgnored: unknownIgnored)
+        detection.compression = compression
+        return detection
     }
 
     // MARK: - The version marker
