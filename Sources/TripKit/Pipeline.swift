@@ -59,6 +59,14 @@ public struct Pipeline {
     /// On a thrown error the writer has been aborted: nothing of this run is visible.
     public func run(_ inputs: [PipelineInput], into makeWriter: () throws -> any RecordWriter,
                     setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> ConversionSummary {
+        var remaining = inputs[...]
+        return try run(inputs: { remaining.popFirst() }, into: makeWriter, setAside: setAside)
+    }
+
+    /// Runs the conversion over the inputs `nextInput` gives one by one, until it gives nil: an
+    /// input is read to its end before the next is asked for (an archive's members are read so).
+    public func run(inputs nextInput: () throws -> PipelineInput?, into makeWriter: () throws -> any RecordWriter,
+                    setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> ConversionSummary {
         guard let targetSchema = TripMigrationPlan.schema(for: targetVersion) else {
             throw TripError.usage("unknown target version \(targetVersion)")
         }
@@ -73,7 +81,7 @@ public struct Pipeline {
         var streamed = 0
         do {
             let all = MigrationContext(schema: targetSchema, policy: policy, holding: holding())
-            for input in inputs {
+            while let input = try nextInput() {
                 // Read: one input, detected on its own.
                 var reader = try input.open()
                 // The layout is known once the reader has seen the records; the context takes it then.

@@ -108,7 +108,7 @@ struct Convert: ParsableCommand {
         let conversion = try options.conversion(to: OutputLocation(output))
         let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
         defer { progress?.stop() }
-        let summary = try conversion.run(inputs.map(\.runInput), observer: CommandLineObserver(progress: progress, listsSetAside: verbose,
+        let summary = try conversion.run(inputs, observer: CommandLineObserver(progress: progress, listsSetAside: verbose,
                                                                                             verbose: verbose))
         if verbose {
             for i in summary.inputs {
@@ -130,7 +130,7 @@ struct Convert: ParsableCommand {
             let options = self.options
             try options.checkJobs()
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
-            let bulk = try options.bulkConversion(of: inputs.map(\.runInput), into: outputDir!)
+            let bulk = try options.bulkConversion(of: inputs, into: outputDir!)
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
             outcomes = try bulk.run(observer: CommandLineObserver(progress: progress, listsSetAside: false, verbose: verbose))
             progress?.stop()
@@ -147,9 +147,4 @@ struct Convert: ParsableCommand {
             throw ExitCode(failed.error!.kind.rawValue)
         }
     }
-}
-
-extension ResolvedInput {
-    /// The input as the library's runs take it.
-    var runInput: RunInput { RunInput(location, format: format) }
 }

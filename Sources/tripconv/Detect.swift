@@ -29,7 +29,8 @@ struct Detect: ParsableCommand {
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
             var nodes: [JSONText.Node] = []
             var lines: [String] = []
-            for input in inputs {
+            var expanded = ExpandedInputs(inputs, options: reading.readOptions)
+            while let input = try expanded.next() {
                 let report = try InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {
                     Diagnostics.print("tripconv: \(report.name): " + ConversionSummary.spilledPhrase(report.spilled.names, "name", bytes: report.spilled.bytes))
@@ -52,11 +53,14 @@ struct InputReport {
     var repeatedNames = 0
     /// The (name, count) records that went to temporary files, and their bytes there.
     var spilled = (names: 0, bytes: 0)
+    /// The archive the input is a member of, if any.
+    var member: ArchiveMember?
 
     /// Reads the input through, counting names under `budget`.
-    init(_ input: ResolvedInput, options: ReadOptions, budget: SpillBudget) throws {
+    init(_ input: RunInput, options: ReadOptions, budget: SpillBudget) throws {
         name = input.location.name
-        var reader = try FormatFactory.makeReader(input.location, format: input.format, options: options)
+        if case .member(let m) = input.location { member = m }
+        var reader = try input.makeReader(options: options)
         let names = RepeatedValues<NameBytes>(budget: budget)
         var nameSlot: Int?
         var layout: SchemaVersion?
@@ -82,6 +86,9 @@ struct InputReport {
         let version = detection.version.map(\.description) ?? "unknown"
         var s = "\(name): \(detection.format) \(version) (\(detection.evidence)), "
         if let c = detection.compression { s += "\(c)-compressed, " }
+        if let member, let format = member.archiveFormat {
+            s += "in a \(member.archiveCompression.map { "\($0.rawValue)-compressed " } ?? "")\(format.rawValue) archive, "
+        }
         s += "\(trips) trip\(trips == 1 ? "" : "s"), \(repeatedNames) name\(repeatedNames == 1 ? "" : "s") repeated"
         if rejected > 0 { s += ", \(rejected) bad record\(rejected == 1 ? "" : "s")" }
         return s
@@ -94,6 +101,14 @@ struct InputReport {
             ("version", detection.version.map { .string($0.description) } ?? .null),
             ("evidence", .string(detection.evidence.description)),
             ("compression", detection.compression.map { .string($0) } ?? .null),
+            ("archive", member.map { m in
+                .object([
+                    ("path", .string(m.archiveName)),
+                    ("format", m.archiveFormat.map { .string($0.rawValue) } ?? .null),
+                    ("compression", m.archiveCompression.map { .string($0.rawValue) } ?? .null),
+                    ("member", .string(m.path)),
+                ])
+            } ?? .null),
             ("trips", .int(trips)),
             ("repeatedNames", .int(repeatedNames)),
             ("badRecords", .int(rejected)),

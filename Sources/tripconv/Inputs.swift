@@ -1,39 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TripKit
 import TripFormats
 
-/// One input to read, with its format.
-struct ResolvedInput {
-    var location: InputLocation
-    var format: Format
-}
-
 enum InputResolver {
     /// Expands the command line's inputs: `-` or none is standard input; a directory means the files
-    /// under it (recursively) with known extensions, in path order.
-    static func resolve(_ arguments: [String], from: Format?) throws -> [ResolvedInput] {
+    /// under it (recursively) with known extensions, in path order; an archive (zip, tar, compressed
+    /// or not: by its name, else by its first bytes) is read as a directory, its members met as
+    /// the run gets to them.
+    static func resolve(_ arguments: [String], from: Format?) throws -> [RunInput] {
         let args = arguments.isEmpty ? ["-"] : arguments
-        var out: [ResolvedInput] = []
+        var out: [RunInput] = []
         for arg in args {
             if arg == "-" {
+                // An archive on standard input (`tar cz … | tripconv`) is told by its first bytes,
+                // kept for its reader; a terminal is not read ahead.
+                if isatty(0) == 0, ArchiveFormat.told(by: try ByteInput.peekStandardInput(512)) != nil {
+                    out.append(RunInput(archive: .standardInput, format: from))
+                    continue
+                }
                 guard let format = from else {
                     throw TripError.usage("standard input has no extension to tell its format; pass --from FORMAT",
                                           notes: ["formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")])
                 }
-                out.append(ResolvedInput(location: .standardInput, format: format))
+                out.append(RunInput(.standardInput, format: format))
                 continue
             }
             if Format.isPostgreSQLAddress(arg) {
-                out.append(ResolvedInput(location: .file(arg), format: .postgresql))
+                out.append(RunInput(.file(arg), format: .postgresql))
                 continue
             }
             if try FileSystem.kind(of: arg, failing: .noInput) == .directory {
                 // A CSV or TSV tables-layout directory is one input.
                 if let tables = [Format.csv, .tsv].first(where: { (from == nil || from == $0) && CSVFormat.isTablesDirectory(arg, format: $0) }) {
-                    out.append(ResolvedInput(location: .file(arg), format: tables))
+                    out.append(RunInput(.file(arg), format: tables))
                     continue
                 }
-                let files = try listFiles(arg).filter { from != nil || Format(streamPath: $0) != nil }
-                for f in files { out.append(ResolvedInput(location: .file(f), format: from ?? Format(streamPath: f)!)) }
+                for f in try listFiles(arg) {
+                    if ArchiveFormat.named(by: f) != nil {
+                        out.append(RunInput(archive: .file(f), format: from))
+                    } else if let format = from ?? Format(streamPath: f) {
+                        out.append(RunInput(.file(f), format: format))
+                    }
+                }
+                continue
+            }
+            if ArchiveFormat.named(by: arg) != nil || (from == nil && Format(streamPath: arg) == nil && ArchiveFormat.told(byFile: arg) != nil) {
+                out.append(RunInput(archive: .file(arg), format: from))
                 continue
             }
             if from == nil, Format.isCompressedStore(arg) {
@@ -46,7 +60,7 @@ enum InputResolver {
                 }
                 throw TripError.usage("\(arg): no known extension tells its format; pass --from FORMAT", notes: notes)
             }
-            out.append(ResolvedInput(location: .file(arg), format: format))
+            out.append(RunInput(.file(arg), format: format))
         }
         return out
     }

@@ -34,7 +34,7 @@ final class ProgressBar: Sendable {
     /// Held also while the bar is drawn, so `stop` clears it after the last drawing.
     private let state = Mutex(State())
 
-    static func start(quiet: Bool, inputs: [ResolvedInput]) -> ProgressBar? {
+    static func start(quiet: Bool, inputs: [RunInput]) -> ProgressBar? {
         guard !quiet, isatty(2) == 1 else { return nil }
         var total = 0
         for i in inputs {

@@ -27,7 +27,7 @@ public enum CSVFormat: FormatCodec {
             }
             return try makeTablesReader(directory: path, format: format, options: options)
         }
-        let bytes = try ByteInput(input)
+        let bytes = try ByteInput(input, options: options)
         let rows = try makeRowReader(name: bytes.name, format: format, options: options) { try bytes.read(into: $0) }
         return CSVRecordReader(rows: rows, format: format, options: options, compression: bytes.compression)
     }

@@ -13,12 +13,16 @@ public let totalBytesRead = Atomic<Int>(0)
 public enum InputLocation: Sendable, Equatable {
     case standardInput
     case file(String)
+    /// A member of an archive read as a directory (issue 17), while its archive is at it.
+    case member(ArchiveMember)
 
-    /// The name used in messages: the path, `<stdin>`, or a PostgreSQL address without its password.
+    /// The name used in messages: the path, `<stdin>`, a PostgreSQL address without its password,
+    /// or `archive!member`.
     public var name: String {
         switch self {
         case .standardInput: return "<stdin>"
         case .file(let p): return Format.isPostgreSQLAddress(p) ? Format.redactedPostgreSQLAddress(p) : p
+        case .member(let m): return m.name
         }
     }
 
@@ -33,6 +37,14 @@ public final class ByteInput {
     public let name: String
     private var fd: Int32
     private let ownsDescriptor: Bool
+    /// An archive's member, read through its archive instead of a descriptor.
+    private let member: ArchiveMember?
+    /// The limits on how far a compressed input may expand (`ReadOptions.maxExpansionRatio`).
+    private let limits: ExpansionLimits
+    /// The input's own bytes read so far (compressed ones, for a compressed input), and the bytes
+    /// its decoder has given.
+    public private(set) var rawBytesRead = 0
+    public private(set) var decodedBytes = 0
     /// Where a regular file's reading started, to read it again; -1 for a pipe or a terminal.
     private var startOffset: off_t = -1
     /// How reads count toward `totalBytesRead`: in full, or over two passes (see `beginCheckPass`).
@@ -57,14 +69,24 @@ public final class ByteInput {
     private var head: [UInt8] = []
 
     /// Opens a file for reading; a missing or unreadable file is a `.noInput` error. Its first
-    /// bytes tell whether it is compressed (gzip, bzip2, xz, zstd).
-    public init(_ location: InputLocation) throws {
+    /// bytes tell whether it is compressed (gzip, bzip2, xz, zstd); a compressed input that expands
+    /// past `options`' limits is refused as a decompression bomb.
+    public init(_ location: InputLocation, options: ReadOptions = ReadOptions()) throws {
+        limits = ExpansionLimits(options)
         switch location {
         case .standardInput:
-            name = location.name; fd = 0; ownsDescriptor = false
+            name = location.name; fd = 0; ownsDescriptor = false; member = nil
+            head = ByteInput.standardInputAhead.withLock { ahead in
+                defer { ahead = [] }
+                return ahead
+            }
         case .file(let path):
-            name = path
+            name = path; member = nil
             fd = try FileSystem.openForReading(path); ownsDescriptor = true
+        case .member(let m):
+            name = m.name; fd = -1; ownsDescriptor = false
+            try m.claim()
+            member = m
         }
         try tellCompression()
     }
@@ -74,7 +96,7 @@ public final class ByteInput {
     private func tellCompression() throws {
         var first = [UInt8](repeating: 0, count: 6)
         var got = 0
-        if FileSystem.kind(ofDescriptor: fd) == .file, case let at = lseek(fd, 0, SEEK_CUR), at >= 0 {
+        if member == nil, FileSystem.kind(ofDescriptor: fd) == .file, case let at = lseek(fd, 0, SEEK_CUR), at >= 0 {
             got = try first.withUnsafeMutableBytes { b in
                 while true {
                     let n = pread(fd, b.baseAddress, b.count, at)
@@ -88,17 +110,62 @@ public final class ByteInput {
                 if n == 0 { break }
                 got += n
             }
-            head = Array(first[..<got])
+            // Bytes read ahead of the reader stay ahead of these.
+            head = Array(first[..<got]) + head
         }
         guard let c = Compression.told(by: first[..<got]) else { return }
         compression = c
         decoder = try makeDecoder(c, name: name) { [unowned self] buffer in try self.rawRead(buffer) }
     }
 
+    /// Bytes read from standard input before its reader was made (`peekStandardInput`), given to
+    /// the next reader of standard input first.
+    private static let standardInputAhead = Mutex<[UInt8]>([])
+
+    /// The first `count` bytes of standard input, decompressed if it is compressed (fewer at its
+    /// end, or where its data is corrupt: the reader says so), to tell whether it is an archive.
+    /// Every byte read is kept for standard input's reader. Reads at most 1 MiB ahead.
+    public static func peekStandardInput(_ count: Int) throws -> [UInt8] {
+        var raw: [UInt8] = standardInputAhead.withLock { $0 }
+        func readMore() throws -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+                if n >= 0 {
+                    raw += chunk[..<n]
+                    return n > 0
+                }
+                if errno != EINTR { throw FileSystem.failure(.io, "<stdin>", "read error") }
+            }
+        }
+        defer { standardInputAhead.withLock { $0 = raw } }
+        while raw.count < 6, try readMore() {}
+        guard let compression = Compression.told(by: raw) else {
+            while raw.count < count, try readMore() {}
+            return Array(raw.prefix(count))
+        }
+        var given = 0
+        let decoder = try makeDecoder(compression, name: "<stdin>") { buffer in
+            if given == raw.count, try raw.count > 1 << 20 || !readMore() { return 0 }
+            let n = min(buffer.count, raw.count - given)
+            raw.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + given, byteCount: n) }
+            given += n
+            return n
+        }
+        var decoded = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            guard let n = try? decoded.withUnsafeMutableBytes({ try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[got...])) }),
+                  n > 0 else { break }
+            got += n
+        }
+        return Array(decoded[..<got])
+    }
+
     /// Whether the input can be read again from where its reading started: a regular file, not
     /// compressed.
     public var canRewind: Bool {
-        if compression != nil { return false }
+        if compression != nil || member != nil { return false }
         if startOffset < 0 {
             guard FileSystem.kind(ofDescriptor: fd) == .file else { return false }
             let at = lseek(fd, 0, SEEK_CUR)
@@ -168,8 +235,26 @@ public final class ByteInput {
     /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of
     /// input. An I/O error is an `.io` error; corrupt compressed data a `.data` error.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if let decoder { return try decoder.read(into: buffer) }
-        return try rawRead(buffer)
+        guard let decoder else { return try rawRead(buffer) }
+        let n = try decoder.read(into: buffer)
+        decodedBytes += n
+        try limits.check(name: name, expanded: decodedBytes, from: rawBytesRead, what: "its \(compression!.rawValue) data")
+        return n
+    }
+
+    /// The size of a regular file; nil for a pipe or an archive's member.
+    var fileSize: Int? {
+        guard member == nil, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
+        return FileSystem.size(ofDescriptor: fd)
+    }
+
+    /// Moves a plain regular file's reading to `offset` as lseek(2) does (`whence` SEEK_SET,
+    /// SEEK_CUR or SEEK_END), for an archive's reader that looks at its end first (zip); nil for a
+    /// pipe, a compressed input or an archive's member.
+    func seek(_ offset: Int64, whence: Int32) -> Int64? {
+        guard member == nil, compression == nil, head.isEmpty, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
+        let at = lseek(fd, off_t(offset), whence)
+        return at < 0 ? nil : Int64(at)
     }
 
     /// Reads the input's own bytes: the kept head first, then read(2).
@@ -179,13 +264,19 @@ public final class ByteInput {
             let n = min(head.count, buffer.count)
             head.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: n) }
             head.removeFirst(n)
-            count(n)
+            // Counted when they were first read.
+            return n
+        }
+        if let member {
+            let n = try member.read(into: buffer)
+            rawBytesRead += n
             return n
         }
         while true {
             let n = Glibc.read(fd, base, buffer.count)
             if n >= 0 {
                 if n > 0 { count(n) }
+                rawBytesRead += n
                 return n
             }
             if errno == EINTR { continue }

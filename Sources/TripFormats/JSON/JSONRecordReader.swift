@@ -53,7 +53,7 @@ public struct JSONRecordReader: RecordReader {
             throw TripError.usage("the JSON reader reads json or jsonl, not \(format.rawValue)")
         }
         let encoding = try TextEncoding.of(options)
-        let bytes = try ByteInput(input)
+        let bytes = try ByteInput(input, options: options)
         self.init(name: bytes.name, format: format, options: options, encoding: encoding) { try bytes.read(into: $0) }
         builder.compression = bytes.compression?.rawValue
     }

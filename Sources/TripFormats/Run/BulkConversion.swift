@@ -29,35 +29,103 @@ public struct BulkConversion: Sendable {
         public var seconds: Double
     }
 
-    /// The output path of an input: DIR/BASE.EXT (a tables layout's directory has no extension).
+    /// The output path of an input: DIR/BASE.EXT (a tables layout's directory has no extension);
+    /// an archive's member's under its path in the archive, DIR/2019/BASE.EXT. BASE is the name
+    /// without its format's extension, and its compression's (`trips.jsonl.gz` gives `trips`).
     public func outputPath(_ input: RunInput) -> String {
         var base: String
+        var under = ""
         if input.format == .postgresql {
             // An address has no file name: the store's schema names the output, else the format.
             base = options.reading.pgSchema ?? "postgresql"
         } else {
-            let name = input.location.name.split(separator: "/").last.map(String.init) ?? "stdin"
+            var path = input.location.name
+            if case .member(let member) = input.location {
+                path = member.path
+                if let slash = path.lastIndex(of: "/") { under = String(path[...slash]) }
+            }
+            if let named = Compression.named(by: path) { path = named.inner }
+            let name = path.split(separator: "/").last.map(String.init) ?? "stdin"
             base = name
             if let dot = name.lastIndex(of: "."), dot != name.startIndex { base = String(name[..<dot]) }
         }
         let ext = options.csvLayout == .tables && (format == .csv || format == .tsv) ? "" : "." + format.extensions[0]
-        return (directory.hasSuffix("/") ? directory : directory + "/") + base + ext
+        return (directory.hasSuffix("/") ? directory : directory + "/") + under + base + ext
     }
 
     /// Makes the directory if need be and converts every input, in `options.jobs` workers; the
-    /// outcomes are in the inputs' order. Throws only what stops every input: a directory that
-    /// cannot be made, or two inputs that would be written to the same file.
+    /// outcomes are in the inputs' order, an archive's members in the archive's order in its
+    /// place. An archive's members are converted one after another by one worker (they are read
+    /// from the archive in turn). Throws only what stops every input: a directory that cannot be
+    /// made, or two inputs that would be written to the same file. A member that would be written
+    /// where another input is fails on its own.
     public func run(observer: some RunObserver) throws -> [Outcome] {
         try FileSystem.makeDirectory(directory)
-        let outputs = inputs.map(outputPath)
-        if let clash = Dictionary(grouping: outputs.indices, by: { outputs[$0] }).first(where: { $0.value.count > 1 }) {
+        let outputs = inputs.map { $0.isArchive ? nil : outputPath($0) }
+        let named = outputs.indices.filter { outputs[$0] != nil }
+        if let clash = Dictionary(grouping: named, by: { outputs[$0]! }).first(where: { $0.value.count > 1 }) {
             throw TripError.usage("inputs \(clash.value.map { inputs[$0].location.name }.joined(separator: " and ")) would both be written to \(clash.key)")
         }
+        // The outputs taken so far: members take theirs as they are met.
+        let taken = Mutex(Set(outputs.compactMap { $0 }))
         // Held while an observer is told of a failed input, so its lines are not interleaved.
         let failing = Mutex(())
         return WorkerPool.run(inputs.count, workers: options.jobs) { i in
-            convert(inputs[i], to: outputs[i], observer: observer, failing: failing)
-        }.map { $0.get() }
+            if let output = outputs[i] { return [convert(inputs[i], to: output, observer: observer, failing: failing)] }
+            return convertMembers(of: inputs[i], taken: taken, observer: observer, failing: failing)
+        }.flatMap { $0.get() }
+    }
+
+    /// An archive's members, each to its own output, in the archive's order. The archive's own
+    /// failure (it cannot be read on, or holds a refused member) is an outcome of its own, after
+    /// the members converted before it.
+    private func convertMembers(of archive: RunInput, taken: borrowing Mutex<Set<String>>, observer: some RunObserver,
+                                failing: borrowing Mutex<Void>) -> [Outcome] {
+        var outcomes: [Outcome] = []
+        let started = monotonicSeconds()
+        var members = ExpandedInputs([archive], options: options.readOptions)
+        do {
+            while let member = try members.next() {
+                let output = outputPath(member)
+                let fresh = taken.withLock { $0.insert(output).inserted }
+                guard fresh else {
+                    let e = TripError.usage("\(member.location.name): another input is written to \(output)")
+                    failing.withLock { _ in observer.failed(member, error: e) }
+                    outcomes.append(Outcome(input: member.location.name, output: output, summary: nil, error: e, seconds: 0))
+                    continue
+                }
+                do {
+                    try makeDirectories(for: output)
+                } catch {
+                    let e = error as? TripError ?? TripError(.cantCreate, "\(error)")
+                    failing.withLock { _ in observer.failed(member, error: e) }
+                    outcomes.append(Outcome(input: member.location.name, output: output, summary: nil, error: e, seconds: 0))
+                    continue
+                }
+                outcomes.append(convert(member, to: output, observer: observer, failing: failing))
+            }
+        } catch {
+            let e = error as? TripError ?? TripError(.io, "\(error)")
+            failing.withLock { _ in observer.failed(archive, error: e) }
+            outcomes.append(Outcome(input: archive.location.name, output: directory, summary: nil, error: e, seconds: monotonicSeconds() - started))
+        }
+        return outcomes
+    }
+
+    /// Makes the directories between `directory` and a member's output (its path's directories,
+    /// which `ArchiveMembers` has checked climb nowhere).
+    private func makeDirectories(for output: String) throws {
+        let root = directory.hasSuffix("/") ? directory : directory + "/"
+        var path = root
+        for part in output.dropFirst(root.count).split(separator: "/").dropLast() {
+            path += part
+            do {
+                try FileSystem.makeDirectory(path)
+            } catch where FileSystem.kind(path) == .directory {
+                // Another worker made it first.
+            }
+            path += "/"
+        }
     }
 
     /// Makes the rejects file visible, once every input is done.
@@ -76,7 +144,7 @@ public struct BulkConversion: Sendable {
             budget.onFirstSpill { observer.spilling(memoryLimit: budget.limit, directory: budget.directory) }
             var summary = try options.pipeline(usingJobs: false, budget: budget).run(
                 [PipelineInput(name: input.location.name) {
-                    observer.reading(try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
+                    observer.reading(try input.makeReader(options: readOptions))
                 }],
                 into: { try FormatFactory.makeWriter(.file(output), format: format, options: writeOptions) },
                 setAside: { entry in try rejects?.write(entry) })

@@ -27,11 +27,14 @@ public struct Conversion {
         let budget = self.budget
         budget.onFirstSpill { observer.spilling(memoryLimit: budget.limit, directory: budget.directory) }
         do {
+            // An archive's members are inputs of their own, met as the run gets to them.
+            var expanded = ExpandedInputs(inputs, options: readOptions)
             summary = try pipeline.run(
-                inputs.map { input in
-                    PipelineInput(name: input.location.name) {
+                inputs: {
+                    guard let input = try expanded.next() else { return nil }
+                    return PipelineInput(name: input.location.name) {
                         observer.starting(input)
-                        return observer.reading(try FormatFactory.makeReader(input.location, format: input.format, options: readOptions))
+                        return observer.reading(try input.makeReader(options: readOptions))
                     }
                 },
                 into: { try FormatFactory.makeWriter(output, format: format, options: writeOptions) },

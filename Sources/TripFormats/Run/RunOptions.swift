@@ -172,7 +172,7 @@ public struct RunOptions: Sendable {
     /// checked and with its rejects file open. The format is `outputFormat`, else CSV for tables,
     /// else JSON Lines.
     public func bulkConversion(of inputs: [RunInput], into directory: String) throws -> BulkConversion {
-        if inputs.contains(where: { $0.location == .standardInput }) {
+        if inputs.contains(where: { $0.location == .standardInput && !$0.isArchive }) {
             throw TripError.usage("--output-dir converts files; standard input has no name to give its output")
         }
         let format = outputFormat ?? (csvLayout == .tables ? .csv : .jsonl)
@@ -247,14 +247,65 @@ public struct RunOptions: Sendable {
     }
 }
 
-/// An input of a run: where it is, and the format it is read as.
+/// An input of a run: where it is, and the format it is read as; or an archive, read as a directory
+/// of members (issue 17).
 public struct RunInput: Sendable, Equatable {
     public var location: InputLocation
-    public var format: Format
+    /// The format it is read as. For an archive, the format every member is read as; nil, each
+    /// member with a known extension in the format it names.
+    public var format: Format?
+    /// Whether it is an archive (zip or tar, compressed or not) whose members are the inputs.
+    public var isArchive: Bool
 
     /// An input at `location`, read as `format`: the caller tells the format, a run never guesses it.
     public init(_ location: InputLocation, format: Format) {
         self.location = location
         self.format = format
+        isArchive = false
+    }
+
+    /// An archive at `location`, each member read as `format`, or as its extension says.
+    public init(archive location: InputLocation, format: Format? = nil) {
+        self.location = location
+        self.format = format
+        isArchive = true
+    }
+
+    /// Its reader (not for an archive: `ExpandedInputs` gives its members).
+    public func makeReader(options: ReadOptions) throws -> any RecordReader {
+        guard !isArchive, let format else { throw TripError.usage("\(location.name): an archive is read through its members") }
+        return try FormatFactory.makeReader(location, format: format, options: options)
+    }
+}
+
+/// A run's inputs one by one, each archive's members in its place (opened when the run gets to it,
+/// read from the archive while it is at them): what the readers read.
+///
+/// ```swift
+/// var inputs = ExpandedInputs([RunInput(archive: .file("backup.zip"))], options: ReadOptions())
+/// while let member = try inputs.next() { var reader = try member.makeReader(options: ReadOptions()) … }
+/// ```
+public struct ExpandedInputs {
+    private var pending: ArraySlice<RunInput>
+    private var archive: ArchiveMembers?
+    private let options: ReadOptions
+
+    public init(_ inputs: [RunInput], options: ReadOptions) {
+        pending = inputs[...]
+        self.options = options
+    }
+
+    /// The next input, nil after the last. A member is read before the next call: that call moves
+    /// its archive on.
+    public mutating func next() throws -> RunInput? {
+        while true {
+            if let archive {
+                if let member = try archive.next() { return RunInput(.member(member), format: member.format) }
+                self.archive = nil
+            }
+            guard let input = pending.popFirst() else { return nil }
+            guard input.isArchive else { return input }
+            archive = try ArchiveMembers(input.location, from: input.format, options: options)
+        }
     }
 }

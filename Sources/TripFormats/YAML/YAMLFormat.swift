@@ -11,7 +11,7 @@ import TripKit
 /// does not apply.
 enum YAMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        let bytes = try ByteInput(input)
+        let bytes = try ByteInput(input, options: options)
         var reader = YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options, threaded: options.parsesAhead)
         reader.builder.compression = bytes.compression?.rawValue
         return reader

@@ -33,6 +33,15 @@ public struct ReadOptions: Sendable, Equatable {
     public var parsesAhead: Bool
     /// A PostgreSQL store: the schema (namespace) its tables are in; nil, the server's search path.
     public var pgSchema: String? = nil
+    /// Compressed inputs and archives (issue 17): the most times a compressed input's bytes may
+    /// expand, once it has expanded past `expansionGrace` bytes; 0, no limit. Past it the input is
+    /// refused as a decompression bomb.
+    public var maxExpansionRatio: Int = 200
+    /// The bytes an input expands to before `maxExpansionRatio` applies (64 MiB): small files
+    /// of repeated text expand further than large ones.
+    public var expansionGrace: Int = 64 << 20
+    /// The most bytes one compressed input or archive may expand to in all (64 GiB); 0, no limit.
+    public var maxExpandedBytes: Int = 64 << 30
 
     /// Options as the command line gives them; the defaults read what tripconv and SwiftData write.
     public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,
