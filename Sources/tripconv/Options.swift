@@ -41,10 +41,18 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("PostgreSQL stores (inputs and -o): the schema their tables are in, so one database holds several stores; created when written to (default: the server's search path, usually public).", valueName: "name"))
     var pgSchema: String?
 
+    @Option(name: .long, help: ArgumentHelp("Compressed inputs and archives: refuse one whose data expands more than N times its compressed size, once past 64M (default 200; 0: no limit).", valueName: "n"))
+    var maxExpansionRatio: Int = 200
+
+    @Option(name: .long, help: ArgumentHelp("Compressed inputs and archives: refuse one whose data expands past SIZE in all, such as 100G (default 64G; 0: no limit).", valueName: "size"))
+    var maxExpandedSize: ExpandedSizeArgument?
+
     var readOptions: ReadOptions {
         var o = ReadOptions(dateEpoch: dateEpoch, sourceVersion: sourceVersion, ignoreUnknown: ignoreUnknown,
                             inputEncoding: inputEncoding.rawValue, csvDelimiter: csvDelimiter?.byte)
         o.pgSchema = pgSchema
+        o.maxExpansionRatio = max(maxExpansionRatio, 0)
+        if let maxExpandedSize { o.maxExpandedBytes = maxExpandedSize.bytes }
         return o
     }
 }
@@ -71,6 +79,15 @@ struct MemorySizeArgument: ExpressibleByArgument {
     let bytes: Int
     init?(argument: String) {
         guard let n = try? SpillBudget.parseSize(argument) else { return nil }
+        bytes = n
+    }
+}
+
+/// `--max-expanded-size`'s value: a size, 0 for no limit.
+struct ExpandedSizeArgument: ExpressibleByArgument {
+    let bytes: Int
+    init?(argument: String) {
+        guard let n = try? SpillBudget.parseSize(argument, option: "--max-expanded-size", minimum: 0) else { return nil }
         bytes = n
     }
 }

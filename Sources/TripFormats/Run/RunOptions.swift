@@ -290,6 +290,7 @@ public struct ExpandedInputs {
     private var archive: ArchiveMembers?
     private let options: ReadOptions
 
+    /// The inputs, whose archives are read with `options` (their expansion limits).
     public init(_ inputs: [RunInput], options: ReadOptions) {
         pending = inputs[...]
         self.options = options

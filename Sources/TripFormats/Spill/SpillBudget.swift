@@ -86,7 +86,7 @@ package final class SpillBudget: Sendable {
 
     /// Reads a size: a number of bytes, or a number with K, M, G or T (powers of 1024), as
     /// `--memory-limit 256M`; at least 1 MiB.
-    package static func parseSize(_ text: String) throws -> Int {
+    package static func parseSize(_ text: String, option: String = "--memory-limit", minimum: Int = 1 << 20) throws -> Int {
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         var digits = Substring(text.uppercased())
         if digits.hasSuffix("IB") { digits = digits.dropLast(2) } else if digits.hasSuffix("B") { digits = digits.dropLast() }
@@ -94,9 +94,9 @@ package final class SpillBudget: Sendable {
         if let last = digits.last, let u = units[last] { unit = u; digits = digits.dropLast() }
         guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let n = Int(digits),
               n.multipliedReportingOverflow(by: unit).overflow == false else {
-            throw TripError.usage("--memory-limit takes a size such as 256M, 2G or 1073741824, not \(text.quotedForMessage)")
+            throw TripError.usage("\(option) takes a size such as 256M, 2G or 1073741824, not \(text.quotedForMessage)")
         }
-        guard n * unit >= 1 << 20 else {
+        guard n * unit >= minimum else {
             throw TripError.usage("--memory-limit \(text) is less than 1M: too little to read a record in")
         }
         return n * unit
