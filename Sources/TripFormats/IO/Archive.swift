@@ -215,6 +215,7 @@ public final class ArchiveMembers {
                 let rc = archive_read_next_header(archive, &entry)
                 if rc == ARCHIVE_EOF {
                     ended = true
+                    try readToEnd()
                     return nil
                 }
                 members += 1
@@ -227,6 +228,18 @@ public final class ArchiveMembers {
                 }
                 if let member = try member(entry, stored: stored, place: place) { return member }
             }
+        }
+    }
+
+    /// After a stream's end of archive, the rest of its bytes (a tar's padding), read so that a
+    /// compressed archive's checksum is checked and a truncated one is found; a file read with seeks
+    /// (a zip) has been read where it matters.
+    private func readToEnd() throws {
+        guard sourceSize == nil else { return }
+        do {
+            while try input.read(into: buffer) > 0 {}
+        } catch let e as TripError where e.message.hasPrefix(name + ": ") {
+            throw TripError(e.kind, name + ": after the archive's last member: " + e.message.dropFirst(name.count + 2), notes: e.notes)
         }
     }
 
