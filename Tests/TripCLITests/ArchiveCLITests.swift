@@ -193,7 +193,10 @@ struct ArchiveCLITests {
         #expect(try CLI.python("""
             import sys, json
             with open(sys.argv[1], 'w') as f:
-                for i in range(3000): f.write(json.dumps({'name': 'trip %d' % i, 'destination': 'x%d' % (i * 7919 % 1000), 'startDate': '2024-01-01T00:00:00Z', 'endDate': '2024-01-0%dT00:00:00Z' % (i % 9 + 1)}) + '\\n')
+                for i in range(3000):
+                    trip = {'name': 'trip %d' % i, 'destination': 'x%d' % (i * 7919 % 1000),
+                            'startDate': '2024-01-01T00:00:00Z', 'endDate': '2024-01-0%dT00:00:00Z' % (i % 9 + 1)}
+                    f.write(json.dumps(trip) + '\\n')
             """, [big]).status == 0)
         try Self.archive(tgz, "tar.gz", ["a.jsonl=\(big)", "b.json=samples/trips-v1.json"])
         let whole = try Data(contentsOf: URL(fileURLWithPath: tgz))
