@@ -143,6 +143,11 @@ def hostile_archives(d):
     # libarchive's seekable zip reader keeps one member per data offset, so this reads as one
     # member: accepted (no trips), or refused; never 1.6 GB.
     out.append(Case("archives", os.path.join(d, "overlap.zip"), None, "accept-or-reject"))
+    # More members than a zip file's directory may hold in memory.
+    with zipfile.ZipFile(os.path.join(d, "many.zip"), "w") as z:
+        for i in range(100_001):
+            z.writestr("m%d.md" % i, b"")
+    case("many.zip", "more than the 100000 read from one file")
     # Names that climb out, checked with --output-dir: nothing may be written outside it.
     tar("slip.tar", [reg("ok.jsonl"), reg("../evil.jsonl")])
     case("slip.tar", "a '..' in a member's name", output_dir=True)

@@ -10,6 +10,10 @@ struct Convert: ParsableCommand {
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order. Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
             (trips.jsonl.gz is JSON Lines); an output named so (-o trips.jsonl.gz) is written compressed. \
+            An archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst, .tar.bz2, on a file or standard input) is read \
+            as a directory without unpacking, each member an input of its own, named archive!member; links, \
+            devices, encrypted members, names climbing out and data expanding past --max-expansion-ratio or \
+            --max-expanded-size are refused. \
             Several inputs are read in order, each detected and migrated on its own, then \
             deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says). \
             A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
@@ -17,7 +21,7 @@ struct Convert: ParsableCommand {
             transaction, ending as if they had run one after another in the order they committed.
             """)
 
-    @Argument(help: ArgumentHelp("Input files, directories or PostgreSQL addresses; - or none for standard input.", valueName: "input"))
+    @Argument(help: ArgumentHelp("Input files, directories, archives or PostgreSQL addresses; - or none for standard input.", valueName: "input"))
     var inputs: [String] = []
 
     @Option(name: .short, help: ArgumentHelp("The output file or store (a PostgreSQL address for a PostgreSQL store); - for standard output.", valueName: "output"))
@@ -49,7 +53,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
     var outputCsvDelimiter: CSVDelimiterArgument?
 
-    @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension), each deduplicated on its own.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; an archive's member under its path), each deduplicated on its own.", valueName: "dir"))
     var outputDir: String?
 
     @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))

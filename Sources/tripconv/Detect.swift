@@ -5,9 +5,9 @@ import TripFormats
 /// `tripconv detect`: what each input is.
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print each input's format, version and counts.")
+        abstract: "Print each input's format, version and counts (an archive's members each, naming the archive).")
 
-    @Argument(help: ArgumentHelp("Input files or directories; - for standard input.", valueName: "input"))
+    @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []
 
     @OptionGroup var reading: ReadingOptions

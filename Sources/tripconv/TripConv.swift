@@ -22,8 +22,9 @@ struct TripConv: ParsableCommand {
             spreadsheet's "Unicode text" .txt export needs --from csv), Latin-1 or Windows-1252 with \
             --input-encoding, R's NA and row names; XML with fields as attributes or elements, namespaces, \
             CDATA, any declared encoding; YAML as PyYAML, ruamel.yaml and yq write it. Any of them may be \
-            compressed with gzip, bzip2, xz or zstd (told by the first bytes); outputs are compressed by their \
-            name (-o trips.jsonl.gz) or --compress.
+            compressed with gzip, bzip2, xz or zstd (told by the first bytes), or kept in a zip or tar archive, \
+            read as a directory without unpacking (places name the member: backup.zip!2019/trips.xml:12:7); \
+            outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
             Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
             73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).

@@ -165,6 +165,12 @@ public final class ArchiveMembers {
         archive_read_support_format_empty(a)
         sourceSize = input.seek(0, whence: SEEK_CUR) != nil ? input.fileSize : nil
         if sourceSize != nil {
+            // libarchive reads a zip file's whole central directory first, holding every entry.
+            if let count = zipEntryCount(), count > ArchiveMembers.maxZipEntries {
+                // deinit frees the archive and the buffer.
+                throw TripError.data("\(name): a zip of \(count) members, more than the \(ArchiveMembers.maxZipEntries) read from one file",
+                                     notes: ["its directory is held in memory while it is read; unpack it, or pipe it in (cat \(name) | tripconv …), which reads it as it streams"])
+            }
             // A plain file: zip's seekable reader reads the central directory, which alone says
             // which members are links.
             archive_read_set_seek_callback(a) { _, client, offset, whence in
@@ -192,6 +198,31 @@ public final class ArchiveMembers {
     deinit {
         archive_read_free(archive)
         buffer.deallocate()
+    }
+
+    /// The most members of a zip read from a file: libarchive holds its central directory, a few
+    /// hundred bytes an entry (about 20 MiB at the limit).
+    static let maxZipEntries = 100_000
+
+    /// The member count a zip file's end of central directory gives (the zip64 record's when it
+    /// has one), nil for a file that has none (a tar, or not an archive: libarchive says so).
+    private func zipEntryCount() -> Int? {
+        guard let size = sourceSize, size >= 22 else { return nil }
+        let tailSize = min(size, 65_557)
+        var tail = [UInt8](repeating: 0, count: tailSize)
+        guard input.read(&tail, at: size - tailSize) == tailSize else { return nil }
+        func le(_ at: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 | Int(tail[at + $1]) << (8 * $1) } }
+        guard let eocd = (0...(tailSize - 22)).reversed().first(where: { tail[$0] == 0x50 && tail[$0 + 1] == 0x4B && tail[$0 + 2] == 5 && tail[$0 + 3] == 6 }) else {
+            return nil
+        }
+        let count = le(eocd + 10, 2)
+        guard count == 0xFFFF, eocd >= 20, le(eocd - 20, 4) == 0x0706_4B50 else { return count }
+        // Zip64: its locator points at the zip64 record, whose count is 8 bytes at 32.
+        var record = [UInt8](repeating: 0, count: 40)
+        let at = le(eocd - 20 + 8, 8)
+        guard at >= 0, at < size, input.read(&record, at: at) == 40,
+              record.starts(with: [0x50, 0x4B, 6, 6]) else { return count }
+        return (0..<8).reduce(0) { $0 | Int(record[32 + $1]) << (8 * $1) } & Int.max
     }
 
     private func withUTF8Locale<T>(_ body: () throws -> T) rethrows -> T {

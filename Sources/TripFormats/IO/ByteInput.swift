@@ -242,6 +242,20 @@ public final class ByteInput {
         return n
     }
 
+    /// Reads `bytes.count` bytes of a plain regular file at `offset` without moving its reading;
+    /// the bytes read, or nil for anything but a plain regular file.
+    func read(_ bytes: inout [UInt8], at offset: Int) -> Int? {
+        guard member == nil, compression == nil, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
+        var got = 0
+        while got < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + got, $0.count - got, off_t(offset + got)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        return got
+    }
+
     /// The size of a regular file; nil for a pipe or an archive's member.
     var fileSize: Int? {
         guard member == nil, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
