@@ -263,3 +263,35 @@ struct ArchiveCLITests {
                 "\(parsed.out)\(parsed.stderr)")
     }
 }
+
+/// The archived and compressed samples (samples/make-archives.py) read as Python unpacks them.
+@Suite("archived samples")
+struct ArchivedSampleTests {
+    @Test("samples/backup-2021.tar.gz reads as its members unpacked by Python's tarfile and gzip, in the archive's order")
+    func backupSample() throws {
+        let dir = try CLI.temporaryDirectory()
+        let listed = try CLI.python("""
+            import sys, tarfile, gzip, os
+            with tarfile.open('samples/backup-2021.tar.gz') as t:
+                for m in t.getmembers():
+                    base = os.path.basename(m.name)
+                    if not m.isfile() or base.startswith('.') or not base.endswith(('.json', '.csv', '.xml', '.yaml', '.jsonl.gz')):
+                        continue
+                    data = t.extractfile(m).read()
+                    name = m.name.replace('/', '_')
+                    if name.endswith('.gz'):
+                        data, name = gzip.decompress(data), name[:-3]
+                    open(os.path.join(sys.argv[1], name), 'wb').write(data)
+                    print(os.path.join(sys.argv[1], name))
+            """, [dir.path])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let files = listed.out.split(separator: "\n").map(String.init)
+        #expect(files.count == 5)
+        let unpacked = try CLI.run(CLI.binary, files + ["--to", "jsonl", "-q"])
+        let archived = try CLI.tripconv("samples/backup-2021.tar.gz", "--to", "jsonl", "-q")
+        #expect(archived.status == 0 && unpacked.status == 0, "\(archived.stderr)\(unpacked.stderr)")
+        #expect(archived.out == unpacked.out && !archived.out.isEmpty)
+        let plain = try CLI.tripconv("samples/trips-v1.json", "--to", "csv", "-q")
+        #expect(try CLI.tripconv("samples/compressed-v1.json.gz", "--to", "csv", "-q").out == plain.out)
+    }
+}
