@@ -20,10 +20,10 @@ struct FuzzTarget: Sendable {
 }
 
 /// Every target, by name: the readers, each with fixed and with fuzzed read options, the writers'
-/// round trip, the whole pipeline, the YAML scanner against libyaml, and files shaped as other
-/// tools write them, read back value for value.
+/// round trip, the whole pipeline, the YAML scanner against libyaml, files shaped as other tools
+/// write them, read back value for value, and compressed inputs through their decoders.
 let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget, fuzzYAMLScannerTarget]
-    + fuzzForeignTargets
+    + fuzzForeignTargets + [fuzzCompressedTarget]
 
 nonisolated(unsafe) var fuzzSelected: FuzzTarget?
 
