@@ -215,6 +215,14 @@ final class ArchiveFilterDecoder: ByteDecoder {
             var entry: OpaquePointer?
             let header = archive_read_next_header(a, &entry)
             if header == ARCHIVE_EOF { ended = true } else { try check(header) }
+            // Where libarchive's bidder does not take the data (bzip2 whose first block is
+            // damaged), it would hand the compressed bytes over as they are.
+            let code = archive_filter_code(a, 0)
+            let expected = [Compression.bzip2: ARCHIVE_FILTER_BZIP2, .xz: ARCHIVE_FILTER_XZ, .zstd: ARCHIVE_FILTER_ZSTD][compression]
+            if !ended, code != expected {
+                throw TripError.data("\(name): \(compression.rawValue) data is corrupt at its start: its first bytes say \(compression.rawValue), "
+                                     + "but what follows is not")
+            }
         } catch {
             // deinit frees the archive and the buffer.
             throw error
@@ -238,7 +246,27 @@ final class ArchiveFilterDecoder: ByteDecoder {
         guard let base = buffer.baseAddress, buffer.count > 0, !ended else { return 0 }
         let n = archive_read_data(archive, base, buffer.count)
         if n < 0 { try check(Int32(n)) }
-        if n == 0 { ended = true }
+        if n == 0 {
+            ended = true
+            try checkEnd()
+        }
         return max(n, 0)
+    }
+
+    /// At the end of the data: every compressed byte must have been taken by the decoder. A bzip2
+    /// stream that libarchive does not take (its start damaged or cut) ends its reading as if it
+    /// were trailing bytes: those are an error here, as bytes after the last gzip member are.
+    /// (xz's stream padding and zstd's skippable frames are taken by their decoders.)
+    private func checkEnd() throws {
+        let consumed = Int(archive_filter_bytes(archive, -1))
+        while true {
+            let n = try source(input)
+            if n == 0 { break }
+            sourced += n
+        }
+        if sourced > consumed {
+            throw TripError.data("\(name): at byte \(consumed): \(sourced - consumed) bytes after the end of the \(compression.rawValue) data "
+                                 + "that are not another \(compression.rawValue) stream")
+        }
     }
 }
