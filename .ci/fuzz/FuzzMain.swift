@@ -23,7 +23,7 @@ struct FuzzTarget: Sendable {
 /// round trip, the whole pipeline, the YAML scanner against libyaml, files shaped as other tools
 /// write them, read back value for value, and compressed inputs through their decoders.
 let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget, fuzzYAMLScannerTarget]
-    + fuzzForeignTargets + [fuzzCompressedTarget]
+    + fuzzForeignTargets + [fuzzCompressedTarget, fuzzArchiveTarget]
 
 nonisolated(unsafe) var fuzzSelected: FuzzTarget?
 
