@@ -212,9 +212,8 @@ public final class ArchiveMembers {
         var tail = [UInt8](repeating: 0, count: tailSize)
         guard input.read(&tail, at: size - tailSize) == tailSize else { return nil }
         func le(_ at: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 | Int(tail[at + $1]) << (8 * $1) } }
-        guard let eocd = (0...(tailSize - 22)).reversed().first(where: { tail[$0] == 0x50 && tail[$0 + 1] == 0x4B && tail[$0 + 2] == 5 && tail[$0 + 3] == 6 }) else {
-            return nil
-        }
+        // The end record's signature, PK\5\6, the last one in the file's last 64 KiB.
+        guard let eocd = (0...(tailSize - 22)).reversed().first(where: { le($0, 4) == 0x0605_4B50 }) else { return nil }
         let count = le(eocd + 10, 2)
         guard count == 0xFFFF, eocd >= 20, le(eocd - 20, 4) == 0x0706_4B50 else { return count }
         // Zip64: its locator points at the zip64 record, whose count is 8 bytes at 32.
