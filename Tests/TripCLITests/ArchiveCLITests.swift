@@ -295,3 +295,25 @@ struct ArchivedSampleTests {
         #expect(try CLI.tripconv("samples/compressed-v1.json.gz", "--to", "csv", "-q").out == plain.out)
     }
 }
+
+/// Standard input redirected from a file (`< file`), not a pipe: looking at its first bytes for an
+/// archive must not move it (a YAML input read twice from there was read from its 513th byte, and
+/// came out as no trips with exit 0, before the look became a pread).
+@Suite("standard input from a file")
+struct RedirectedStandardInputTests {
+    @Test("a redirected file reads as the file does: YAML (read twice), gzip-compressed JSON Lines, and an archive",
+          arguments: [("samples/trips-v3.yaml", "--from yaml"), ("samples/compressed-v1.json.gz", "--from json"),
+                      ("samples/backup-2021.tar.gz", "")])
+    func redirected(file: String, from: String) throws {
+        let direct = try CLI.run(CLI.binary, [file, "-q", "--to", "jsonl"] + from.split(separator: " ").map(String.init))
+        #expect(direct.status == 0 && !direct.out.isEmpty, "\(direct.stderr)")
+        let r = try CLI.run("/bin/sh", ["-c", "tripconv \(from) -q --to jsonl < \(file)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.out == direct.out)
+        // Standing part-way into the file, as after a shell's `read`: read from there.
+        if file.hasSuffix(".yaml") {
+            let rest = try CLI.run("/bin/sh", ["-c", "{ read -r first; tripconv --from yaml -q --to jsonl; } < \(file)"])
+            #expect(rest.status == 0 && rest.out == direct.out, "\(rest.stderr)")
+        }
+    }
+}

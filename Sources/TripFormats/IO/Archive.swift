@@ -294,7 +294,7 @@ public final class ArchiveMembers {
         if ArchiveFormat.named(by: path) != nil {
             throw TripError.data("\(place): an archive inside an archive is not read: unpack the outer one first")
         }
-        if Format(path: path)?.isStore == true || Format.isCompressedStore(path) {
+        if Format(path: path)?.isStore == true || Format.isCompressedStore(path) || memberFormat?.isStore == true {
             throw TripError.data("\(place): a store is read in place, not from an archive: unpack it first")
         }
         guard let format = memberFormat ?? Format(streamPath: path) else { return nil }

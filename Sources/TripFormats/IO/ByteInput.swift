@@ -127,10 +127,16 @@ public final class ByteInput {
     /// Every byte read is kept for standard input's reader. Reads at most 1 MiB ahead.
     public static func peekStandardInput(_ count: Int) throws -> [UInt8] {
         var raw: [UInt8] = standardInputAhead.withLock { $0 }
+        // A regular file (`< file`) is looked at where it stands, without moving: its reader reads
+        // it from there, and may read it twice. A pipe's bytes are kept for its reader.
+        let start = FileSystem.kind(ofDescriptor: 0) == .file && raw.isEmpty ? lseek(0, 0, SEEK_CUR) : -1
         func readMore() throws -> Bool {
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
             while true {
-                let n = chunk.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+                let n = chunk.withUnsafeMutableBytes { buffer in
+                    start >= 0 ? Glibc.pread(0, buffer.baseAddress, buffer.count, start + off_t(raw.count))
+                               : Glibc.read(0, buffer.baseAddress, buffer.count)
+                }
                 if n >= 0 {
                     raw += chunk[..<n]
                     return n > 0
@@ -138,7 +144,7 @@ public final class ByteInput {
                 if errno != EINTR { throw FileSystem.failure(.io, "<stdin>", "read error") }
             }
         }
-        defer { standardInputAhead.withLock { $0 = raw } }
+        defer { if start < 0 { standardInputAhead.withLock { $0 = raw } } }
         while raw.count < 6, try readMore() {}
         guard let compression = Compression.told(by: raw) else {
             while raw.count < count, try readMore() {}
