@@ -179,6 +179,15 @@ def hostile_archives(d):
     raw[raw.find(b"PK\x01\x02") + 8] |= 1
     open(os.path.join(d, "encrypted.zip"), "wb").write(bytes(raw))
     case("encrypted.zip", "encrypted, not supported")
+    # A zip on standard input is read as it streams: its symbolic link is read as a file holding
+    # the target's name (never followed), or refused.
+    out.append(Case("archives", os.path.join(d, "symlink.zip"), None, "accept-or-reject", stdin=True))
+    # A name in Latin-1 bytes (GNU tar): read, the name shown with U+FFFD, or refused.
+    with tarfile.open(os.path.join(d, "latin1-name.tar"), "w", format=tarfile.GNU_FORMAT, encoding="latin-1") as t:
+        info = tarfile.TarInfo("Troms\u00f8/trips.jsonl")
+        info.size = len(trips)
+        t.addfile(info, io.BytesIO(trips))
+    out.append(Case("archives", os.path.join(d, "latin1-name.tar"), None, "accept-or-reject"))
     # 42.zip's first step: an archive inside an archive.
     inner = io.BytesIO()
     with zipfile.ZipFile(inner, "w") as z:
