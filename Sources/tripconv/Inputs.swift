@@ -46,7 +46,7 @@ enum InputResolver {
                 }
                 continue
             }
-            if ArchiveFormat.named(by: arg) != nil || (from == nil && Format(streamPath: arg) == nil && ArchiveFormat.told(byFile: arg) != nil) {
+            if ArchiveFormat.named(by: arg) != nil || (Format(streamPath: arg) == nil && ArchiveFormat.told(byFile: arg) != nil) {
                 out.append(RunInput(archive: .file(arg), format: from))
                 continue
             }
