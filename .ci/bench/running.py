@@ -34,7 +34,7 @@ def run_task(task, runs, keep_outputs):
                 os.remove(path)
             if t.clean:
                 t.clean()
-            run = measure(t.cmd(path), path if t.role != "tripconv" and t.out_ext != "sqlite" else os.path.join(out, slug + ".stdout"),
+            run = measure(t.cmd(path), os.path.join(out, slug + ".stdout") if t.writes_o else path,
                           os.path.join(out, slug + ".stderr"))
             t.runs.append(run)
             if run.status != 0:
