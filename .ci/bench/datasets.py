@@ -1,6 +1,8 @@
 """The data sets: tripgen's exports, cached under .build-bench/data/N/, and what peers need made of them."""
+import itertools
 import json
 import os
+import shutil
 import sqlite3
 import struct
 import subprocess
@@ -25,6 +27,56 @@ def generate(n, name, fmt, extra=()):
         tmp = path + ".part." + fmt
         run_checked([TRIPGEN, "--trips", str(n), "--seed", "1", "--to", fmt, "-o", tmp, *extra])
         os.replace(tmp, path)
+    return path
+
+
+def compressed(plain, tool):
+    """PLAIN compressed by gzip (-6, the default) or zstd (-3, the default) beside it; None when the
+    compressor is not installed."""
+    path = plain + {"gzip": ".gz", "zstd": ".zst"}[tool]
+    if not os.path.exists(path):
+        if not shutil.which(tool):
+            return None
+        with open(path + ".part", "wb") as out:
+            r = subprocess.run([tool, "-n", "-6", "-c", plain] if tool == "gzip" else [tool, "-3", "-q", "-c", plain],
+                               stdout=out, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("%s %s: exit %d: %s" % (tool, plain, r.returncode, r.stderr.strip()[:300]))
+        os.replace(path + ".part", path)
+    return path
+
+
+ARCHIVE_FORMATS = ("json", "jsonl", "csv", "xml", "yaml")
+ARCHIVE_VERSIONS = ("3.0.0", "2.0.0", "1.0.0")
+
+
+def mixed_archive(n, files, formats):
+    """A .tar.gz of FILES small exports holding the N trips of trips.jsonl between them, in turn in each
+    of FORMATS and each of schema 3.0.0, 2.0.0 and 1.0.0 (tripconv --target-version);
+    ten folders, members in name order. Made once (about a minute at 1M) and cached."""
+    d = os.path.join(SCRATCH, "data", str(n))
+    path = os.path.join(d, "mixed-%d-%s.tar.gz" % (files, "-".join(formats)))
+    if os.path.exists(path):
+        return path
+    src = generate(n, "trips.jsonl", "jsonl", ["--duplicates", "0"])
+    work = os.path.join(d, "mixed.part")
+    shutil.rmtree(work, ignore_errors=True)
+    piece = os.path.join(work, "piece.jsonl")
+    with open(src, encoding="utf-8") as lines:
+        for i in range(files):
+            fmt = formats[i % len(formats)]
+            version = ARCHIVE_VERSIONS[i % len(ARCHIVE_VERSIONS)]  # 3 and 5 formats: every pair in 15 files
+            folder = os.path.join(work, "exports", "batch-%02d" % (i * 10 // files))
+            os.makedirs(folder, exist_ok=True)
+            with open(piece, "w", encoding="utf-8") as f:
+                f.writelines(itertools.islice(lines, (i + 1) * n // files - i * n // files))
+            member = os.path.join(folder, "export-%04d-v%s.%s" % (i, version[0], fmt))
+            run_checked(tc(piece, "--to", fmt, "--target-version", version, "-o", member))
+    os.remove(piece)
+    run_checked(["tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0",
+                 "-czf", path + ".part", "-C", work, "exports"])
+    shutil.rmtree(work)
+    os.replace(path + ".part", path)
     return path
 
 

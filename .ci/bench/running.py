@@ -1,4 +1,5 @@
 """Running a task's tools, alternating their order from run to run, and the start-up comparison."""
+import hashlib
 import json
 import os
 import shutil
@@ -16,8 +17,9 @@ def run_task(task, runs, keep_outputs):
     out = os.path.join(SCRATCH, "out", str(task.n))
     active = []
     for t in task.tools:
-        if t.needs and not shutil.which(t.needs):
-            t.checked = (None, "skipped: %s is not installed" % t.needs)
+        missing = [x for x in ([t.needs] if isinstance(t.needs, str) else t.needs or []) if not shutil.which(x)]
+        if missing:
+            t.checked = (None, "skipped: %s is not installed" % ", ".join(missing))
             continue
         active.append(t)
     failed = set()
@@ -30,7 +32,9 @@ def run_task(task, runs, keep_outputs):
             path = os.path.join(out, slug + "." + t.out_ext)
             if os.path.exists(path):
                 os.remove(path)
-            run = measure(t.cmd(path), path if t.role != "tripconv" and t.out_ext != "sqlite" else os.path.join(out, slug + ".stdout"),
+            if t.clean:
+                t.clean()
+            run = measure(t.cmd(path), os.path.join(out, slug + ".stdout") if t.writes_o else path,
                           os.path.join(out, slug + ".stderr"))
             t.runs.append(run)
             if run.status != 0:
@@ -48,8 +52,36 @@ def run_task(task, runs, keep_outputs):
                     failed.add(t)
             elif r == 0:
                 t.checked = (True, "ran")
+            if r == 0 and t.checked[0] and (t.same_as or any(u.same_as == t.label for u in active)):
+                t.digest = digest(path)
             if not keep_outputs and r == runs - 1 and os.path.exists(path):
                 os.remove(path)
+    for t in active:
+        if t.clean and not keep_outputs:
+            t.clean()
+    compare_outputs(task)
+
+
+def digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def compare_outputs(task):
+    """A tool whose output must be the same bytes as another's (Tool.same_as): passes only when it is."""
+    for t in task.tools:
+        if not t.same_as or not t.checked or not t.checked[0]:
+            continue
+        other = next(u for u in task.tools if u.label == t.same_as)
+        if other.digest is None:
+            t.checked = (t.checked[0], t.checked[1] + "; not compared (%s has no output)" % other.label)
+        elif other.digest == t.digest:
+            t.checked = (True, t.checked[1] + "; = %s's output byte for byte" % other.label.split(" (")[0])
+        else:
+            t.checked = (False, t.checked[1] + "; DIFFERS from %s's output" % other.label.split(" (")[0])
 
 
 def startup_task(runs):

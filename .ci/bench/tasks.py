@@ -1,10 +1,12 @@
 """The tasks: each an input, tripconv's command and its peers' commands on it, and a target."""
 import json
 import os
+import shlex
+import shutil
 import sys
 
 from common import HERE, MAX_ITEMS, SCRATCH, tc
-from datasets import bare_array, cinsert_inputs, distinct_names, generate
+from datasets import ARCHIVE_FORMATS, bare_array, cinsert_inputs, compressed, distinct_names, generate, mixed_archive
 from measuring import count_csv, count_json, count_jsonl, count_sqlite
 
 
@@ -28,10 +30,16 @@ def jq_csv_filter(each):
 # ---------------------------------------------------------------- tasks
 
 class Tool:
-    def __init__(self, label, cmd, out_ext, counter, needs=None, role="peer"):
+    def __init__(self, label, cmd, out_ext, counter, needs=None, role="peer", same_as=None, clean=None, writes_o=None):
         self.label, self.cmd, self.out_ext, self.counter = label, cmd, out_ext, counter
-        self.needs = needs  # an executable that must exist
+        self.needs = needs  # an executable that must exist, or a tuple of them
         self.role = role  # "tripconv", "peer" or "reference"
+        self.same_as = same_as  # the label of a tool whose output this one's must equal byte for byte
+        self.digest = None  # the sha256 of the first run's output, when compared
+        self.clean = clean  # removes what a run leaves besides its output: before each run (untimed) and at the end
+        # Whether the command writes the output itself (tripconv -o: a temporary file, fsync'ed, renamed),
+        # else it writes standard output, which goes to the output file.
+        self.writes_o = writes_o if writes_o is not None else (role == "tripconv" or out_ext == "sqlite")
         self.runs = []
         self.checked = None  # None: not checked, else (ok, message)
 
@@ -133,4 +141,73 @@ def make_tasks(n, selected, yaml_ok, yaml_why, cinsert):
                  lambda p, src=src: ["jq", "-c", "reduce .trips[] as $t ({}; .[$t.name] = $t) | .[]", src], "jsonl",
                  count_jsonl, needs="jq"),
         ], ">= 5x jq"))
+    tasks += compressed_tasks(n, want, yaml_ok, o)
+    return tasks
+
+
+def sh(*words):
+    """A shell pipeline's words quoted: the tools are given as `sh -c`."""
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def compressed_tasks(n, want, yaml_ok, o):
+    """Issue 17: compressed inputs and archives, against decompressing first."""
+    tasks = []
+    q = shlex.quote
+
+    def without(key, title, target, why):
+        t = Task(key, title, n, os.path.join(HERE, "bench.py"), n, [], target)
+        t.skipped = why
+        return t
+
+    if want("gz2csv"):
+        title, target = "JSON Lines, gzip -> CSV", "<= 1.1x gzip -dc | tripconv; >= 4x Miller"
+        src = compressed(generate(n, "trips.jsonl", "jsonl", ["--duplicates", "0"]), "gzip")
+        pipe = "gzip -dc | tripconv --from jsonl --to csv -o F"
+        tasks.append(without("gz2csv", title, target, "gzip is not installed") if not src else Task("gz2csv", title, n, src, n, [
+            Tool("tripconv", lambda p, src=src: tc(src, "--to", "csv", "-o", p), "csv", count_csv, role="tripconv", same_as=pipe),
+            # -o, as tripconv's own run: both write a temporary file, fsync it and rename it into place.
+            Tool(pipe, lambda p, src=src: ["sh", "-c", "gzip -dc %s | %s" % (q(src), sh(*tc("--from", "jsonl", "--to", "csv", "-o", p)))],
+                 "csv", count_csv, role="reference", writes_o=True),
+            # Miller's `cat` starts a new header block whenever the keys change (most trips: 0-5 items, 0-1
+            # accommodation), so its output is not one CSV: the checked peer is json2csv's verbs; `cat`, the
+            # issue's command, is timed beside it, unchecked.
+            Tool("mlr --gzin --ijsonl --ocsv flatten then unsparsify", lambda p, src=src: [
+                "mlr", "--gzin", "--ijsonl", "--ocsv", "flatten", "then", "unsparsify", src], "csv", count_csv, needs="mlr"),
+            Tool("mlr --gzin --ijsonl --ocsv cat (unchecked)", lambda p, src=src: ["mlr", "--gzin", "--ijsonl", "--ocsv", "cat", src],
+                 "csv", None, needs="mlr", role="reference"),
+        ], target))
+
+    if want("zst2jsonl"):
+        title, target = "CSV, zstd -> JSON Lines", ">= 4x zstd -dc | Miller"
+        src = compressed(generate(n, "trips.csv", "csv", ["--duplicates", "0"]), "zstd")
+        tasks.append(without("zst2jsonl", title, target, "zstd is not installed") if not src else Task("zst2jsonl", title, n, src, n, [
+            Tool("tripconv", lambda p, src=src: tc(src, "--to", "jsonl", "-o", p), "jsonl", count_jsonl, role="tripconv"),
+            Tool("zstd -dc | mlr --icsv --ojsonl cat", lambda p, src=src: ["sh", "-c", "zstd -dc %s | mlr --icsv --ojsonl cat" % q(src)],
+                 "jsonl", count_jsonl, needs=("zstd", "mlr")),
+        ], target))
+
+    if want("zstrss"):
+        title, target = "memory: JSON Lines, zstd -> CSV against the plain file", "peak RSS <= the plain file's + 16 MiB"
+        plain = generate(n, "trips.jsonl", "jsonl", ["--duplicates", "0"])
+        src = compressed(plain, "zstd")
+        plain_label = "tripconv trips.jsonl (plain)"
+        tasks.append(without("zstrss", title, target, "zstd is not installed") if not src else Task("zstrss", title, n, src, n, [
+            Tool("tripconv", lambda p, src=src: tc(src, "--to", "csv", "-o", p), "csv", count_csv, role="tripconv", same_as=plain_label),
+            Tool(plain_label, lambda p: tc(plain, "--to", "csv", "-o", p), "csv", count_csv, role="reference"),
+        ], target))
+
+    if want("targz2sqlite"):
+        files = 1000 if n >= 10000 else max(10, n // 30)
+        formats = ARCHIVE_FORMATS if yaml_ok else tuple(f for f in ARCHIVE_FORMATS if f != "yaml")
+        src = mixed_archive(n, files, formats)
+        unpacked = o("targz2sqlite.unpacked")
+        tasks.append(Task("targz2sqlite", ".tar.gz of %d mixed exports (%s; 3.0.0, 2.0.0, 1.0.0) -> one SQLite store" % (
+            files, "/".join(formats)), n, src, n, [
+            Tool("tripconv", lambda p, src=src: tc(src, "-o", p), "sqlite", count_sqlite, role="tripconv"),
+            Tool("tar -xzf, then tripconv on the directory", lambda p, src=src: [
+                "sh", "-c", "rm -rf %s && mkdir %s && tar -xzf %s -C %s && %s" % (
+                    q(unpacked), q(unpacked), q(src), q(unpacked), sh(*tc(unpacked, "-o", p)))],
+                 "sqlite", count_sqlite, needs="tar", clean=lambda: shutil.rmtree(unpacked, ignore_errors=True)),
+        ], "<= 1x unpacking first (tar -xzf, then tripconv)"))
     return tasks
