@@ -33,40 +33,31 @@ public enum InputLocation: Sendable, Equatable {
 }
 
 /// An input's bytes, read in chunks with read(2): no reader ever holds a whole input.
+///
+/// A compressed input is read through its decoder; with `ReadOptions.parsesAhead` (and a file or
+/// standard input, not an archive's member, whose bytes come from its archive) the decoder runs on
+/// a thread of its own, up to 3 chunks of 256 KiB ahead, as `gzip -dc |` would on its own core.
 public final class ByteInput {
     public let name: String
-    private var fd: Int32
-    private let ownsDescriptor: Bool
-    /// An archive's member, read through its archive instead of a descriptor.
-    private let member: ArchiveMember?
+    /// The input's own bytes (compressed ones, for a compressed input).
+    private let raw: RawInput
     /// The limits on how far a compressed input may expand (`ReadOptions.maxExpansionRatio`).
     private let limits: ExpansionLimits
-    /// The input's own bytes read so far (compressed ones, for a compressed input), and the bytes
-    /// its decoder has given.
-    public private(set) var rawBytesRead = 0
-    public private(set) var decodedBytes = 0
-    /// Where a regular file's reading started, to read it again; -1 for a pipe or a terminal.
-    private var startOffset: off_t = -1
-    /// How reads count toward `totalBytesRead`: in full, or over two passes (see `beginCheckPass`).
-    private enum Counting {
-        case full
-        /// A first pass, which only checks the input: half its bytes count.
-        case check
-        /// The read after a check that counted `checked` of `size` bytes: the rest, spread evenly.
-        case afterCheck(checked: Int, size: Int)
-    }
-    private var counting = Counting.full
-    /// Bytes read in this pass, and what this pass has counted toward `totalBytesRead`.
-    private var passRead = 0
-    private var passCounted = 0
-    /// What this input has counted toward `totalBytesRead`, over all passes.
-    public private(set) var bytesCounted = 0
     /// The compression its first bytes tell (issue 17), nil for plain bytes. A compressed input is
     /// read through its decoder, and progress counts the compressed bytes.
     public private(set) var compression: Compression?
     private var decoder: (any ByteDecoder)?
-    /// The first bytes of a pipe, read to tell its compression, given back before any more.
-    private var head: [UInt8] = []
+    /// Bytes the decoder gave on this thread (without a thread of its own).
+    private var decodedBytes = 0
+    /// The decoder's thread, and the chunk being read from it.
+    private var ahead: Handoff<DecodedChunk>?
+    private var chunk: DecodedChunk?
+    private var chunkPosition = 0
+
+    /// The input's own bytes read so far: compressed ones, for a compressed input.
+    public var rawBytesRead: Int { raw.bytesRead.load(ordering: .relaxed) }
+    /// What this input has counted toward `totalBytesRead`, over all passes.
+    public var bytesCounted: Int { raw.bytesCounted }
 
     /// Opens a file for reading; a missing or unreadable file is a `.noInput` error. Its first
     /// bytes tell whether it is compressed (gzip, bzip2, xz, zstd); a compressed input that expands
@@ -75,47 +66,54 @@ public final class ByteInput {
         limits = ExpansionLimits(options)
         switch location {
         case .standardInput:
-            name = location.name; fd = 0; ownsDescriptor = false; member = nil
-            head = ByteInput.standardInputAhead.withLock { ahead in
+            name = location.name
+            raw = RawInput(name: name, fd: 0, ownsDescriptor: false, member: nil)
+            raw.head = ByteInput.standardInputAhead.withLock { ahead in
                 defer { ahead = [] }
                 return ahead
             }
         case .file(let path):
-            name = path; member = nil
-            fd = try FileSystem.openForReading(path); ownsDescriptor = true
+            name = path
+            raw = RawInput(name: name, fd: try FileSystem.openForReading(path), ownsDescriptor: true, member: nil)
         case .member(let m):
-            name = m.name; fd = -1; ownsDescriptor = false
+            name = m.name
             try m.claim()
-            member = m
+            raw = RawInput(name: name, fd: -1, ownsDescriptor: false, member: m)
         }
-        try tellCompression()
+        guard let c = Compression.told(by: try raw.firstBytes(6)) else { return }
+        compression = c
+        let raw = self.raw
+        let decoder = try makeDecoder(c, name: name) { buffer in try raw.read(buffer) }
+        self.decoder = decoder
+        if options.parsesAhead && raw.member == nil {
+            ahead = ByteInput.decodeAhead(decoder, raw: raw, limits: limits, name: name, compression: c)
+        }
     }
 
-    /// Looks at the first 6 bytes: a regular file's without moving (pread), a pipe's by reading
-    /// them and keeping them for the first read.
-    private func tellCompression() throws {
-        var first = [UInt8](repeating: 0, count: 6)
-        var got = 0
-        if member == nil, FileSystem.kind(ofDescriptor: fd) == .file, case let at = lseek(fd, 0, SEEK_CUR), at >= 0 {
-            got = try first.withUnsafeMutableBytes { b in
-                while true {
-                    let n = pread(fd, b.baseAddress, b.count, at)
-                    if n >= 0 { return n }
-                    if errno != EINTR { throw FileSystem.failure(.io, name, "read error") }
-                }
+    deinit {
+        // The thread stops at its next chunk; it is not waited for (it may be reading a pipe).
+        ahead?.cancel()
+    }
+
+    /// Starts the decoder on a thread of its own; nil when no thread could be started.
+    private static func decodeAhead(_ decoder: any ByteDecoder, raw: RawInput, limits: ExpansionLimits, name: String,
+                                    compression: Compression) -> Handoff<DecodedChunk>? {
+        nonisolated(unsafe) let decoder = decoder
+        return Handoff<DecodedChunk>.start(window: 3, stackSize: nil) { handoff in
+            var spare: [DecodedChunk] = []
+            var decoded = 0
+            while true {
+                let chunk = spare.popLast() ?? DecodedChunk()
+                let n = try decoder.read(into: chunk.bytes)
+                if n == 0 { return }
+                decoded += n
+                try limits.check(name: name, expanded: decoded, from: raw.bytesRead.load(ordering: .relaxed),
+                                 what: "its \(compression.rawValue) data")
+                chunk.count = n
+                guard let back = handoff.put(chunk) else { return }
+                spare += back
             }
-        } else {
-            while got < first.count {
-                let n = try first.withUnsafeMutableBytes { b in try rawRead(UnsafeMutableRawBufferPointer(rebasing: b[got...])) }
-                if n == 0 { break }
-                got += n
-            }
-            // Bytes read ahead of the reader stay ahead of these.
-            head = Array(first[..<got]) + head
         }
-        guard let c = Compression.told(by: first[..<got]) else { return }
-        compression = c
-        decoder = try makeDecoder(c, name: name) { [unowned self] buffer in try self.rawRead(buffer) }
     }
 
     /// Bytes read from standard input before its reader was made (`peekStandardInput`), given to
@@ -170,41 +168,15 @@ public final class ByteInput {
 
     /// Whether the input can be read again from where its reading started: a regular file, not
     /// compressed.
-    public var canRewind: Bool {
-        if compression != nil || member != nil { return false }
-        if startOffset < 0 {
-            guard FileSystem.kind(ofDescriptor: fd) == .file else { return false }
-            let at = lseek(fd, 0, SEEK_CUR)
-            guard at >= 0 else { return false }
-            startOffset = at
-        }
-        return true
-    }
-
-    /// Goes back to where reading started (see `canRewind`, which must be asked first); false if
-    /// that is not possible.
-    private func rewind() -> Bool {
-        startOffset >= 0 && lseek(fd, startOffset, SEEK_SET) == startOffset
-    }
+    public var canRewind: Bool { compression == nil && raw.canRewind }
 
     /// Starts a first pass over a file that will be read again (`rewindForSecondPass`): progress
     /// then moves evenly through both passes, the check counting half the file's bytes and the
     /// read the rest, however far the check got.
-    public func beginCheckPass() {
-        counting = .check
-        passRead = 0
-        passCounted = 0
-    }
+    public func beginCheckPass() { raw.beginCheckPass() }
 
     /// Rewinds after a check pass (see `beginCheckPass`); false if that is not possible.
-    public func rewindForSecondPass() -> Bool {
-        guard rewind() else { return false }
-        let size = FileSystem.size(ofDescriptor: fd).map { max($0 - Int(startOffset), 0) } ?? 0
-        counting = .afterCheck(checked: passCounted, size: size)
-        passRead = 0
-        passCounted = 0
-        return true
-    }
+    public func rewindForSecondPass() -> Bool { raw.rewindForSecondPass() }
 
     /// The bytes a second pass over a file of `size` bytes has to count once it has read `read`,
     /// when the check pass counted `checked`: the rest in proportion, so the two passes together
@@ -215,6 +187,150 @@ public final class ByteInput {
         let rest = max(size - checked, 0)
         guard read <= size, size > 0 else { return rest + (read - size) }
         return size.dividingFullWidth(rest.multipliedFullWidth(by: read)).quotient
+    }
+
+    /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of
+    /// input. An I/O error is an `.io` error; corrupt compressed data a `.data` error.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let decoder else { return try raw.read(buffer) }
+        guard let ahead else {
+            let n = try decoder.read(into: buffer)
+            decodedBytes += n
+            try limits.check(name: name, expanded: decodedBytes, from: rawBytesRead, what: "its \(compression!.rawValue) data")
+            return n
+        }
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while chunk == nil || chunkPosition == chunk!.count {
+            if let done = chunk {
+                ahead.giveBack(done)
+                chunk = nil
+            }
+            do {
+                guard let next = try ahead.take() else { return 0 }
+                chunk = next
+                chunkPosition = 0
+            } catch {
+                ahead.cancel()
+                throw error
+            }
+        }
+        let n = min(buffer.count, chunk!.count - chunkPosition)
+        base.copyMemory(from: chunk!.bytes.baseAddress! + chunkPosition, byteCount: n)
+        chunkPosition += n
+        return n
+    }
+
+    /// Reads `bytes.count` bytes of a plain regular file at `offset` without moving its reading;
+    /// the bytes read, or nil for anything but a plain regular file.
+    func read(_ bytes: inout [UInt8], at offset: Int) -> Int? {
+        compression == nil ? raw.read(&bytes, at: offset) : nil
+    }
+
+    /// The size of a regular file; nil for a pipe or an archive's member.
+    var fileSize: Int? { raw.fileSize }
+
+    /// Moves a plain regular file's reading to `offset` as lseek(2) does (`whence` SEEK_SET,
+    /// SEEK_CUR or SEEK_END), for an archive's reader that looks at its end first (zip); nil for a
+    /// pipe, a compressed input or an archive's member.
+    func seek(_ offset: Int64, whence: Int32) -> Int64? {
+        compression == nil ? raw.seek(offset, whence: whence) : nil
+    }
+}
+
+/// 256 KiB a decoder gave on its own thread.
+final class DecodedChunk: @unchecked Sendable {
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+    var count = 0
+    deinit { bytes.deallocate() }
+}
+
+/// An input's own bytes, from a descriptor (a file, standard input) or from an archive's member,
+/// with what was read ahead to tell its compression given back first, and progress counted. A
+/// compressed input's decoder reads it, on the decoder's thread when it has one: its counts are
+/// atomic or read once that thread has ended.
+final class RawInput: @unchecked Sendable {
+    let name: String
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    /// An archive's member, read through its archive instead of a descriptor.
+    let member: ArchiveMember?
+    /// The first bytes of a pipe, read to tell its compression, given back before any more.
+    var head: [UInt8] = []
+    /// Bytes read so far (not counting those given back from `head` twice).
+    let bytesRead = Atomic<Int>(0)
+    /// Where a regular file's reading started, to read it again; -1 for a pipe or a terminal.
+    private var startOffset: off_t = -1
+    /// How reads count toward `totalBytesRead`: in full, or over two passes (see `beginCheckPass`).
+    private enum Counting {
+        case full
+        /// A first pass, which only checks the input: half its bytes count.
+        case check
+        /// The read after a check that counted `checked` of `size` bytes: the rest, spread evenly.
+        case afterCheck(checked: Int, size: Int)
+    }
+    private var counting = Counting.full
+    /// Bytes read in this pass, and what this pass has counted toward `totalBytesRead`.
+    private var passRead = 0
+    private var passCounted = 0
+    /// What this input has counted toward `totalBytesRead`, over all passes.
+    private(set) var bytesCounted = 0
+
+    init(name: String, fd: Int32, ownsDescriptor: Bool, member: ArchiveMember?) {
+        self.name = name; self.fd = fd; self.ownsDescriptor = ownsDescriptor; self.member = member
+    }
+
+    deinit { if ownsDescriptor && fd >= 0 { close(fd) } }
+
+    /// The first `count` bytes (fewer at the end): a regular file's without moving (pread), a
+    /// pipe's or a member's by reading them and keeping them for the first read.
+    func firstBytes(_ count: Int) throws -> [UInt8] {
+        var first = [UInt8](repeating: 0, count: count)
+        var got = 0
+        if member == nil, FileSystem.kind(ofDescriptor: fd) == .file, case let at = lseek(fd, 0, SEEK_CUR), at >= 0 {
+            got = try first.withUnsafeMutableBytes { b in
+                while true {
+                    let n = pread(fd, b.baseAddress, b.count, at)
+                    if n >= 0 { return n }
+                    if errno != EINTR { throw FileSystem.failure(.io, name, "read error") }
+                }
+            }
+        } else {
+            while got < first.count {
+                let n = try first.withUnsafeMutableBytes { b in try read(UnsafeMutableRawBufferPointer(rebasing: b[got...])) }
+                if n == 0 { break }
+                got += n
+            }
+            // Bytes read ahead of the reader stay ahead of these.
+            head = Array(first[..<got]) + head
+        }
+        return Array(first[..<got])
+    }
+
+    /// Whether the input can be read again from where its reading started: a regular file.
+    var canRewind: Bool {
+        if member != nil { return false }
+        if startOffset < 0 {
+            guard FileSystem.kind(ofDescriptor: fd) == .file else { return false }
+            let at = lseek(fd, 0, SEEK_CUR)
+            guard at >= 0 else { return false }
+            startOffset = at
+        }
+        return true
+    }
+
+    func beginCheckPass() {
+        counting = .check
+        passRead = 0
+        passCounted = 0
+    }
+
+    func rewindForSecondPass() -> Bool {
+        guard startOffset >= 0 && lseek(fd, startOffset, SEEK_SET) == startOffset else { return false }
+        let size = FileSystem.size(ofDescriptor: fd).map { max($0 - Int(startOffset), 0) } ?? 0
+        counting = .afterCheck(checked: passCounted, size: size)
+        passRead = 0
+        passCounted = 0
+        return true
     }
 
     /// Counts `n` more bytes read toward `totalBytesRead`, as this pass counts them.
@@ -236,22 +352,10 @@ public final class ByteInput {
         totalBytesRead.add(add, ordering: .relaxed)
     }
 
-    deinit { if ownsDescriptor && fd >= 0 { close(fd) } }
-
-    /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of
-    /// input. An I/O error is an `.io` error; corrupt compressed data a `.data` error.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let decoder else { return try rawRead(buffer) }
-        let n = try decoder.read(into: buffer)
-        decodedBytes += n
-        try limits.check(name: name, expanded: decodedBytes, from: rawBytesRead, what: "its \(compression!.rawValue) data")
-        return n
-    }
-
-    /// Reads `bytes.count` bytes of a plain regular file at `offset` without moving its reading;
-    /// the bytes read, or nil for anything but a plain regular file.
+    /// Reads `bytes.count` bytes of a regular file at `offset` without moving its reading; nil
+    /// for anything but a regular file.
     func read(_ bytes: inout [UInt8], at offset: Int) -> Int? {
-        guard member == nil, compression == nil, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
+        guard member == nil, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
         var got = 0
         while got < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + got, $0.count - got, off_t(offset + got)) }
@@ -268,17 +372,16 @@ public final class ByteInput {
         return FileSystem.size(ofDescriptor: fd)
     }
 
-    /// Moves a plain regular file's reading to `offset` as lseek(2) does (`whence` SEEK_SET,
-    /// SEEK_CUR or SEEK_END), for an archive's reader that looks at its end first (zip); nil for a
-    /// pipe, a compressed input or an archive's member.
+    /// Moves a regular file's reading as lseek(2) does; nil for a pipe, a member, or with bytes
+    /// kept ahead.
     func seek(_ offset: Int64, whence: Int32) -> Int64? {
-        guard member == nil, compression == nil, head.isEmpty, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
+        guard member == nil, head.isEmpty, FileSystem.kind(ofDescriptor: fd) == .file else { return nil }
         let at = lseek(fd, off_t(offset), whence)
         return at < 0 ? nil : Int64(at)
     }
 
-    /// Reads the input's own bytes: the kept head first, then read(2).
-    private func rawRead(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    /// Reads the input's own bytes: the kept head first, then read(2) or the archive.
+    func read(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         if !head.isEmpty {
             let n = min(head.count, buffer.count)
@@ -289,14 +392,14 @@ public final class ByteInput {
         }
         if let member {
             let n = try member.read(into: buffer)
-            rawBytesRead += n
+            bytesRead.add(n, ordering: .relaxed)
             return n
         }
         while true {
             let n = Glibc.read(fd, base, buffer.count)
             if n >= 0 {
                 if n > 0 { count(n) }
-                rawBytesRead += n
+                bytesRead.add(n, ordering: .relaxed)
                 return n
             }
             if errno == EINTR { continue }
