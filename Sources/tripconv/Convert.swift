@@ -56,7 +56,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; an archive's member under its path), each deduplicated on its own.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int = Threads.coreCount
 
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))

@@ -29,7 +29,8 @@ public struct ReadOptions: Sendable, Equatable {
     /// `'@…`, `''…`) without its `'`, undoing `WriteOptions.csvSafeFormulas`.
     public var csvSafeFormulas: Bool
     /// Whether the XML and YAML readers run their parser (libxml2, libyaml or the block scanner) on
-    /// a thread of its own, ahead of the thread that builds trips; false keeps a read on one thread.
+    /// a thread of its own, ahead of the thread that builds trips, and a compressed file or standard
+    /// input is decoded on a thread of its own; false keeps a read on one thread.
     public var parsesAhead: Bool
     /// A PostgreSQL store: the schema (namespace) its tables are in; nil, the server's search path.
     public var pgSchema: String? = nil
