@@ -45,7 +45,7 @@ public struct ConversionSummary: Sendable {
             let v = i.detection.version.map { $0.description } ?? "no version"
             return inputs.count > 1 ? "\(i.name) \(i.detection.format) \(v) by \(i.detection.evidence)" : "\(i.detection.format) \(v) by \(i.detection.evidence)"
         }
-        parts.append(detected.joined(separator: ", "))
+        if !detected.isEmpty { parts.append(detected.joined(separator: ", ")) }
         var stages: [String] = []
         for i in inputs { for s in i.stages where !stages.contains(s) { stages.append(s) } }
         parts.append(stages.isEmpty ? "no stages" : "stages " + stages.joined(separator: ", "))

@@ -20,6 +20,10 @@ struct CommandLineObserver: RunObserver {
     }
 
     func failed(_ input: RunInput, error: TripError) { Diagnostics.print(error) }
+    func foundNothing(in archive: RunInput, passedOver: Int) {
+        Diagnostics.print(InputResolver.nothingFound(in: archive, passedOver: passedOver))
+    }
+
     func spilling(memoryLimit: Int, directory: String) {
         guard verbose else { return }
         Diagnostics.print("tripconv: the trips held passed half of --memory-limit \(sizeText(memoryLimit)); "

@@ -29,7 +29,9 @@ struct Detect: ParsableCommand {
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
             var nodes: [JSONText.Node] = []
             var lines: [String] = []
-            var expanded = ExpandedInputs(inputs, options: reading.readOptions)
+            var expanded = ExpandedInputs(inputs, options: reading.readOptions) {
+                Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1))
+            }
             while let input = try expanded.next() {
                 let report = try InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {

@@ -65,6 +65,12 @@ enum InputResolver {
         return out
     }
 
+    /// The warning for an archive that held no member to read.
+    static func nothingFound(in archive: RunInput, passedOver: Int) -> String {
+        "tripconv: \(archive.location.name): no member to read"
+            + (passedOver > 0 ? " (\(passedOver) file\(passedOver == 1 ? "" : "s") with no format's extension; --from FORMAT reads every member as FORMAT)" : "")
+    }
+
     /// The regular files under a directory, recursively, sorted by path.
     static func listFiles(_ directory: String) throws -> [String] {
         var result: [String] = []

@@ -249,6 +249,21 @@ struct ArchiveCLITests {
         #expect(r.status == 0 && r.out.split(separator: "\n").count == 4, "\(r.stderr)")
     }
 
+    @Test("an archive with no member to read says so, in convert, --output-dir and detect; the summary has no empty part")
+    func nothingToRead() throws {
+        let dir = try CLI.temporaryDirectory()
+        let zip = dir.appendingPathComponent("notes.zip").path
+        try Self.archive(zip, "zip", ["a.md=:text", "b.txt=:more"])
+        let warning = "tripconv: \(zip): no member to read (2 files with no format's extension; --from FORMAT reads every member as FORMAT)\n"
+        var r = try CLI.tripconv(zip, "-o", dir.appendingPathComponent("o.csv").path)
+        #expect(r.status == 0 && r.stderr.hasPrefix(warning), "\(r.stderr)")
+        #expect(r.stderr.contains("from 0 inputs; no stages;"), "\(r.stderr)")
+        r = try CLI.tripconv(zip, "--output-dir", dir.appendingPathComponent("out").path)
+        #expect(r.status == 0 && r.stderr.hasPrefix(warning), "\(r.stderr)")
+        r = try CLI.tripconv("detect", zip)
+        #expect(r.status == 0 && r.stderr == warning && r.out.isEmpty, "\(r.stderr)")
+    }
+
     @Test("detect --json names the archive, its format and compression, and the member")
     func detectJSON() throws {
         let dir = try CLI.temporaryDirectory()

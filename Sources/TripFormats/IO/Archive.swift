@@ -135,6 +135,9 @@ public final class ArchiveMembers {
     private var currentSize: Int?
     private var currentEnded = true
     private var members = 0
+    /// Members given to read, and regular files passed over for an extension no format has.
+    public private(set) var membersGiven = 0
+    public private(set) var passedOver = 0
     /// Member bytes given so far, all members together.
     private var expanded = 0
     private var ended = false
@@ -297,7 +300,11 @@ public final class ArchiveMembers {
         if Format(path: path)?.isStore == true || Format.isCompressedStore(path) || memberFormat?.isStore == true {
             throw TripError.data("\(place): a store is read in place, not from an archive: unpack it first")
         }
-        guard let format = memberFormat ?? Format(streamPath: path) else { return nil }
+        guard let format = memberFormat ?? Format(streamPath: path) else {
+            passedOver += 1
+            return nil
+        }
+        membersGiven += 1
         currentRead = 0
         currentSize = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : nil
         currentEnded = false

@@ -83,7 +83,7 @@ public struct BulkConversion: Sendable {
                                 failing: borrowing Mutex<Void>) -> [Outcome] {
         var outcomes: [Outcome] = []
         let started = monotonicSeconds()
-        var members = ExpandedInputs([archive], options: options.readOptions)
+        var members = ExpandedInputs([archive], options: options.readOptions) { observer.foundNothing(in: $0, passedOver: $1) }
         do {
             while let member = try members.next() {
                 let output = outputPath(member)

@@ -28,7 +28,7 @@ public struct Conversion {
         budget.onFirstSpill { observer.spilling(memoryLimit: budget.limit, directory: budget.directory) }
         do {
             // An archive's members are inputs of their own, met as the run gets to them.
-            var expanded = ExpandedInputs(inputs, options: readOptions)
+            var expanded = ExpandedInputs(inputs, options: readOptions) { observer.foundNothing(in: $0, passedOver: $1) }
             summary = try pipeline.run(
                 inputs: {
                     guard let input = try expanded.next() else { return nil }

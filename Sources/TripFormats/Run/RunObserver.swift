@@ -16,6 +16,8 @@ public protocol RunObserver: Sendable {
     /// The trips held passed half of `memoryLimit`: the run goes on with temporary files in
     /// `directory` (called once per output, on the thread that spills).
     func spilling(memoryLimit: Int, directory: String)
+    /// An archive held no member to read: `passedOver` regular files had no format's extension.
+    func foundNothing(in archive: RunInput, passedOver: Int)
 }
 
 extension RunObserver {
@@ -29,6 +31,8 @@ extension RunObserver {
     public func failed(_ input: RunInput, error: TripError) {}
     /// Shows nothing; the summary still counts what was spilled.
     public func spilling(memoryLimit: Int, directory: String) {}
+    /// Shows nothing; the summary counts no input for it.
+    public func foundNothing(in archive: RunInput, passedOver: Int) {}
 }
 
 /// An observer that sees nothing.

@@ -289,11 +289,16 @@ public struct ExpandedInputs {
     private var pending: ArraySlice<RunInput>
     private var archive: ArchiveMembers?
     private let options: ReadOptions
+    private var current: RunInput?
+    private let emptyArchive: (RunInput, Int) -> Void
 
-    /// The inputs, whose archives are read with `options` (their expansion limits).
-    public init(_ inputs: [RunInput], options: ReadOptions) {
+    /// The inputs, whose archives are read with `options` (their expansion limits). `emptyArchive`
+    /// is told of an archive that gave no member to read, with the files it passed over for their
+    /// extension.
+    public init(_ inputs: [RunInput], options: ReadOptions, emptyArchive: @escaping (RunInput, Int) -> Void = { _, _ in }) {
         pending = inputs[...]
         self.options = options
+        self.emptyArchive = emptyArchive
     }
 
     /// The next input, nil after the last. A member is read before the next call: that call moves
@@ -302,10 +307,12 @@ public struct ExpandedInputs {
         while true {
             if let archive {
                 if let member = try archive.next() { return RunInput(.member(member), format: member.format) }
+                if archive.membersGiven == 0, let current { emptyArchive(current, archive.passedOver) }
                 self.archive = nil
             }
             guard let input = pending.popFirst() else { return nil }
             guard input.isArchive else { return input }
+            current = input
             archive = try ArchiveMembers(input.location, from: input.format, options: options)
         }
     }
