@@ -30,7 +30,10 @@ public enum ArchiveFormat: String, Sendable {
     /// Whether a file is an archive by its first bytes, decompressed if it is compressed: for an
     /// input whose name tells no format.
     public static func told(byFile path: String) -> ArchiveFormat? {
-        guard let input = try? ByteInput(.file(path)) else { return nil }
+        // 512 bytes: not worth a decoder's thread.
+        var options = ReadOptions()
+        options.parsesAhead = false
+        guard let input = try? ByteInput(.file(path), options: options) else { return nil }
         var head = [UInt8](repeating: 0, count: 512)
         var got = 0
         while got < head.count {
@@ -123,12 +126,12 @@ public final class ArchiveMembers {
     /// The compression of the archive as a whole (a `.tar.gz`), nil for plain bytes.
     public var compression: Compression? { input.compression }
     private let input: ByteInput
-    private let archive: OpaquePointer
+    private let reading: LibArchiveInput
+    private var archive: OpaquePointer { reading.handle }
     private let memberFormat: Format?
     private let limits: ExpansionLimits
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-    /// The error the read callback met, thrown by the call that made it.
-    private var failure: (any Error)?
+    /// Where a member's rest is read to and let go.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// The member being read, its bytes so far and its size if the archive gives it.
     private weak var current: ArchiveMember?
     private var currentRead = 0
@@ -155,53 +158,29 @@ public final class ArchiveMembers {
         input = try ByteInput(location, options: options)
         memberFormat = from
         limits = ExpansionLimits(options)
-        guard let a = archive_read_new() else {
-            buffer.deallocate()
-            throw TripError(.io, "\(name): cannot start an archive reader")
-        }
-        archive = a
-        // tar and zip only: never `support_format_all` (mtree reads files the archive names;
-        // RAR, 7z, ISO and CAB hold most of libarchive's CVEs) and no filters (the input is
-        // decoded already, by our decoders).
-        archive_read_support_format_tar(a)
-        archive_read_support_format_zip(a)
-        archive_read_support_format_empty(a)
+        let input = self.input
         sourceSize = input.seek(0, whence: SEEK_CUR) != nil ? input.fileSize : nil
-        if sourceSize != nil {
-            // libarchive reads a zip file's whole central directory first, holding every entry.
-            if let count = zipEntryCount(), count > ArchiveMembers.maxZipEntries {
-                // deinit frees the archive and the buffer.
-                throw TripError.data("\(name): a zip of \(count) members, more than the \(ArchiveMembers.maxZipEntries) read from one file",
-                                     notes: ["its directory is held in memory while it is read; unpack it, or pipe it in (cat \(name) | tripconv …), which reads it as it streams"])
-            }
-            // A plain file: zip's seekable reader reads the central directory, which alone says
-            // which members are links.
-            archive_read_set_seek_callback(a) { _, client, offset, whence in
-                let members = Unmanaged<ArchiveMembers>.fromOpaque(client!).takeUnretainedValue()
-                return members.input.seek(offset, whence: whence) ?? Int64(ARCHIVE_FATAL)
-            }
+        // A plain file gets a seek callback: zip's seekable reader reads the central directory,
+        // which alone says which members are links.
+        reading = try LibArchiveInput(name: name, source: { try input.read(into: $0) },
+                                      seek: sourceSize == nil ? nil : { input.seek($0, whence: $1) }) { a in
+            // tar and zip only: never `support_format_all` (mtree reads files the archive names;
+            // RAR, 7z, ISO and CAB hold most of libarchive's CVEs) and no filters (the input is
+            // decoded already, by our decoders).
+            archive_read_support_format_tar(a)
+            archive_read_support_format_zip(a)
+            archive_read_support_format_empty(a)
         }
-        let client = Unmanaged.passUnretained(self).toOpaque()
-        let rc = withUTF8Locale {
-            archive_read_open2(a, client, nil, { _, client, out in
-                let members = Unmanaged<ArchiveMembers>.fromOpaque(client!).takeUnretainedValue()
-                do {
-                    let n = try members.input.read(into: members.buffer)
-                    out?.pointee = UnsafeRawPointer(members.buffer.baseAddress)
-                    return n
-                } catch {
-                    members.failure = error
-                    return -1
-                }
-            }, nil, nil)
+        // libarchive reads a zip file's whole central directory first, holding every entry.
+        if let count = zipEntryCount(), count > ArchiveMembers.maxZipEntries {
+            throw TripError.data("\(name): a zip of \(count) members, more than the \(ArchiveMembers.maxZipEntries) read from one file",
+                                 notes: ["its directory is held in memory while it is read; unpack it, or pipe it in (cat \(name) | tripconv …), which reads it as it streams"])
         }
-        try check(rc, at: nil)
+        let reading = self.reading
+        try check(withUTF8Locale { reading.open() }, at: nil)
     }
 
-    deinit {
-        archive_read_free(archive)
-        buffer.deallocate()
-    }
+    deinit { scratch.deallocate() }
 
     /// The most members of a zip read from a file: libarchive holds its central directory, a few
     /// hundred bytes an entry (about 20 MiB at the limit).
@@ -270,7 +249,7 @@ public final class ArchiveMembers {
     private func readToEnd() throws {
         guard sourceSize == nil else { return }
         do {
-            while try input.read(into: buffer) > 0 {}
+            while try input.read(into: scratch) > 0 {}
         } catch let e as TripError where e.message.hasPrefix(name + ": ") {
             throw TripError(e.kind, name + ": after the archive's last member: " + e.message.dropFirst(name.count + 2), notes: e.notes)
         }
@@ -346,7 +325,7 @@ public final class ArchiveMembers {
 
     /// The current member's remaining bytes, read and let go.
     private func readRest() throws -> Int {
-        try withUTF8Locale { try read(into: buffer, place: current?.name ?? name) }
+        try withUTF8Locale { try read(into: scratch, place: current?.name ?? name) }
     }
 
     private func read(into out: UnsafeMutableRawBufferPointer, place: String) throws -> Int {
@@ -375,8 +354,7 @@ public final class ArchiveMembers {
     private func check(_ rc: Int32, at place: String?) throws {
         guard rc != ARCHIVE_OK else { return }
         let place = place ?? name
-        if let failure {
-            self.failure = nil
+        if let failure = reading.takeFailure() {
             ended = true
             if let e = failure as? TripError, e.message.hasPrefix(name + ": "), place != name {
                 throw TripError(e.kind, place + ": the archive's " + e.message.dropFirst(name.count + 2), notes: e.notes)

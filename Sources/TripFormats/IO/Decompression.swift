@@ -172,74 +172,42 @@ final class GzipDecoder: ByteDecoder {
 final class ArchiveFilterDecoder: ByteDecoder {
     private let name: String
     private let compression: Compression
-    fileprivate let source: CompressedSource
-    fileprivate let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-    fileprivate var failure: (any Error)?
-    /// Compressed bytes handed to libarchive so far (it reads ahead of what it has decoded).
-    fileprivate var sourced = 0
-    private let archive: OpaquePointer
+    private let reading: LibArchiveInput
+    private var archive: OpaquePointer { reading.handle }
     private var ended = false
 
     init(_ compression: Compression, name: String, source: @escaping CompressedSource) throws {
         self.name = name
         self.compression = compression
-        self.source = source
-        guard let a = archive_read_new() else {
-            input.deallocate()
-            throw TripError(.io, "\(name): cannot start a \(compression.rawValue) decoder")
-        }
-        archive = a
-        switch compression {
-        case .bzip2: archive_read_support_filter_bzip2(a)
-        case .xz: archive_read_support_filter_xz(a)
-        case .zstd: archive_read_support_filter_zstd(a)
-        case .gzip: break
-        }
-        archive_read_support_format_raw(a)
-        archive_read_support_format_empty(a)
-        let client = Unmanaged.passUnretained(self).toOpaque()
-        let rc = archive_read_open2(a, client, nil, { _, client, buffer in
-            let decoder = Unmanaged<ArchiveFilterDecoder>.fromOpaque(client!).takeUnretainedValue()
-            do {
-                let n = try decoder.source(decoder.input)
-                decoder.sourced += n
-                buffer?.pointee = UnsafeRawPointer(decoder.input.baseAddress)
-                return n
-            } catch {
-                decoder.failure = error
-                return -1
+        reading = try LibArchiveInput(name: name, source: source) { a in
+            switch compression {
+            case .bzip2: archive_read_support_filter_bzip2(a)
+            case .xz: archive_read_support_filter_xz(a)
+            case .zstd: archive_read_support_filter_zstd(a)
+            case .gzip: break
             }
-        }, nil, nil)
-        do {
-            try check(rc)
-            var entry: OpaquePointer?
-            let header = archive_read_next_header(a, &entry)
-            if header == ARCHIVE_EOF { ended = true } else { try check(header) }
-            // Where libarchive's bidder does not take the data (bzip2 whose first block is
-            // damaged), it would hand the compressed bytes over as they are.
-            let code = archive_filter_code(a, 0)
-            let expected = [Compression.bzip2: ARCHIVE_FILTER_BZIP2, .xz: ARCHIVE_FILTER_XZ, .zstd: ARCHIVE_FILTER_ZSTD][compression]
-            if !ended, code != expected {
-                throw TripError.data("\(name): \(compression.rawValue) data is corrupt at its start: its first bytes say \(compression.rawValue), "
-                                     + "but what follows is not")
-            }
-        } catch {
-            // deinit frees the archive and the buffer.
-            throw error
+            archive_read_support_format_raw(a)
+            archive_read_support_format_empty(a)
         }
-    }
-
-    deinit {
-        archive_read_free(archive)
-        input.deallocate()
+        try check(reading.open())
+        var entry: OpaquePointer?
+        let header = archive_read_next_header(archive, &entry)
+        if header == ARCHIVE_EOF { ended = true } else { try check(header) }
+        // Where libarchive's bidder does not take the data (bzip2 whose first block is damaged),
+        // it would hand the compressed bytes over as they are.
+        let expected = [Compression.bzip2: ARCHIVE_FILTER_BZIP2, .xz: ARCHIVE_FILTER_XZ, .zstd: ARCHIVE_FILTER_ZSTD][compression]
+        if !ended, archive_filter_code(archive, 0) != expected {
+            throw TripError.data("\(name): \(compression.rawValue) data is corrupt at its start: its first bytes say \(compression.rawValue), "
+                                 + "but what follows is not")
+        }
     }
 
     private func check(_ rc: Int32) throws {
         guard rc != ARCHIVE_OK else { return }
-        if let failure { throw failure }
+        if let failure = reading.takeFailure() { throw failure }
         let why = archive_error_string(archive).map { String(cString: $0) } ?? "invalid data"
         // libarchive says where it was only while it can go on: the bytes it had been given.
-        throw TripError.data("\(name): \(compression.rawValue) data is corrupt within its first \(sourced) bytes: \(why)")
+        throw TripError.data("\(name): \(compression.rawValue) data is corrupt within its first \(reading.given) bytes: \(why)")
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -259,14 +227,76 @@ final class ArchiveFilterDecoder: ByteDecoder {
     /// (xz's stream padding and zstd's skippable frames are taken by their decoders.)
     private func checkEnd() throws {
         let consumed = Int(archive_filter_bytes(archive, -1))
-        while true {
-            let n = try source(input)
-            if n == 0 { break }
-            sourced += n
-        }
-        if sourced > consumed {
-            throw TripError.data("\(name): at byte \(consumed): \(sourced - consumed) bytes after the end of the \(compression.rawValue) data "
+        try reading.readRest()
+        if reading.given > consumed {
+            throw TripError.data("\(name): at byte \(consumed): \(reading.given - consumed) bytes after the end of the \(compression.rawValue) data "
                                  + "that are not another \(compression.rawValue) stream")
         }
+    }
+}
+
+/// A libarchive reader fed by a closure: the one place that opens libarchive on bytes of ours (the
+/// bzip2, xz and zstd decoders, and the archives' tar and zip readers). It holds the handle, 256 KiB
+/// of bytes given to it, and the error the closure threw, for the call that met it to throw.
+final class LibArchiveInput {
+    let handle: OpaquePointer
+    private let source: CompressedSource
+    private let seek: ((Int64, Int32) -> Int64?)?
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+    private var failure: (any Error)?
+    /// Bytes given to libarchive so far (it reads ahead of what it has used).
+    private(set) var given = 0
+
+    /// A handle that `configure` enables filters and formats on; with `seek` (a plain file's), one
+    /// libarchive may move in.
+    init(name: String, source: @escaping CompressedSource, seek: ((Int64, Int32) -> Int64?)? = nil,
+         configure: (OpaquePointer) -> Void) throws {
+        guard let a = archive_read_new() else {
+            buffer.deallocate()
+            throw TripError(.io, "\(name): cannot start libarchive")
+        }
+        handle = a
+        self.source = source
+        self.seek = seek
+        configure(a)
+    }
+
+    deinit {
+        archive_read_free(handle)
+        buffer.deallocate()
+    }
+
+    /// Opens the handle on the source (the read callback may run already, for the format's bid).
+    func open() -> Int32 {
+        let client = Unmanaged.passUnretained(self).toOpaque()
+        if seek != nil {
+            archive_read_set_seek_callback(handle) { _, client, offset, whence in
+                let reading = Unmanaged<LibArchiveInput>.fromOpaque(client!).takeUnretainedValue()
+                return reading.seek?(offset, whence) ?? Int64(ARCHIVE_FATAL)
+            }
+        }
+        return archive_read_open2(handle, client, nil, { _, client, out in
+            let reading = Unmanaged<LibArchiveInput>.fromOpaque(client!).takeUnretainedValue()
+            do {
+                let n = try reading.source(reading.buffer)
+                reading.given += n
+                out?.pointee = UnsafeRawPointer(reading.buffer.baseAddress)
+                return n
+            } catch {
+                reading.failure = error
+                return -1
+            }
+        }, nil, nil)
+    }
+
+    /// The error the source threw since it was last asked, if any.
+    func takeFailure() -> (any Error)? {
+        defer { failure = nil }
+        return failure
+    }
+
+    /// Reads what the source still holds, counting it as given (to find bytes after the end).
+    func readRest() throws {
+        while case let n = try source(buffer), n > 0 { given += n }
     }
 }
