@@ -118,6 +118,21 @@ struct ArchiveCLITests {
         #expect(count.out == "3\n", "\(count.out)\(count.stderr)")
     }
 
+    @Test("under --output-dir, a member whose output another input took fails alone; the rest are written")
+    func memberOutputTaken() throws {
+        let dir = try CLI.temporaryDirectory()
+        let tar = dir.appendingPathComponent("b.tar").path
+        try Self.archive(tar, "tar", ["trips-v3.json=samples/trips-v1.json", "x/a.json=samples/trips-v2.json"])
+        let out = dir.appendingPathComponent("out").path
+        let r = try CLI.tripconv("samples/trips-v3.json", tar, "--output-dir", out, "--jobs", "1")
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("\(tar)!trips-v3.json: another input is written to \(out)/trips-v3.jsonl"), "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out + "/x/a.jsonl"))
+        // The plain input's output is its own trips (2), not the member's (3 after merging).
+        let count = try CLI.python("import sys; print(sum(1 for _ in open(sys.argv[1])))", [out + "/trips-v3.jsonl"])
+        #expect(count.out == "2\n", "\(count.out)")
+    }
+
     /// A tar with one special member, made by Python's tarfile: `type` a tarfile type constant.
     static let specialTar = """
         import sys, io, tarfile

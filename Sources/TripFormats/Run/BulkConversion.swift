@@ -87,14 +87,10 @@ public struct BulkConversion: Sendable {
         do {
             while let member = try members.next() {
                 let output = outputPath(member)
-                let fresh = taken.withLock { $0.insert(output).inserted }
-                guard fresh else {
-                    let e = TripError.usage("\(member.location.name): another input is written to \(output)")
-                    failing.withLock { _ in observer.failed(member, error: e) }
-                    outcomes.append(Outcome(input: member.location.name, output: output, summary: nil, error: e, seconds: 0))
-                    continue
-                }
                 do {
+                    guard taken.withLock({ $0.insert(output).inserted }) else {
+                        throw TripError.usage("\(member.location.name): another input is written to \(output)")
+                    }
                     try makeDirectories(for: output)
                 } catch {
                     let e = error as? TripError ?? TripError(.cantCreate, "\(error)")
