@@ -54,13 +54,14 @@ struct ArchiveTests {
         #expect(got == ["\(plain) json", "\(tar)!z/b.csv csv", "\(tar)!a.json json"])
     }
 
-    @Test("a gzip input expanding past the ratio is a data error; 0 lifts the limit; the total limit too")
-    func limits() throws {
-        let gz = scratch.path("t.jsonl.gz")
+    @Test("past the ratio or the total a gzip is a data error, decoded ahead or not; 0 lifts the ratio", arguments: [true, false])
+    func limits(ahead: Bool) throws {
+        let gz = scratch.path("t-\(ahead).jsonl.gz")
         let r = try ExternalTool.python("import sys, gzip; open(sys.argv[1], 'wb').write(gzip.compress(open(sys.argv[2], 'rb').read() * 20))",
                                         [gz, TestPaths.root.appendingPathComponent("samples/trips-v3.jsonl").path])
         #expect(r.status == 0, "\(r.stderr)")
         var options = ReadOptions()
+        options.parsesAhead = ahead
         options.expansionGrace = 0
         options.maxExpansionRatio = 2
         func read(_ options: ReadOptions) throws -> Int {
