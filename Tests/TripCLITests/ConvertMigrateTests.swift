@@ -42,7 +42,7 @@ struct ConvertMigrateTests {
         // migrate's lines (a line per trip merged, per stage, and its summary), then convert's own.
         let migrateLines = migrated.stderr.split(separator: "\n").map(String.init)
         let convertLines = converted.stderr.split(separator: "\n").map(String.init)
-        #expect(migrateLines.count == 5 && convertLines.count == 7, "\(converted.stderr)")
+        try #require(migrateLines.count == 5 && convertLines.count == 7, "\(converted.stderr)")
         #expect(Array(convertLines.prefix(4)) == Array(migrateLines.prefix(4)))
         #expect(convertLines[4] == S.withoutTime(migrateLines[4]))
         #expect(convertLines[4] == "tripconv: s.sqlite: migrated 1.0.0 -> 3.0.0 in place; stages 1.0.0 -> 2.0.0 (custom), 2.0.0 -> 3.0.0 (lightweight); "
@@ -146,7 +146,7 @@ struct ConvertMigrateTests {
         // The same lines, but for the schema in the trips' places.
         let migrateLines = migrated.stderr.replacingOccurrences(of: schemas[1], with: schemas[0]).split(separator: "\n").map(String.init)
         let convertLines = converted.stderr.split(separator: "\n").map(String.init)
-        #expect(migrateLines.count == 5 && convertLines.count == 7, "\(converted.stderr)")
+        try #require(migrateLines.count == 5 && convertLines.count == 7, "\(converted.stderr)")
         #expect(Array(convertLines.prefix(4)) == Array(migrateLines.prefix(4)))
         #expect(convertLines[4] == S.withoutTime(migrateLines[4]))
         #expect(convertLines[4].hasSuffix(": migrated 1.0.0 -> 3.0.0 in place; stages 1.0.0 -> 2.0.0 (custom), 2.0.0 -> 3.0.0 (lightweight); "
