@@ -156,6 +156,9 @@ public struct WriteOptions {
     public var policy: DeduplicationPolicy
     /// Migrate an existing store older than `schema` in place first.
     public var migrate: Bool
+    /// Where a SQLite store migrated in place (`migrate`) is backed up first; none unless told. A
+    /// PostgreSQL store is never backed up (its migration is one transaction).
+    public var backup: StoreBackup = .none
     /// CSV and TSV: prefix `'` to fields that start with `=`, `+`, `-`, `@` or `'` (so that a reader
     /// told `ReadOptions.csvSafeFormulas` takes exactly one `'` off).
     public var csvSafeFormulas: Bool

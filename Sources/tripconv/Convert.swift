@@ -41,8 +41,10 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, origin, reason and the record's source text) and go on.", valueName: "file"))
     var rejects: String?
 
-    @Flag(name: .long, help: "Migrate an existing store older than the target version in place first.")
+    @Flag(name: .long, help: "Migrate an existing store older than the target version in place first, in the same transaction, backed up and accounted for as by migrate.")
     var migrate = false
+
+    @OptionGroup var backup: BackupOptions
 
     @Option(name: .long, help: ArgumentHelp("CSV and TSV output: rows (one row per trip, the default) or tables (a directory with trips, bucket_list_items and living_accommodations joined by trip_id).", valueName: "layout"))
     var csvLayout: CSVLayout = .rows
@@ -59,7 +61,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int = Threads.coreCount
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, and each stage's counts.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup).", valueName: "file"))
     var report: String?
 
     @Option(name: .long, help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))
@@ -89,7 +91,12 @@ struct Convert: ParsableCommand {
         o.compression = compress
         o.toolVersion = TripConv.version
         memory.apply(to: &o)
+        backup.apply(to: &o)
         return o
+    }
+
+    func validate() throws {
+        if backup.isGiven && !migrate { throw ValidationError("--backup and --no-backup go with --migrate") }
     }
 
     func run() throws {
@@ -97,8 +104,10 @@ struct Convert: ParsableCommand {
         let started = monotonicSeconds()
         if outputDir != nil { return try runBulk(started: started) }
         do {
-            let summary = try convert(started: started)
-            if let report { try RunReport.write(report, summary: summary, elapsed: monotonicSeconds() - started, error: nil) }
+            let (summary, migration) = try convert(started: started)
+            if let report {
+                try RunReport.write(report, summary: summary, migration: migration, elapsed: monotonicSeconds() - started, error: nil)
+            }
         } catch let error as ExitCode {
             throw error
         } catch {
@@ -107,24 +116,34 @@ struct Convert: ParsableCommand {
         }
     }
 
-    private func convert(started: Double) throws -> ConversionSummary {
+    /// The run, with the summary lines: first `migrate`'s for a store migrated in place (`--migrate`).
+    private func convert(started: Double) throws -> (ConversionSummary, MigrationSummary?) {
         let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
         let conversion = try options.conversion(to: OutputLocation(output))
         let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
         defer { progress?.stop() }
-        let summary = try conversion.run(inputs, observer: CommandLineObserver(progress: progress, listsSetAside: verbose,
-                                                                                            verbose: verbose))
+        var migration: MigrationSummary?
+        let summary = try conversion.run(inputs, observer: CommandLineObserver(progress: progress, listsSetAside: verbose, verbose: verbose),
+                                         migrated: { report in
+            let postgreSQL = conversion.format == .postgresql
+            migration = MigrationSummary(report: report, store: postgreSQL ? Format.redactedPostgreSQLAddress(output ?? "") : output ?? "",
+                                         backsUp: !postgreSQL)
+        })
+        progress?.stop()
+        if let migration {
+            if verbose { for line in migration.stageLines { Diagnostics.print(line) } }
+            if !quiet { Diagnostics.print(migration.line) }
+        }
         if verbose {
             for i in summary.inputs {
                 let v = i.detection.version.map(\.description) ?? "no version"
                 Diagnostics.print("tripconv: \(i.name): \(i.detection.format) \(v) by \(i.detection.evidence); read \(i.read), rejected \(i.rejected); stages \(i.stages.isEmpty ? "none" : i.stages.joined(separator: ", "))")
             }
         }
-        progress?.stop()
         if !quiet {
             Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
         }
-        return summary
+        return (summary, migration)
     }
 
     private func runBulk(started: Double) throws {

@@ -10,7 +10,8 @@ struct Migrate: ParsableCommand {
             Runs the plan's stages from the store's version to the target: 1.0.0 -> 2.0.0 deduplicates the \
             trips by name under --dedupe and adds the unique index; 2.0.0 -> 3.0.0 rebuilds the tables with \
             the renamed date columns and cascading foreign keys, keeping every row and its id. The store is \
-            backed up first (to STORE.bak unless --backup or --no-backup says otherwise), and each stage is \
+            backed up first (to STORE.VERSION.bak, such as trips.sqlite.1.0.0.bak, unless --backup or --no-backup \
+            says otherwise; a backup never replaces a file, and a migration that fails leaves none), and each stage is \
             recorded in its history table. A store already at the target is left untouched. A PostgreSQL \
             store (a postgresql:// URI or libpq key=value address) is migrated in one transaction under its \
             exclusive lock, after the loads under way commit: the trips keep their ids, related rows are \
@@ -32,11 +33,7 @@ struct Migrate: ParsableCommand {
     @Flag(name: .long, help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("Back the store up to FILE before changing it (default STORE.bak).", valueName: "file"))
-    var backup: String?
-
-    @Flag(name: .long, help: "Take no backup.")
-    var noBackup = false
+    @OptionGroup var backup: BackupOptions
 
     @Option(name: .long, help: ArgumentHelp("Write the trips merged or dropped to FILE as JSON Lines, as convert's rejects file.", valueName: "file"))
     var rejects: String?
@@ -53,7 +50,6 @@ struct Migrate: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if backup != nil && noBackup { throw ValidationError("--backup and --no-backup exclude each other") }
         if !(busyTimeout >= 0 && busyTimeout <= 86_400) { throw ValidationError("--busy-timeout takes seconds from 0 to 86400") }
     }
 
@@ -65,6 +61,7 @@ struct Migrate: ParsableCommand {
         o.rejects = rejects
         o.toolVersion = TripConv.version
         memory.apply(to: &o)
+        backup.apply(to: &o)
         return o
     }
 
@@ -94,13 +91,12 @@ struct Migrate: ParsableCommand {
             }
 
             let opened = try SQLiteStore.open(path: store, readOnly: false, busyTimeoutMilliseconds: timeout)
-            let backupPath = noBackup ? nil : (backup ?? store + ".bak")
-            guard let report = try options.migrate(opened, backup: backupPath, observer: CommandLineObserver(listsSetAside: verbose)) else {
+            guard let report = try options.migrate(opened, observer: CommandLineObserver(listsSetAside: verbose)) else {
                 // Another process migrated it between the first look and the lock.
                 if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
                 return
             }
-            printSummary(report, name: store, backup: backup(of: report), started: started)
+            printSummary(MigrationSummary(report: report, store: store, backsUp: true), started: started)
         }
     }
 
@@ -150,7 +146,6 @@ struct Migrate: ParsableCommand {
 
     /// A PostgreSQL store: migrated (or, with --dry-run, migrated and rolled back) in one transaction.
     private func migratePostgreSQL(target: any VersionedSchema.Type, options: RunOptions, started: Double) throws {
-        if backup != nil { throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy") }
         var shared: [String] = []
         var sharedCount = 0
         let report = try options.migrate(postgreSQL: store, schema: pgSchema, dryRun: dryRun,
@@ -178,30 +173,15 @@ struct Migrate: ParsableCommand {
             if !quiet { Diagnostics.print("tripconv: \(name): dry run; nothing was changed (\(elapsed(started)) s)") }
             return
         }
-        printSummary(report, name: name, backup: nil, started: started)
+        printSummary(MigrationSummary(report: report, store: name, backsUp: false), started: started)
     }
 
-    /// The backup part of a SQLite migration's summary.
-    private func backup(of report: SQLiteMigrationReport) -> String { report.backup.map { "backup \($0)" } ?? "no backup" }
-
     /// A line per stage with -v, and the summary line unless -q: the same for both kinds of store
-    /// (a PostgreSQL store takes no backup, so its line has no backup part).
-    private func printSummary(_ report: SQLiteMigrationReport, name: String, backup: String?, started: Double) {
-        if verbose {
-            for s in report.stages {
-                Diagnostics.print("tripconv: \(name): stage \(s.stages): \(s.tripsBefore) trip\(s.tripsBefore == 1 ? "" : "s") -> \(s.tripsAfter)")
-            }
-        }
-        guard !quiet else { return }
-        let stages = report.stages.map(\.stages).joined(separator: ", ")
-        var parts = ["migrated \(report.from) -> \(report.to) in place", "stages \(stages)",
-                     "read \(report.tripsBefore) trip\(report.tripsBefore == 1 ? "" : "s")",
-                     "merged \(report.merged)", "dropped \(report.dropped)",
-                     "\(report.tripsAfter) trip\(report.tripsAfter == 1 ? "" : "s") at \(report.to)"]
-        if let backup { parts.append(backup) }
-        if report.spilledTrips > 0 { parts.append(ConversionSummary.spilledPhrase(report.spilledTrips, "trip", bytes: report.spilledBytes)) }
-        parts.append("\(elapsed(started)) s")
-        Diagnostics.print("tripconv: \(name): " + parts.joined(separator: "; "))
+    /// (a PostgreSQL store takes no backup, so its line has no backup part), and as `convert
+    /// --migrate` tells its migration.
+    private func printSummary(_ migration: MigrationSummary, started: Double) {
+        if verbose { for line in migration.stageLines { Diagnostics.print(line) } }
+        if !quiet { Diagnostics.print(migration.line + "; \(elapsed(started)) s") }
     }
 
     private func elapsed(_ started: Double) -> String {

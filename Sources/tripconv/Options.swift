@@ -108,4 +108,26 @@ struct MemoryOptions: ParsableArguments {
     }
 }
 
+/// Where a store migrated in place is backed up first: the options `migrate` and `convert --migrate`
+/// share. A backup never replaces a file (see `StoreBackup`).
+struct BackupOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Before migrating a SQLite store in place, back it up to FILE instead of STORE.VERSION.bak, the store's name and the version the backup holds (trips.sqlite.1.0.0.bak). A backup never replaces a file: when the name is taken, .2, .3, ... is added; the summary names the file.", valueName: "file"))
+    var backup: String?
+
+    @Flag(name: .long, help: "Take no backup before migrating a store in place.")
+    var noBackup = false
+
+    /// Whether either option was given.
+    var isGiven: Bool { backup != nil || noBackup }
+
+    func validate() throws {
+        if backup != nil && noBackup { throw ValidationError("--backup and --no-backup exclude each other") }
+    }
+
+    /// Sets where the run backs a store up.
+    func apply(to options: inout RunOptions) {
+        options.backup = noBackup ? .none : backup.map(StoreBackup.file) ?? .besideStore
+    }
+}
+
 extension Compression: ExpressibleByArgument {}

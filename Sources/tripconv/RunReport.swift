@@ -4,9 +4,12 @@ import TripFormats
 
 /// `--report FILE`: the run's accounting as JSON, written whether the run succeeded or not.
 ///
-/// read = written + merged + dropped + rejected holds for every successful run.
+/// read = written + merged + dropped + rejected holds for every successful run. A store migrated in
+/// place first (`--migrate`) has an object of its own, `storeMigration`, with `migrate`'s figures:
+/// its trips are not the inputs'.
 enum RunReport {
-    static func write(_ path: String, summary: ConversionSummary?, elapsed: Double, error: (any Error)?) throws {
+    static func write(_ path: String, summary: ConversionSummary?, migration: MigrationSummary? = nil, elapsed: Double,
+                      error: (any Error)?) throws {
         var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil ? "ok" : "failed"))]
         if let error {
             let e = error as? TripError
@@ -33,6 +36,7 @@ enum RunReport {
                 })),
                 ("stages", .array(stageCounts(s))),
             ]
+            if let migration { pairs.append(("storeMigration", migration.reportNode)) }
             if s.spilledTrips > 0 {
                 // Only a run that spilled says so: the report of a run in memory is as it always was.
                 pairs += [("spilledTrips", .int(s.spilledTrips)), ("spilledBytes", .int(s.spilledBytes))]

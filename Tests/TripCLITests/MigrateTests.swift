@@ -49,10 +49,10 @@ struct MigrateTests {
         let r = try CLI.tripconv("migrate", db)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.out == "")
-        #expect(S.withoutTime(r.stderr) == "tripconv: \(db): migrated 1.0.0 -> 3.0.0 in place; stages 1.0.0 -> 2.0.0 (custom), 2.0.0 -> 3.0.0 (lightweight); read 6 trips; merged 2; dropped 0; 4 trips at 3.0.0; backup \(db).bak")
+        #expect(S.withoutTime(r.stderr) == "tripconv: \(db): migrated 1.0.0 -> 3.0.0 in place; stages 1.0.0 -> 2.0.0 (custom), 2.0.0 -> 3.0.0 (lightweight); read 6 trips; merged 2; dropped 0; 4 trips at 3.0.0; backup \(db).1.0.0.bak")
         try S.expectSound(db)
-        try S.expectSound(db + ".bak")
-        #expect(try S.sqlite(db + ".bak", ".dump") == before)
+        try S.expectSound(db + ".1.0.0.bak")
+        #expect(try S.sqlite(db + ".1.0.0.bak", ".dump") == before)
         #expect(try S.sqlite(db, "PRAGMA user_version; SELECT value FROM tripconv_metadata WHERE key = 'schemaVersion';") == "3\n3.0.0\n")
         #expect(try S.sqlite(db, "SELECT from_version, to_version, stages, trips_before, trips_after FROM tripconv_migrations ORDER BY id;")
                 == "1.0.0|2.0.0|1.0.0 -> 2.0.0 (custom)|6|4\n2.0.0|3.0.0|2.0.0 -> 3.0.0 (lightweight)|4|4\n")
@@ -184,7 +184,7 @@ struct MigrateTests {
     @Test("a store another process is writing is busy: exit 75 after the timeout, and the store is unchanged",
           .enabled(if: MigrateSupport.python3 != nil, "needs python3"))
     func busy() throws {
-        let (_, db) = try S.copy("trips-v1.sqlite", as: "trips.sqlite")
+        let (tmp, db) = try S.copy("trips-v1.sqlite", as: "trips.sqlite")
         let before = S.bytes(db)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: S.python3!)
@@ -214,7 +214,7 @@ struct MigrateTests {
         try input.fileHandleForWriting.close()
         holder.waitUntilExit()
         #expect(S.bytes(db) == before)
-        #expect(!FileManager.default.fileExists(atPath: db + ".bak"), "the lock comes before the backup")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["trips.sqlite"], "the lock comes before the backup")
         #expect(try CLI.tripconv("migrate", db, "-q").status == 0)
         try S.expectSound(db)
     }
@@ -229,7 +229,7 @@ struct MigrateTests {
         let r = try CLI.tripconv("migrate", other)
         #expect(r.status == 65)
         #expect(r.stderr.hasPrefix("tripconv: \(other): not a trip store: it has no trips table\n"))
-        #expect(!FileManager.default.fileExists(atPath: other + ".bak"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["other.sqlite"])
     }
 
     @Test("a store in WAL mode is migrated with the trips its -wal file holds", .enabled(if: MigrateSupport.python3 != nil, "needs python3"))

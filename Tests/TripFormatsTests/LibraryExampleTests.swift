@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TripFormats
 import TripKit
@@ -34,5 +35,22 @@ struct LibraryExampleTests {
         #expect(printed.count == 2)
         let text = try #require(dir.contents("trips.csv"))
         #expect(text.contains("Norway, again") && !text.contains("Lima"))
+    }
+
+    @Test("StoreBackup's example: a migration's backup is named by the version it holds, and numbered rather than replace one")
+    func storeBackupExample() throws {
+        let dir = ScratchDirectory()
+        let path = dir.path("trips.sqlite")
+        for round in 1...2 {
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.copyItem(atPath: TestPaths.root.appendingPathComponent("samples/trips-v1.sqlite").path, toPath: path)
+            // As in StoreBackup's documentation.
+            let store = try SQLiteStore.open(path: path, readOnly: false)
+            let report = try store.migrate(to: TripSchemaV3.self, backup: .besideStore)
+            #expect(report?.backup == path + (round == 1 ? ".1.0.0.bak" : ".1.0.0.bak.2"))
+            #expect(report?.merged == 2)
+        }
+        #expect(try SQLiteStore.open(path: path + ".1.0.0.bak").version == SchemaVersion(1, 0, 0))
+        #expect(try SQLiteStore.open(path: path + ".1.0.0.bak.2").version == SchemaVersion(1, 0, 0))
     }
 }

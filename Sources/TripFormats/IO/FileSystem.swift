@@ -197,6 +197,24 @@ package enum FileSystem {
         guard renameFile(from, to) == 0 else { throw failure(.cantCreate, name ?? to, doing) }
     }
 
+    /// Gives the file `from` names the name `to` as well, never replacing a file: false when `to`
+    /// names one already (the test and the naming are one step, `link(2)`, so no other process can
+    /// slip a file in between). Where the file system has no hard links, the name is claimed by an
+    /// exclusive create and `from` renamed onto it. Fails `.cantCreate` as `TO: DOING: reason`.
+    package static func linkWithoutReplacing(_ from: String, to: String, doing: String) throws -> Bool {
+        if link(from, to) == 0 { return true }
+        if errno == EEXIST { return false }
+        guard errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS || errno == EMLINK else { throw failure(.cantCreate, to, doing) }
+        let fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            if errno == EEXIST { return false }
+            throw failure(.cantCreate, to, doing)
+        }
+        close(fd)
+        try rename(from, to: to, doing: doing)
+        return true
+    }
+
     /// Sets a path's permission bits, if it can.
     package static func setMode(_ path: String, _ mode: mode_t) {
         chmod(path, mode)

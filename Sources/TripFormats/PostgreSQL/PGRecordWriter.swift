@@ -17,7 +17,7 @@ import TripKit
 ///
 /// Memory: one batch of COPY rows (at most `batchTrips` trips) and the ledger's bounded log.
 /// The load transaction holds a shared advisory lock that migration in place takes exclusively.
-public final class PGRecordWriter: RecordWriter, LedgerKeeping {
+public final class PGRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating {
     /// The store as messages name it (`host:port/database[/schema]`, never the password).
     public let name: String
     /// Whether the store's tables existed before this run.
@@ -26,6 +26,8 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
     public internal(set) var replacedStoredTrips = 0
     /// The in-place migration run before writing (`--migrate`), if one was.
     public private(set) var migration: SQLiteMigrationReport?
+    /// The stored trips that migration merged or dropped.
+    private var migrationSetAside: SetAsideLog?
     /// How many times a deadlock or serialization failure made the writer try again.
     public internal(set) var retries = 0
     /// How many times the writer gave way to another loader holding names it met (rolled back what it
@@ -131,8 +133,10 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
                    try SQLiteMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
                     // Migrated and loaded in one transaction, under the exclusive lock: all or nothing.
                     let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
+                    let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
                     migration = try PGMigration.run(c, from: now, to: options.schema, policy: options.policy,
-                                                    toolVersion: options.toolVersion, budget: budget, setAside: { _ in })
+                                                    toolVersion: options.toolVersion, budget: budget, setAside: ledger.append)
+                    migrationSetAside = ledger
                     isUpdatingExistingStore = true
                     try startLoad()
                     return
@@ -228,6 +232,9 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping {
 
     /// Calls `body` with each incoming trip merged, dropped or refused, in the order they came.
     public func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try setAside.forEach(body) }
+
+    /// Calls `body` with each stored trip the migration in place merged or dropped, in id order.
+    public func forEachMigrationEntry(_ body: (SetAsideRecord) throws -> Void) throws { try migrationSetAside?.forEach(body) }
 
     // MARK: - Finishing
 

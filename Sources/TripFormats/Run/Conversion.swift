@@ -20,7 +20,15 @@ public struct Conversion {
     /// Reads the inputs in order and writes the trips, each record set aside going to the
     /// observer and then to the rejects file. The rejects file is committed when the run succeeds,
     /// and discarded when it fails, as the output is.
-    public func run(_ inputs: [RunInput], observer: some RunObserver = .silent) throws -> ConversionSummary {
+    ///
+    /// An existing store migrated in place first (`migratesStore`) is accounted for as `tripconv
+    /// migrate` accounts for it, before any input is read: `migrated` gets the migration's report
+    /// (its stages, counts and backup), then the stored trips it merged or dropped go to the
+    /// observer and the rejects file, ahead of the inputs' records. They are not the inputs' trips,
+    /// so the summary's counts leave them out. The migration and its backup are undone when the
+    /// run fails.
+    public func run(_ inputs: [RunInput], observer: some RunObserver = .silent,
+                    migrated: (SQLiteMigrationReport) -> Void = { _ in }) throws -> ConversionSummary {
         let readOptions = self.readOptions, writeOptions = self.writeOptions
         let output = self.output, format = self.format, rejects = self.rejects
         var summary: ConversionSummary
@@ -37,7 +45,17 @@ public struct Conversion {
                         return observer.reading(try input.makeReader(options: readOptions))
                     }
                 },
-                into: { try FormatFactory.makeWriter(output, format: format, options: writeOptions) },
+                into: {
+                    let writer = try FormatFactory.makeWriter(output, format: format, options: writeOptions)
+                    if let store = writer as? any InPlaceMigrating, let report = store.migration {
+                        migrated(report)
+                        try store.forEachMigrationEntry { entry in
+                            observer.settingAside(entry)
+                            try rejects?.write(entry)
+                        }
+                    }
+                    return writer
+                },
                 setAside: { entry in
                     observer.settingAside(entry)
                     try rejects?.write(entry)

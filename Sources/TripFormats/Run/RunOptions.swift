@@ -26,6 +26,10 @@ public struct RunOptions: Sendable {
     public var csvLayout = CSVLayout.rows
     /// Migrate an existing store older than the target in place before writing to it (`--migrate`).
     public var migratesStore = false
+    /// Where a SQLite store migrated in place (`migrate`, `convert --migrate`) is backed up first:
+    /// beside it, named by the version it holds, unless told (`--backup`, `--no-backup`). A
+    /// PostgreSQL store is not backed up, and `.file` for one is a usage error.
+    public var backup = StoreBackup.besideStore
     /// The rejects file (`--rejects`): records set aside go there and the run goes on. Without it,
     /// the first bad record fails the run.
     public var rejects: String?
@@ -76,6 +80,7 @@ public struct RunOptions: Sendable {
         options.budget = budget ?? SpillBudget(limit: memoryLimit, directory: temporaryDirectory)
         options.pgSchema = reading.pgSchema
         options.compression = compression
+        options.backup = backup
         return options
     }
 
@@ -148,6 +153,7 @@ public struct RunOptions: Sendable {
         if format.isStore, output == .standardOutput {
             throw TripError.usage("a store cannot be written to standard output; give -o FILE")
         }
+        if format == .postgresql { try refuseBackupOfPostgreSQL() }
         if compression != nil, output != .standardOutput {
             throw TripError.usage("--compress is for standard output; a file is compressed by its name's extension (.gz, .bz2, .xz, .zst)")
         }
@@ -192,11 +198,11 @@ public struct RunOptions: Sendable {
                               schema: schema, rejects: rejects)
     }
 
-    /// Migrates an open store in place to the target version under `policy`, backing it up to
-    /// `backup` first; the trips merged or dropped go to the observer and the rejects file. Nil
+    /// Migrates an open store in place to the target version under `policy`, backing it up first
+    /// as `backup` says; the trips merged or dropped go to the observer and the rejects file. Nil
     /// when the store was already at the target (another process migrated it since it was looked
     /// at), and nothing was written.
-    public func migrate(_ store: SQLiteStore, backup: String?, observer: some RunObserver) throws -> SQLiteMigrationReport? {
+    public func migrate(_ store: SQLiteStore, observer: some RunObserver) throws -> SQLiteMigrationReport? {
         let target = try targetSchema()
         return try migrating(observer: observer) { setAside in
             try withoutActuallyEscaping(setAside) { setAside in
@@ -214,12 +220,20 @@ public struct RunOptions: Sendable {
                         sharedName: ((SQLiteMigrationPreview.DuplicateName) throws -> Void)? = nil,
                         observer: some RunObserver) throws -> SQLiteMigrationReport? {
         let target = try targetSchema()
+        try refuseBackupOfPostgreSQL()
         var options = self
         if dryRun { options.rejects = nil }
         return try options.migrating(observer: observer) { setAside in
             try PGStoreMigration.migrate(address: address, schema: schema, to: target, policy: policy, toolVersion: toolVersion,
                                          memoryLimit: memoryLimit, temporaryDirectory: temporaryDirectory, dryRun: dryRun,
                                          busyTimeoutMilliseconds: busyTimeoutMilliseconds, setAside: setAside, sharedName: sharedName)
+        }
+    }
+
+    /// A PostgreSQL store is migrated in one transaction and never backed up: `--backup` is refused.
+    private func refuseBackupOfPostgreSQL() throws {
+        if case .file = backup {
+            throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy")
         }
     }
 

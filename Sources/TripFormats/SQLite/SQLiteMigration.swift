@@ -45,6 +45,36 @@ enum SQLiteMigration {
         return true
     }
 
+    /// A migration in place, as `tripconv migrate` (`SQLiteStore.migrate`) and `convert --migrate`
+    /// (`SQLiteRecordWriter`) both make it, in the open transaction that holds the store's write
+    /// lock: the store is backed up first as `backup` says (the lock keeps other writers out until
+    /// the commit, so the backup holds exactly the store the migration starts from), then the stages
+    /// run. The trips merged or dropped are held in the log returned, for the caller to pass on once
+    /// it has committed. A backup is removed again when the stages fail; when the caller's
+    /// transaction does not commit, the caller removes `report.backup`: a migration that changed
+    /// nothing leaves no backup behind.
+    static func inPlace(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
+                        policy: DeduplicationPolicy, toolVersion: String, budget: SpillBudget, backup: StoreBackup,
+                        busyTimeout: Int32) throws -> (report: SQLiteMigrationReport, setAside: SetAsideLog) {
+        let path = connection.path
+        var taken: String?
+        if let name = backup.name(store: path, version: store.version) {
+            if FileSystem.isSameFile(name, path) { throw TripError.usage("\(name): the backup cannot be the store itself") }
+            taken = try SQLiteBackup.copy(path, to: name, busyTimeout: busyTimeout)
+        }
+        do {
+            let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
+            var report = try run(connection, store: store, to: target, policy: policy, toolVersion: toolVersion,
+                                 budget: budget, setAside: ledger)
+            report.backup = taken
+            (report.spilledTrips, report.spilledBytes) = budget.spilled
+            return (report, ledger)
+        } catch {
+            if let taken { FileSystem.remove(taken) }
+            throw error
+        }
+    }
+
     /// Applies the plan's stages from the store's version to the target, in the open transaction.
     /// The trips merged or dropped go to `setAside` (in memory up to the budget's bound, then on
     /// disk); the caller passes them on once the transaction has committed.

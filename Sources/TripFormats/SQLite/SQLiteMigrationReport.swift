@@ -65,6 +65,16 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
     public var dropped: Int
 }
 
+/// A writer into an existing store that migrates it in place first when told to (`convert
+/// --migrate`): what that migration did, and the stored trips it merged or dropped, for the run to
+/// account for as `tripconv migrate` does. `SQLiteRecordWriter` and `PGRecordWriter` are such writers.
+public protocol InPlaceMigrating {
+    /// The migration run before writing, if one was (its `backup` names the backup it took).
+    var migration: SQLiteMigrationReport? { get }
+    /// Calls `body` with each stored trip the migration merged or dropped, in the store's order.
+    func forEachMigrationEntry(_ body: (SetAsideRecord) throws -> Void) throws
+}
+
 /// What a migration in place would do, found without changing the store (`tripconv migrate --dry-run`).
 ///
 /// ```swift

@@ -14,7 +14,7 @@ import TripKit
 /// for trip in trips { try writer.write(trip) }
 /// try writer.finish()
 /// ```
-public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
+public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating {
     /// The target store's file.
     public let path: String
     /// Whether trips go into a store that existed (an upsert), rather than a new one.
@@ -32,6 +32,10 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     private var replacedIDs = RowIDSet()
     /// The in-place migration run before writing, if one was.
     public private(set) var migration: SQLiteMigrationReport?
+    /// The stored trips that migration merged or dropped.
+    private var migrationSetAside: SetAsideLog?
+    /// The backup that migration took, until the transaction commits: removed if it does not.
+    private var uncommittedBackup: String?
 
     private let options: WriteOptions
     private let layout: SQLiteLayout
@@ -102,8 +106,11 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                         throw TripError(.busy, "\(path): store is busy: another process changed it while it was being opened",
                                         notes: ["try again"])
                     }
-                    migration = try SQLiteMigration.run(c, store: store, to: options.schema, policy: options.policy,
-                                                        toolVersion: options.toolVersion, budget: budget)
+                    // The same migration, backup and accounting as `tripconv migrate`'s.
+                    let done = try SQLiteMigration.inPlace(c, store: store, to: options.schema, policy: options.policy,
+                                                           toolVersion: options.toolVersion, budget: budget,
+                                                           backup: options.backup, busyTimeout: timeout)
+                    (migration, migrationSetAside, uncommittedBackup) = (done.report, done.setAside, done.report.backup)
                 } else {
                     try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: false)
                 }
@@ -113,6 +120,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
             } catch {
                 c.rollbackQuietly()
                 connection = nil
+                discardBackup()
                 throw error
             }
         } else {
@@ -298,6 +306,9 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
     /// Calls `body` with each incoming trip merged or dropped, in the order they came.
     public func forEachLedgerEntry(_ body: (SetAsideRecord) throws -> Void) throws { try setAside.forEach(body) }
 
+    /// Calls `body` with each stored trip the migration in place merged or dropped, in row-id order.
+    public func forEachMigrationEntry(_ body: (SetAsideRecord) throws -> Void) throws { try migrationSetAside?.forEach(body) }
+
     // MARK: - Finishing
 
     /// Commits; for a new store, makes it visible under its name. Under `fail`, names the store
@@ -333,6 +344,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
                 }
             }
             try connection.execute("COMMIT", doing: "cannot commit")
+            uncommittedBackup = nil
             if let temporaryPath {
                 try connection.execute("PRAGMA journal_mode = DELETE", doing: "cannot finish the store")
                 closeConnection()
@@ -355,6 +367,13 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping {
         connection?.rollbackQuietly()
         closeConnection()
         removeTemporaryStore()
+        discardBackup()
+    }
+
+    /// A migration's backup of a store that was not changed after all: a run that fails leaves none.
+    private func discardBackup() {
+        if let uncommittedBackup { FileSystem.remove(uncommittedBackup) }
+        uncommittedBackup = nil
     }
 
     private func closeConnection() {

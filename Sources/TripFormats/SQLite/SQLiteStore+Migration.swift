@@ -6,10 +6,12 @@ extension SQLiteStore {
     ///
     /// The store must be opened with `readOnly: false`. A target older than the store is a usage
     /// error. The store is locked for writing first (waiting up to the busy timeout for another
-    /// writer, then failing `.busy`); then, when `backup` names a file, the store as it is is copied
-    /// there through SQLite's online backup API, before anything changes; then the plan's stages run
-    /// (see `SQLiteMigration`) and the transaction commits. Whatever fails, or however the process
-    /// ends, the store is either as it was or entirely at the target.
+    /// writer, then failing `.busy`); then, unless `backup` is `.none`, the store as it is is copied
+    /// through SQLite's online backup API, before anything changes, to a file that replaces none
+    /// (see `StoreBackup`; the report's `backup` names it); then the plan's stages run (see
+    /// `SQLiteMigration`) and the transaction commits. Whatever fails, or however the process ends,
+    /// the store is either as it was or entirely at the target; a migration that fails removes the
+    /// backup it took.
     ///
     /// The store's trips are held under `memoryLimit` bytes (default as `--memory-limit`'s), the rest
     /// in anonymous temporary files in `temporaryDirectory` (default `$TMPDIR`). The trips merged or
@@ -18,20 +20,17 @@ extension SQLiteStore {
     ///
     /// ```swift
     /// let store = try SQLiteStore.open(path: "trips.sqlite", readOnly: false)
-    /// if let report = try store.migrate(to: TripSchemaV3.self, policy: .merge, backup: "trips.sqlite.bak") {
-    ///     print(report.stages.map(\.stages), report.merged, report.tripsAfter)
+    /// if let report = try store.migrate(to: TripSchemaV3.self, policy: .merge, backup: .besideStore) {
+    ///     print(report.stages.map(\.stages), report.merged, report.tripsAfter, report.backup ?? "")
     /// }
     /// ```
     @discardableResult
     public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
-                        toolVersion: String = WriteOptions().toolVersion, backup: String? = nil,
+                        toolVersion: String = WriteOptions().toolVersion, backup: StoreBackup = .none,
                         memoryLimit: Int? = nil, temporaryDirectory: String? = nil,
                         setAside: ((SetAsideRecord) throws -> Void)? = nil) throws -> SQLiteMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
-        if let backup, FileSystem.isSameFile(backup, path) {
-            throw TripError.usage("\(backup): the backup cannot be the store itself")
-        }
         // SQLite's procedure for rebuilding tables wants foreign keys off, and the pragma is a no-op
         // inside a transaction: set it before BEGIN. They are checked before the commit.
         try connection.execute("PRAGMA foreign_keys = OFF")
@@ -40,6 +39,7 @@ extension SQLiteStore {
         try connection.execute("PRAGMA cache_size = -65536")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         try connection.execute("BEGIN IMMEDIATE", doing: "cannot lock the store")
+        var taken: String?
         do {
             let found = try SQLiteStoreStructure(connection).detect()
             guard try SQLiteMigration.isNeeded(store: found, target: target, path: path, migrate: true) else {
@@ -47,15 +47,11 @@ extension SQLiteStore {
                 try refresh()
                 return nil
             }
-            // The lock keeps other writers out from here to the commit, so the backup holds exactly
-            // the store the migration starts from.
-            if let backup { try SQLiteBackup.copy(path, to: backup, busyTimeout: busyTimeout) }
-            let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
-            var report = try SQLiteMigration.run(connection, store: found, to: target, policy: policy, toolVersion: toolVersion,
-                                                 budget: budget, setAside: ledger)
-            report.backup = backup
-            (report.spilledTrips, report.spilledBytes) = budget.spilled
+            var (report, ledger) = try SQLiteMigration.inPlace(connection, store: found, to: target, policy: policy, toolVersion: toolVersion,
+                                                               budget: budget, backup: backup, busyTimeout: busyTimeout)
+            taken = report.backup
             try connection.execute("COMMIT", doing: "cannot commit")
+            taken = nil
             try refresh()
             if let setAside {
                 try ledger.forEach(setAside)
@@ -65,8 +61,17 @@ extension SQLiteStore {
             return report
         } catch {
             connection.rollbackQuietly()
+            if let taken { FileSystem.remove(taken) }
             throw error
         }
+    }
+
+    /// Migrates the store in place, backing it up first to `backup` (or to `backup.N`, when that
+    /// name is taken), or taking no backup when it is nil: `migrate(to:…backup:)` with `.file` or `.none`.
+    @discardableResult
+    public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
+                        toolVersion: String = WriteOptions().toolVersion, backup: String?) throws -> SQLiteMigrationReport? {
+        try migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup.map(StoreBackup.file) ?? .none)
     }
 
     /// What `migrate` would do, found without changing anything: the stages and what each does to
@@ -103,9 +108,11 @@ extension SQLiteStore {
     }
 
     /// Copies the store to a file through SQLite's online backup API: complete or absent, and with
-    /// what the store's WAL holds.
-    public func backUp(to target: String) throws {
+    /// what the store's WAL holds. A file `target` names is never replaced: the copy goes to the
+    /// first of `target.2`, `target.3`, … that is free; the name it got is returned.
+    @discardableResult
+    public func backUp(to target: String) throws -> String {
         if FileSystem.isSameFile(target, path) { throw TripError.usage("\(target): the backup cannot be the store itself") }
-        try SQLiteBackup.copy(path, to: target, busyTimeout: busyTimeout)
+        return try SQLiteBackup.copy(path, to: target, busyTimeout: busyTimeout)
     }
 }
