@@ -247,8 +247,8 @@ extension SniffText {
         return i
     }
 
-    /// The key of a `key: value` or `key:` line at `i`: a plain key (a letter or `_`, then letters,
-    /// digits, `_`, `-`, `.` or spaces) or a quoted one; nil for anything else.
+    /// The key of a `key: value` or `key:` line at `i`: a plain key of letters, digits, `_`, `-` and
+    /// `.` (not prose: `Dear diary: ...` is no key), or a quoted one; nil for anything else.
     func yamlKey(at i: Int) -> String? {
         var j = i
         let key: String
@@ -261,12 +261,13 @@ extension SniffText {
         } else {
             let isKeyByte = { (b: UInt8) in
                 (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
-                    || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == 0x20
+                    || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
             }
-            guard isKeyByte(bytes[i]), bytes[i] != UInt8(ascii: "-"), bytes[i] != 0x20 else { return nil }
+            guard isKeyByte(bytes[i]), bytes[i] != UInt8(ascii: "-") else { return nil }
             while j < bytes.count, isKeyByte(bytes[j]) { j += 1 }
-            key = String(decoding: bytes[i..<j], as: UTF8.self).trimmingTrailingSpaces
+            key = String(decoding: bytes[i..<j], as: UTF8.self)
         }
+        while j < bytes.count, bytes[j] == 0x20 { j += 1 }
         guard j < bytes.count, bytes[j] == UInt8(ascii: ":"), endsToken(at: j + 1) else { return nil }
         return key
     }
@@ -310,13 +311,5 @@ extension SniffText {
         bytes.indices.dropLast().contains { i in
             bytes[i] == UInt8(ascii: "\\") && [UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "\\")].contains(bytes[i + 1])
         }
-    }
-}
-
-extension String {
-    fileprivate var trimmingTrailingSpaces: String {
-        var s = self
-        while s.last == " " { s.removeLast() }
-        return s
     }
 }
