@@ -79,10 +79,13 @@ enum InputResolver {
     /// A file whose extension names no format: an archive by its first bytes, else read as `from`
     /// says, else as its first bytes tell.
     private static func unnamedFile(_ path: String, from: Format?, options: ReadOptions) throws -> RunInput {
-        let count = from == nil ? FormatSniffer.windowSize : 512
+        if let from {
+            // Its reader says what is wrong with it, if anything (under --output-dir, for it alone).
+            return ArchiveFormat.told(byFile: path) != nil ? RunInput(archive: .file(path), format: from) : RunInput(.file(path), format: from)
+        }
+        let count = FormatSniffer.windowSize
         let head = try ByteInput.head(of: .file(path), count: count)
-        if ArchiveFormat.told(by: head.bytes) != nil { return RunInput(archive: .file(path), format: from) }
-        if let from { return RunInput(.file(path), format: from) }
+        if ArchiveFormat.told(by: head.bytes) != nil { return RunInput(archive: .file(path)) }
         var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
         switch FormatSniffer.sniff(head.bytes, atEnd: head.bytes.count < count, options: options) {
         case .told(let sniffed):

@@ -35,4 +35,11 @@ struct LibraryExampleTests {
         let text = try #require(dir.contents("trips.csv"))
         #expect(text.contains("Norway, again") && !text.contains("Lima"))
     }
+
+    @Test("FormatSniffer's example: a CSV header told by its bytes")
+    func formatSnifferExample() {
+        let sniffed = FormatSniffer.sniff(Array("name,destination\nParis,France\n".utf8), atEnd: true)
+        #expect(sniffed.told?.format == .csv)
+        #expect(sniffed.told?.phrase == "told by its bytes (a header split by ',' into 2 trip columns)")
+    }
 }

@@ -28,7 +28,7 @@ public struct SniffedFormat: Sendable, Equatable {
 ///
 /// ```swift
 /// let sniffed = FormatSniffer.sniff(Array("name,destination\nParis,France\n".utf8), atEnd: true)
-/// print(sniffed.told?.format)   // csv
+/// print(sniffed.told?.format.rawValue ?? "none")   // csv
 /// ```
 public enum FormatSniffer {
     /// The most bytes looked at: 64 KiB, a reader's first chunk.
