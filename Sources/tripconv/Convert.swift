@@ -118,7 +118,7 @@ struct Convert: ParsableCommand {
 
     /// The run, with the summary lines: first `migrate`'s for a store migrated in place (`--migrate`).
     private func convert(started: Double) throws -> (ConversionSummary, MigrationSummary?) {
-        let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
+        let inputs = try resolveInputs()
         let conversion = try options.conversion(to: OutputLocation(output))
         let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
         defer { progress?.stop() }
@@ -146,13 +146,21 @@ struct Convert: ParsableCommand {
         return (summary, migration)
     }
 
+    /// The inputs, each with its format; with -v, a line for each whose bytes told it.
+    private func resolveInputs() throws -> [RunInput] {
+        try InputResolver.refuseTerminal(self.inputs, usage: Self.usageString())
+        let inputs = try InputResolver.resolve(self.inputs, from: reading.from, options: reading.readOptions)
+        if verbose { for line in inputs.compactMap(InputResolver.sniffedLine) { Diagnostics.print(line) } }
+        return inputs
+    }
+
     private func runBulk(started: Double) throws {
         var outcomes: [BulkConversion.Outcome] = []
         do {
             guard output == nil else { throw TripError.usage("give -o or --output-dir, not both") }
             let options = self.options
             try options.checkJobs()
-            let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
+            let inputs = try resolveInputs()
             let bulk = try options.bulkConversion(of: inputs, into: outputDir!)
             let progress = ProgressBar.start(quiet: quiet, inputs: inputs)
             outcomes = try bulk.run(observer: CommandLineObserver(progress: progress, listsSetAside: false, verbose: verbose))

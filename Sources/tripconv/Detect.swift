@@ -26,7 +26,8 @@ struct Detect: ParsableCommand {
             memory.apply(to: &options)
             try options.checkTemporaryDirectory()
             let budget = options.spillBudget(usingJobs: true)
-            let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
+            try InputResolver.refuseTerminal(self.inputs, usage: Self.usageString())
+            let inputs = try InputResolver.resolve(self.inputs, from: reading.from, options: reading.readOptions)
             var nodes: [JSONText.Node] = []
             var lines: [String] = []
             var expanded = ExpandedInputs(inputs, options: reading.readOptions) {
@@ -57,10 +58,13 @@ struct InputReport {
     var spilled = (names: 0, bytes: 0)
     /// The archive the input is a member of, if any.
     var member: ArchiveMember?
+    /// How its bytes told its format, where neither its extension nor --from did.
+    var sniffed: SniffedFormat?
 
     /// Reads the input through, counting names under `budget`.
     init(_ input: RunInput, options: ReadOptions, budget: SpillBudget) throws {
         name = input.location.name
+        sniffed = input.sniffed
         if case .member(let m) = input.location { member = m }
         var reader = try input.makeReader(options: options)
         let names = RepeatedValues<NameBytes>(budget: budget)
@@ -87,6 +91,7 @@ struct InputReport {
     var line: String {
         let version = detection.version.map(\.description) ?? "unknown"
         var s = "\(name): \(detection.format) \(version) (\(detection.evidence)), "
+        if let sniffed { s += "format \(sniffed.phrase), " }
         if let c = detection.compression { s += "\(c)-compressed, " }
         if let member, let format = member.archiveFormat {
             s += "in a \(member.archiveCompression.map { "\($0.rawValue)-compressed " } ?? "")\(format.rawValue) archive, "
@@ -103,6 +108,7 @@ struct InputReport {
             ("version", detection.version.map { .string($0.description) } ?? .null),
             ("evidence", .string(detection.evidence.description)),
             ("compression", detection.compression.map { .string($0) } ?? .null),
+            ("sniffed", sniffed.map { .object([("evidence", .string($0.evidence)), ("assumed", .bool($0.isAssumed))]) } ?? .null),
             ("archive", member.map { m in
                 .object([
                     ("path", .string(m.archiveName)),

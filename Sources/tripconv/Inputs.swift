@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import TripKit
 import TripFormats
 
@@ -8,23 +9,14 @@ enum InputResolver {
     /// Expands the command line's inputs: `-` or none is standard input; a directory means the files
     /// under it (recursively) with known extensions, in path order; an archive (zip, tar, compressed
     /// or not: by its name, else by its first bytes) is read as a directory, its members met as
-    /// the run gets to them.
-    static func resolve(_ arguments: [String], from: Format?) throws -> [RunInput] {
+    /// the run gets to them. Standard input, and a file whose extension names no format, are read as
+    /// their first bytes tell (`FormatSniffer`) unless `from` says.
+    static func resolve(_ arguments: [String], from: Format?, options: ReadOptions) throws -> [RunInput] {
         let args = arguments.isEmpty ? ["-"] : arguments
         var out: [RunInput] = []
         for arg in args {
             if arg == "-" {
-                // An archive on standard input (`tar cz … | tripconv`) is told by its first bytes,
-                // kept for its reader; a terminal is not read ahead.
-                if isatty(0) == 0, ArchiveFormat.told(by: try ByteInput.peekStandardInput(512)) != nil {
-                    out.append(RunInput(archive: .standardInput, format: from))
-                    continue
-                }
-                guard let format = from else {
-                    throw TripError.usage("standard input has no extension to tell its format; pass --from FORMAT",
-                                          notes: ["formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")])
-                }
-                out.append(RunInput(.standardInput, format: format))
+                out.append(try standardInput(from: from, options: options))
                 continue
             }
             if Format.isPostgreSQLAddress(arg) {
@@ -46,23 +38,94 @@ enum InputResolver {
                 }
                 continue
             }
-            if ArchiveFormat.named(by: arg) != nil || (Format(streamPath: arg) == nil && ArchiveFormat.told(byFile: arg) != nil) {
+            if ArchiveFormat.named(by: arg) != nil {
                 out.append(RunInput(archive: .file(arg), format: from))
                 continue
             }
             if from == nil, Format.isCompressedStore(arg) {
                 throw TripError.usage("\(arg): a store is read in place, not compressed; decompress it first")
             }
-            guard let format = from ?? Format(streamPath: arg) else {
-                var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
-                if arg.lowercased().hasSuffix(".txt") {
-                    notes.append("a spreadsheet's text or \"Unicode text\" export is CSV: pass --from csv (its delimiter and UTF-16 are told from the file)")
-                }
-                throw TripError.usage("\(arg): no known extension tells its format; pass --from FORMAT", notes: notes)
+            if let format = Format(streamPath: arg) {
+                out.append(RunInput(.file(arg), format: from ?? format))
+                continue
             }
-            out.append(RunInput(.file(arg), format: format))
+            out.append(try unnamedFile(arg, from: from, options: options))
         }
         return out
+    }
+
+    /// Standard input: an archive by its first bytes (kept for its reader), else read as `from` says,
+    /// else as its first bytes tell. A terminal is not read ahead when `from` says.
+    private static func standardInput(from: Format?, options: ReadOptions) throws -> RunInput {
+        guard from == nil || isatty(0) == 0 else { return RunInput(.standardInput, format: from!) }
+        let count = from == nil ? FormatSniffer.windowSize : 512
+        let head = try ByteInput.peekStandardInput(count)
+        if ArchiveFormat.told(by: head) != nil { return RunInput(archive: .standardInput, format: from) }
+        if let from { return RunInput(.standardInput, format: from) }
+        switch FormatSniffer.sniff(head, atEnd: head.count < count, options: options) {
+        case .told(let sniffed):
+            if sniffed.format.isStore {
+                throw TripError.usage("standard input holds an SQLite store, which is read in place; name its file")
+            }
+            return RunInput(.standardInput, sniffed: sniffed)
+        case .empty:
+            throw TripError.usage("standard input has no extension to tell its format; pass --from FORMAT", notes: [formatsNote])
+        case .unknown(let line):
+            throw TripError.usage("standard input: its first bytes tell no format; pass --from FORMAT",
+                                  notes: [formatsNote, lookedAtNote(line)])
+        }
+    }
+
+    /// A file whose extension names no format: an archive by its first bytes, else read as `from`
+    /// says, else as its first bytes tell.
+    private static func unnamedFile(_ path: String, from: Format?, options: ReadOptions) throws -> RunInput {
+        if let from {
+            // Its reader says what is wrong with it, if anything (under --output-dir, for it alone).
+            return ArchiveFormat.told(byFile: path) != nil ? RunInput(archive: .file(path), format: from) : RunInput(.file(path), format: from)
+        }
+        let count = FormatSniffer.windowSize
+        let head = try ByteInput.head(of: .file(path), count: count)
+        if ArchiveFormat.told(by: head.bytes) != nil { return RunInput(archive: .file(path)) }
+        var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
+        switch FormatSniffer.sniff(head.bytes, atEnd: head.bytes.count < count, options: options) {
+        case .told(let sniffed):
+            if sniffed.format.isStore, head.compression != nil {
+                throw TripError.usage("\(path): a store is read in place, not compressed; decompress it first")
+            }
+            return RunInput(.file(path), sniffed: sniffed)
+        case .empty:
+            throw TripError.usage("\(path): no known extension tells its format; pass --from FORMAT", notes: notes)
+        case .unknown(let line):
+            notes.append(lookedAtNote(line))
+            if path.lowercased().hasSuffix(".txt") {
+                notes.append("a spreadsheet's text or \"Unicode text\" export is CSV: pass --from csv (its delimiter and UTF-16 are told from the file)")
+            }
+            throw TripError.usage("\(path): neither its extension nor its first bytes tell its format; pass --from FORMAT", notes: notes)
+        }
+    }
+
+    private static let formatsNote = "formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")
+
+    /// What the sniff looked for, and the line it found instead.
+    private static func lookedAtNote(_ line: String) -> String {
+        "looked for JSON or JSON Lines ('{' or '['), XML ('<'), YAML ('---', '%YAML', 'key:' lines, '- ' items) "
+            + "and a CSV or TSV header naming trip fields (name, destination, ...); found \(line.quotedForMessage)"
+    }
+
+    /// Refuses to wait on a terminal: no input named and standard input a terminal prints the usage
+    /// on standard error and exits 64, a usage error, as jq and Miller do (with theirs: 2 and 1).
+    /// `-` reads the terminal.
+    static func refuseTerminal(_ arguments: [String], usage: String) throws {
+        guard arguments.isEmpty, isatty(0) == 1 else { return }
+        Diagnostics.print("tripconv: no input named, and standard input is a terminal")
+        Diagnostics.print("usage: tripconv \(usage)")
+        Diagnostics.print("note: name files, or pipe trips in (cat trips.csv | tripconv --to json); - reads the terminal; tripconv --help says more")
+        throw ExitCode(64)
+    }
+
+    /// The `-v` line of an input whose format its bytes told.
+    static func sniffedLine(_ input: RunInput) -> String? {
+        input.sniffed.map { "tripconv: \(input.location.name): read as \($0.format.rawValue), \($0.phrase)" }
     }
 
     /// The warning for an archive that held no member to read.

@@ -20,7 +20,7 @@ extension DateEpoch: ExpressibleByArgument {}
 
 /// The options every command that reads shares.
 struct ReadingOptions: ParsableArguments {
-    @Option(name: .long, help: "The input format, where no extension says (\(Format.allCases.map(\.rawValue).joined(separator: ", "))).")
+    @Option(name: .long, help: "The input format (\(Format.allCases.map(\.rawValue).joined(separator: ", "))), overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).")
     var from: Format?
 
     @Option(name: .long, help: ArgumentHelp("Read every input as this schema version instead of detecting it.", valueName: "version"))

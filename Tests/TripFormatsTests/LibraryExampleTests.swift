@@ -53,4 +53,11 @@ struct LibraryExampleTests {
         #expect(try SQLiteStore.open(path: path + ".1.0.0.bak").version == SchemaVersion(1, 0, 0))
         #expect(try SQLiteStore.open(path: path + ".1.0.0.bak.2").version == SchemaVersion(1, 0, 0))
     }
+
+    @Test("FormatSniffer's example: a CSV header told by its bytes")
+    func formatSnifferExample() {
+        let sniffed = FormatSniffer.sniff(Array("name,destination\nParis,France\n".utf8), atEnd: true)
+        #expect(sniffed.told?.format == .csv)
+        #expect(sniffed.told?.phrase == "told by its bytes (a header split by ',' into 2 trip columns)")
+    }
 }

@@ -43,16 +43,21 @@ public enum CSVFormat: FormatCodec {
         if options.csvDelimiter != nil || format == .tsv {
             separator = .fixed
         } else {
-            let known = CSVRecordReader.knownColumnRoots(SchemaVocabulary.trips)
-            separator = .detect(candidates: CSVDialect.detectedSeparators) { names in
-                names.reduce(0) { n, name in
-                    known.contains(name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "") ? n + 1 : n
-                }
-            }
+            separator = .detect(candidates: CSVDialect.detectedSeparators, score: tripColumnCount)
         }
         return CSVRowReader(name: name, dialect: dialect, encoding: encoding, separator: separator, chunkSize: chunkSize,
                             source: source)
     }
+
+    /// How many of a header's names are a trip's fields in some version (`bucketList.1.title` by its
+    /// root): what a detected separator is chosen by, and what tells a header when an input is sniffed.
+    static func tripColumnCount(_ names: [String]) -> Int {
+        names.reduce(0) { n, name in
+            tripColumnRoots.contains(name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "") ? n + 1 : n
+        }
+    }
+
+    static let tripColumnRoots = CSVRecordReader.knownColumnRoots(SchemaVocabulary.trips)
 
     /// A writer in the layout `options.csvLayout` says: one file with a row per trip, or a directory of tables.
     public static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

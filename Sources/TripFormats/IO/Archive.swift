@@ -30,18 +30,7 @@ public enum ArchiveFormat: String, Sendable {
     /// Whether a file is an archive by its first bytes, decompressed if it is compressed: for an
     /// input whose name tells no format.
     public static func told(byFile path: String) -> ArchiveFormat? {
-        // 512 bytes: not worth a decoder's thread.
-        var options = ReadOptions()
-        options.parsesAhead = false
-        guard let input = try? ByteInput(.file(path), options: options) else { return nil }
-        var head = [UInt8](repeating: 0, count: 512)
-        var got = 0
-        while got < head.count {
-            let n = (try? head.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[got...])) }) ?? 0
-            if n == 0 { break }
-            got += n
-        }
-        return told(by: Array(head[..<got]))
+        (try? ByteInput.head(of: .file(path), count: 512)).flatMap { told(by: $0.bytes) }
     }
 }
 

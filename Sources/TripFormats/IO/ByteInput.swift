@@ -53,6 +53,9 @@ public final class ByteInput {
     private var ahead: Handoff<DecodedChunk>?
     private var chunk: DecodedChunk?
     private var chunkPosition = 0
+    /// Bytes looked at ahead of the reader (`peek`), given to the next reads first.
+    private var peeked: [UInt8] = []
+    private var peekedPosition = 0
 
     /// The input's own bytes read so far: compressed ones, for a compressed input.
     public var rawBytesRead: Int { raw.bytesRead.load(ordering: .relaxed) }
@@ -189,9 +192,48 @@ public final class ByteInput {
         return size.dividingFullWidth(rest.multipliedFullWidth(by: read)).quotient
     }
 
+    /// The first `count` bytes (decompressed, for a compressed input; fewer at the end of input),
+    /// looked at before reading: the next reads give them first. For a reader that decides how to
+    /// read by its first bytes (a UTF-16 byte order mark).
+    public func peek(_ count: Int) throws -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: max(1, min(count, 1 << 16)))
+        while peeked.count - peekedPosition < count {
+            let want = min(chunk.count, count - (peeked.count - peekedPosition))
+            let n = try chunk.withUnsafeMutableBytes { try readSource(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
+            if n == 0 { break }
+            peeked += chunk[..<n]
+        }
+        return Array(peeked[peekedPosition...].prefix(count))
+    }
+
+    /// The first `count` bytes of an input, decompressed (fewer at its end), and its compression, read by an input of
+    /// their own that does not count toward progress: to tell an archive or a format by its bytes
+    /// before its reader is made. A file that cannot be opened is a `.noInput` error; corrupt
+    /// compressed data a `.data` error.
+    public static func head(of location: InputLocation, count: Int) throws -> (bytes: [UInt8], compression: Compression?) {
+        // A few KiB: not worth a decoder's thread.
+        var options = ReadOptions()
+        options.parsesAhead = false
+        let input = try ByteInput(location, options: options)
+        defer { totalBytesRead.subtract(input.bytesCounted, ordering: .relaxed) }
+        return (try input.peek(count), input.compression)
+    }
+
     /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of
     /// input. An I/O error is an `.io` error; corrupt compressed data a `.data` error.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if peekedPosition < peeked.count, let base = buffer.baseAddress {
+            let n = min(buffer.count, peeked.count - peekedPosition)
+            peeked.withUnsafeBytes { base.copyMemory(from: $0.baseAddress! + peekedPosition, byteCount: n) }
+            peekedPosition += n
+            if peekedPosition == peeked.count { peeked = []; peekedPosition = 0 }
+            return n
+        }
+        return try readSource(into: buffer)
+    }
+
+    /// Reads from the input itself, through its decoder if it has one.
+    private func readSource(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let decoder else { return try raw.read(buffer) }
         guard let ahead else {
             let n = try decoder.read(into: buffer)

@@ -3,8 +3,9 @@ import TripKit
 /// The character encodings of text inputs that carry none of their own (CSV, TSV, JSON), and the one
 /// parser of `--input-encoding` / `ReadOptions.inputEncoding`.
 ///
-/// A byte order mark overrides the option for CSV and TSV: UTF-8's is dropped, UTF-16's (LE or BE)
-/// switches the input to UTF-16, as a spreadsheet's "Unicode text" export needs.
+/// A byte order mark overrides the option for CSV, TSV, JSON and JSON Lines: UTF-8's switches the
+/// input to UTF-8 and is dropped, UTF-16's (LE or BE) switches it to UTF-16, as a spreadsheet's
+/// "Unicode text" export needs.
 public enum TextEncoding: String, Sendable, CaseIterable {
     case utf8 = "utf-8"
     case latin1
@@ -65,7 +66,7 @@ final class TranscodingSource {
     private var atEnd = false
     private var block: UnsafeMutableRawBufferPointer
 
-    /// `detectsBOM`: a UTF-16 byte order mark at the start switches to UTF-16 whatever `encoding` says.
+    /// `detectsBOM`: a byte order mark at the start switches to UTF-16 or UTF-8 whatever `encoding` says.
     init(name: String, encoding: TextEncoding, detectsBOM: Bool, source: @escaping Source) {
         self.name = name; self.encoding = encoding; self.detectsBOM = detectsBOM; self.source = source
         block = .allocate(byteCount: 1 << 16, alignment: 8)
@@ -116,6 +117,9 @@ final class TranscodingSource {
                 encoding = .utf16le; pending.removeFirst(2); consumed = 2
             } else if be {
                 encoding = .utf16be; pending.removeFirst(2); consumed = 2
+            } else if detectsBOM, count >= 3, p[0] == 0xEF, p[1] == 0xBB, p[2] == 0xBF {
+                // UTF-8's mark, as unambiguous: left for the reader to skip.
+                encoding = .utf8
             } else if encoding == .utf16 {
                 encoding = .utf16be
             }

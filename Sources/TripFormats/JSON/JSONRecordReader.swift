@@ -52,8 +52,15 @@ public struct JSONRecordReader: RecordReader {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader reads json or jsonl, not \(format.rawValue)")
         }
-        let encoding = try TextEncoding.of(options)
+        var encoding = try TextEncoding.of(options)
         let bytes = try ByteInput(input, options: options)
+        // A byte order mark is unambiguous: it is read whatever --input-encoding says, as CSV's is.
+        let head = try bytes.peek(4)
+        if (head.starts(with: [0xFF, 0xFE]) && !head.starts(with: [0xFF, 0xFE, 0, 0])) || head.starts(with: [0xFE, 0xFF]) {
+            encoding = .utf16
+        } else if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            encoding = .utf8
+        }
         self.init(name: bytes.name, format: format, options: options, encoding: encoding) { try bytes.read(into: $0) }
         builder.compression = bytes.compression?.rawValue
     }

@@ -270,12 +270,20 @@ public struct RunInput: Sendable, Equatable {
     public var format: Format?
     /// Whether it is an archive (zip or tar, compressed or not) whose members are the inputs.
     public var isArchive: Bool
+    /// How its bytes told its format, where neither its extension nor `--from` did; nil otherwise.
+    public var sniffed: SniffedFormat?
 
     /// An input at `location`, read as `format`: the caller tells the format, a run never guesses it.
     public init(_ location: InputLocation, format: Format) {
         self.location = location
         self.format = format
         isArchive = false
+    }
+
+    /// An input at `location` read as its bytes told (`FormatSniffer`).
+    public init(_ location: InputLocation, sniffed: SniffedFormat) {
+        self.init(location, format: sniffed.format)
+        self.sniffed = sniffed
     }
 
     /// An archive at `location`, each member read as `format`, or as its extension says.
