@@ -15,12 +15,25 @@ extension Format: ExpressibleByArgument {
     public static var allValueStrings: [String] { Format.allCases.map(\.rawValue) }
 }
 
+/// `--to`'s value: a format tripconv writes. `coredata` is parsed, so that the run can say why it
+/// is refused (a Core Data store is read, never written: exit 64), but neither the help nor the
+/// completions offer it.
+struct OutputFormatArgument: ExpressibleByArgument {
+    let format: Format
+    init?(argument: String) {
+        guard let f = Format(name: argument) else { return nil }
+        format = f
+    }
+    static var allValueStrings: [String] { Format.allCases.filter { $0 != .coredata }.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+}
+
 extension DeduplicationPolicy: ExpressibleByArgument {}
 extension DateEpoch: ExpressibleByArgument {}
 
 /// The options every command that reads shares.
 struct ReadingOptions: ParsableArguments {
-    @Option(name: .long, help: "The input format, where no extension says (\(Format.allCases.map(\.rawValue).joined(separator: ", "))).")
+    @Option(name: .long, help: ArgumentHelp("The input format, where no extension says.", valueName: "format"))
     var from: Format?
 
     @Option(name: .long, help: ArgumentHelp("Read every input as this schema version instead of detecting it.", valueName: "version"))

@@ -27,9 +27,31 @@ struct TripConv: ParsableCommand {
             outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
             Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
-            73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
+            69 PostgreSQL server unreachable, 73 output cannot be created, 74 I/O error, 75 store busy, \
+            77 PostgreSQL credentials refused. See tripconv(1).
             """,
         version: "tripconv \(version)",
         subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],
         defaultSubcommand: Convert.self)
+
+    /// Runs the command as ArgumentParser's own `main` does, except that a usage error's first line
+    /// starts `tripconv: `, as every other message does, where ArgumentParser writes `Error: `.
+    /// Help, `--version` and completion scripts go to standard output with status 0; the rest of a
+    /// usage error (its help and usage lines) and its status (64) are ArgumentParser's.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            var text = fullMessage(for: error)
+            if status == .success {
+                if !text.isEmpty { writeAll(1, text + "\n") }
+            } else if !text.isEmpty {
+                if text.hasPrefix("Error: ") { text = "tripconv: " + text.dropFirst("Error: ".count) }
+                writeAll(2, text + "\n")
+            }
+            exit(withError: status)
+        }
+    }
 }
