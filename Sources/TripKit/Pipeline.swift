@@ -49,6 +49,8 @@ public struct Pipeline {
     public var decodesAhead = false
     /// Where each input's trips, then all of them, are held between reading and writing.
     package var holding: () -> any TripHolding = { InMemoryTrips() }
+    /// Told as the run moves past reading an input (for a progress bar: after a spill these take a while).
+    package var entering: (RunPhase) -> Void = { _ in }
 
     /// A conversion to the current schema under `--dedupe merge`, failing on the first bad record.
     public init() {}
@@ -102,6 +104,7 @@ public struct Pipeline {
                 }
                 let detection = reader.detection
                 inputSummary.detection = detection
+                entering(.migrating)
                 inputSummary.read = context.count + inputSummary.rejected
                 // Migrate: from the input's version through the plan's stages to the target.
                 let version = detection.version ?? targetVersion
@@ -117,6 +120,7 @@ public struct Pipeline {
                 inputSummary.stages = steps.map(\.description)
                 inputSummary.deduplicatedInStages = context.trips.setAsideCount - before
                 if streamsInputs {
+                    entering(.writing)
                     writer = try context.trips.write(into: writer, speed: speed)
                     streamed += context.count
                     try context.trips.forEachSetAside { try all.trips.appendSetAside([$0]) }
@@ -128,12 +132,14 @@ public struct Pipeline {
             // Dedupe: one trip per name across all inputs, wherever the target says the name is unique.
             if let unique = targetSchema.rootEntity.uniqueAttribute {
                 let before = all.trips.setAsideCount
+                entering(.deduplicating)
                 try all.deduplicate(targetSchema.rootEntity.name, by: unique.name)
                 summary.deduplicatedAcrossInputs = all.trips.setAsideCount - before
             }
             // Write.
             if !streamsInputs {
                 // The longest lists take a pass over the trips (over a spill file, a read of it all).
+                entering(.writing)
                 if writer.needsShape {
                     writer.expect(OutputShape(trips: all.count, longestRelationships: try all.longestRelationships()))
                 }
@@ -197,4 +203,14 @@ extension LedgerKeeping {
             return all
         }
     }
+}
+
+/// What a run is doing once an input has been read, as `Pipeline` tells it.
+public enum RunPhase: String, Sendable {
+    /// Running an input's stages, just read, to the target version.
+    case migrating
+    /// Deduplicating the trips of every input by name.
+    case deduplicating
+    /// Writing the trips to the output.
+    case writing
 }

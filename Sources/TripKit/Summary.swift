@@ -67,11 +67,15 @@ public struct ConversionSummary: Sendable {
 extension ConversionSummary {
     /// "spilled 3 trips (12 MiB) to temporary files": how every summary says what went to disk.
     public static func spilledPhrase(_ count: Int, _ noun: String, bytes: Int) -> String {
-        "spilled \(count) \(noun)\(count == 1 ? "" : "s") (\((bytes + (1 << 19)) >> 20) MiB) to temporary files"
+        "spilled \(count) \(noun)\(count == 1 ? "" : "s") (\(mebibytes(bytes)) MiB) to temporary files"
     }
+
+    /// Bytes in whole MiB, rounded: the unit every figure of spilled bytes is given in (the progress bar's too).
+    public static func mebibytes(_ bytes: Int) -> Int { (bytes + (1 << 19)) >> 20 }
 }
 
-private func format3(_ x: Double) -> String {
+/// `1.234`: seconds to the millisecond, as summaries and reports write them.
+package func format3(_ x: Double) -> String {
     let ms = Int((x * 1000).rounded())
     let frac = ms % 1000
     return "\(ms / 1000)." + String(repeating: "0", count: frac < 10 ? 2 : frac < 100 ? 1 : 0) + "\(frac)"

@@ -23,7 +23,7 @@ enum BulkReport {
         let merged = ok.reduce(0) { $0 + ($1.summary?.merged ?? 0) }
         let dropped = ok.reduce(0) { $0 + ($1.summary?.dropped ?? 0) }
         let rejected = ok.reduce(0) { $0 + ($1.summary?.rejected ?? 0) }
-        return "converted \(ok.count) of \(outcomes.count) inputs, \(outcomes.count - ok.count) failed; read \(read); merged \(merged); dropped \(dropped); rejected \(rejected); wrote \(written); \(String(format3: elapsed)) s"
+        return "converted \(ok.count) of \(outcomes.count) inputs, \(outcomes.count - ok.count) failed; read \(read); merged \(merged); dropped \(dropped); rejected \(rejected); wrote \(written); \(format3(elapsed)) s"
     }
 
     /// `--report` for a bulk run: per input its format, version, evidence, counts, time and status; and the totals.
@@ -40,7 +40,7 @@ enum BulkReport {
                 var pairs: [(String, JSONText.Node)] = [
                     ("input", .string(o.input)), ("output", .string(o.output)),
                     ("status", .string(o.error == nil ? "ok" : "failed")),
-                    ("seconds", .string(String(format3: o.seconds))),
+                    ("seconds", .milliseconds(o.seconds)),
                 ]
                 if let e = o.error { pairs += [("error", .string(e.message)), ("exitStatus", .int(Int(e.kind.rawValue)))] }
                 if let s = o.summary, let i = s.inputs.first {
@@ -54,7 +54,7 @@ enum BulkReport {
                 }
                 return .object(pairs)
             })),
-            ("elapsedSeconds", .string(String(format3: elapsed))),
+            ("elapsedSeconds", .milliseconds(elapsed)),
         ])
         let output = try ByteOutput(.file(path))
         try output.write(node.render(indent: 2) + "\n")

@@ -13,6 +13,8 @@ struct CommandLineObserver: RunObserver {
 
     func starting(_ input: RunInput) { progress?.setCurrent(input.location.name) }
 
+    func entering(_ phase: RunPhase) { progress?.enter(phase) }
+
     func reading(_ reader: any RecordReader) -> any RecordReader { CountingReader(base: reader) }
 
     func settingAside(_ record: SetAsideRecord) {

@@ -29,8 +29,8 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .long, help: "The output format, where no extension says.")
-    var to: Format?
+    @Option(name: .long, help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
+    var to: OutputFormatArgument?
 
     @Option(name: .long, help: ArgumentHelp("Write this schema version (an older one reverses the renames).", valueName: "version"))
     var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
@@ -59,7 +59,7 @@ struct Convert: ParsableCommand {
     var outputDir: String?
 
     @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
-    var jobs: Int = Threads.coreCount
+    var jobs: Int?
 
     @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup).", valueName: "file"))
     var report: String?
@@ -69,10 +69,10 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var memory: MemoryOptions
 
-    @Flag(name: .short, help: "Print no summary.")
+    @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: .short, help: "Print a line per input and per record set aside.")
+    @Flag(name: [.short, .long], help: "Print a line per input and per record set aside.")
     var verbose = false
 
     /// The options, described once: the runs are built from them.
@@ -86,8 +86,8 @@ struct Convert: ParsableCommand {
         o.csvLayout = csvLayout
         o.migratesStore = migrate
         o.rejects = rejects
-        o.jobs = jobs
-        o.outputFormat = to
+        o.jobs = jobs ?? Threads.coreCount
+        o.outputFormat = to?.format
         o.compression = compress
         o.toolVersion = TripConv.version
         memory.apply(to: &o)

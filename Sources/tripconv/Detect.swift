@@ -17,7 +17,7 @@ struct Detect: ParsableCommand {
 
     @OptionGroup var memory: MemoryOptions
 
-    @Flag(name: .short, help: "Print a line per input whose names went to temporary files, with how many.")
+    @Flag(name: [.short, .long], help: "Print a line per input whose names went to temporary files, with how many.")
     var verbose = false
 
     func run() throws {

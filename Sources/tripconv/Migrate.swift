@@ -43,10 +43,10 @@ struct Migrate: ParsableCommand {
 
     @OptionGroup var memory: MemoryOptions
 
-    @Flag(name: .short, help: "Print no summary.")
+    @Flag(name: [.short, .long], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: .short, help: "Print a line per stage and per trip merged or dropped.")
+    @Flag(name: [.short, .long], help: "Print a line per stage and per trip merged or dropped.")
     var verbose = false
 
     func validate() throws {

@@ -15,12 +15,25 @@ extension Format: ExpressibleByArgument {
     public static var allValueStrings: [String] { Format.allCases.map(\.rawValue) }
 }
 
+/// `--to`'s value: a format tripconv writes. `coredata` is parsed, so that the run can say why it
+/// is refused (a Core Data store is read, never written: exit 64), but neither the help nor the
+/// completions offer it.
+struct OutputFormatArgument: ExpressibleByArgument {
+    let format: Format
+    init?(argument: String) {
+        guard let f = Format(name: argument) else { return nil }
+        format = f
+    }
+    static var allValueStrings: [String] { Format.allCases.filter { $0 != .coredata }.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+}
+
 extension DeduplicationPolicy: ExpressibleByArgument {}
 extension DateEpoch: ExpressibleByArgument {}
 
 /// The options every command that reads shares.
 struct ReadingOptions: ParsableArguments {
-    @Option(name: .long, help: "The input format (\(Format.allCases.map(\.rawValue).joined(separator: ", "))), overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).")
+    @Option(name: .long, help: ArgumentHelp("The input format, overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).", valueName: "format"))
     var from: Format?
 
     @Option(name: .long, help: ArgumentHelp("Read every input as this schema version instead of detecting it.", valueName: "version"))

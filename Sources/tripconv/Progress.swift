@@ -20,13 +20,17 @@ struct CountingReader: RecordReader {
 }
 
 /// A progress bar on standard error, redrawn a few times a second once the work has taken more than a
-/// moment: bytes and trips done, rate, ETA, current file. Only where standard error is a terminal and
-/// -q was not given; never on a pipe.
+/// moment: bytes and trips read, rate, ETA, current file; then, once an input is read, what the run
+/// is doing (migrating it, deduplicating, writing: after a spill these take a while). Sizes are in
+/// MiB, as the summary gives them, and the trips spilled are counted as the summary counts them.
+/// Only where standard error is a terminal and -q was not given; never on a pipe.
 final class ProgressBar: Sendable {
     private let totalBytes: Int
     private let started = monotonicSeconds()
     private struct State {
         var current = ""
+        /// Nil while an input is being read.
+        var phase: RunPhase?
         var finished = false
         var drawn = false
         var thread: StartedThread?
@@ -50,35 +54,62 @@ final class ProgressBar: Sendable {
 
     private init(totalBytes: Int) { self.totalBytes = totalBytes }
 
-    func setCurrent(_ name: String) { state.withLock { $0.current = name } }
+    /// An input's reading starts.
+    func setCurrent(_ name: String) {
+        state.withLock {
+            $0.current = name
+            $0.phase = nil
+        }
+    }
+
+    /// The run has moved on from reading: the bar says so at once, past the first moment.
+    func enter(_ phase: RunPhase) {
+        let (done, name) = state.withLock { state -> (Bool, String) in
+            state.phase = phase
+            return (state.finished, state.current)
+        }
+        let elapsed = monotonicSeconds() - started
+        if !done, elapsed > 0.5 { draw(elapsed: elapsed, name: name, phase: phase) }
+    }
 
     private func loop() {
         while true {
             usleep(200_000)
-            let (done, name) = state.withLock { ($0.finished, $0.current) }
+            let (done, name, phase) = state.withLock { ($0.finished, $0.current, $0.phase) }
             if done { return }
             let elapsed = monotonicSeconds() - started
             guard elapsed > 0.5 else { continue }
-            draw(elapsed: elapsed, name: name)
+            draw(elapsed: elapsed, name: name, phase: phase)
         }
     }
 
-    private func draw(elapsed: Double, name: String) {
+    private func draw(elapsed: Double, name: String, phase: RunPhase?) {
+        let mebibyte = Double(1 << 20)
         let bytes = totalBytesRead.load(ordering: .relaxed)
         let trips = totalTripsRead.load(ordering: .relaxed)
-        let rate = Double(bytes) / elapsed
-        var line = "\r\u{1B}[K" + oneDecimal(Double(bytes) / 1e6)
+        var line = "\r\u{1B}[K" + oneDecimal(Double(bytes) / mebibyte)
         if totalBytes > 0 {
-            line += "/" + oneDecimal(Double(totalBytes) / 1e6) + " MB (\(min(100, bytes * 100 / max(totalBytes, 1)))%)"
+            line += "/" + oneDecimal(Double(totalBytes) / mebibyte) + " MiB (\(min(100, bytes * 100 / max(totalBytes, 1)))%)"
         } else {
-            line += " MB"
+            line += " MiB"
         }
-        line += "  \(trips) trips  " + oneDecimal(rate / 1e6) + " MB/s"
-        if totalBytes > bytes, rate > 0 { line += "  ETA \(Int((Double(totalBytes - bytes) / rate).rounded())) s" }
-        let spilled = totalBytesSpilled.load(ordering: .relaxed)
-        if spilled > 0 { line += "  spilled " + oneDecimal(Double(spilled) / 1e6) + " MB" }
-        if !name.isEmpty { line += "  " + name }
+        line += "  \(trips) trips"
+        if phase == nil {
+            let rate = Double(bytes) / elapsed
+            line += "  " + oneDecimal(rate / mebibyte) + " MiB/s"
+            if totalBytes > bytes, rate > 0 { line += "  ETA \(Int((Double(totalBytes - bytes) / rate).rounded())) s" }
+        }
+        let spilled = SpilledSoFar.bytes.load(ordering: .relaxed)
+        if spilled > 0 { line += "  spilled \(ConversionSummary.mebibytes(spilled)) MiB" }
+        switch phase {
+        case nil: if !name.isEmpty { line += "  " + name }
+        case .migrating?: line += "  migrating " + name
+        case .deduplicating?: line += "  deduplicating"
+        case .writing?: line += "  writing"
+        }
         state.withLock {
+            // A drawing that comes after `stop` (from `enter`, on the run's thread) is not made.
+            guard !$0.finished else { return }
             $0.drawn = true
             writeAll(2, line)
         }

@@ -42,7 +42,7 @@ enum RunReport {
                 pairs += [("spilledTrips", .int(s.spilledTrips)), ("spilledBytes", .int(s.spilledBytes))]
             }
         }
-        pairs.append(("elapsedSeconds", .string(String(format3: elapsed))))
+        pairs.append(("elapsedSeconds", .milliseconds(elapsed)))
         let output = try ByteOutput(.file(path))
         try output.write(JSONText.Node.object(pairs).render(indent: 2) + "\n")
         try output.commit()
@@ -65,13 +65,5 @@ enum RunReport {
             .object([("stage", .string(st)), ("inputs", .int(inputs[st] ?? 0)), ("trips", .int(trips[st] ?? 0)),
                      ("mergedOrDropped", .int(deduplicated[st] ?? 0))])
         }
-    }
-}
-
-extension String {
-    init(format3 x: Double) {
-        let ms = Int((x * 1000).rounded())
-        let frac = ms % 1000
-        self = "\(ms / 1000)." + String(repeating: "0", count: frac < 10 ? 2 : frac < 100 ? 1 : 0) + "\(frac)"
     }
 }

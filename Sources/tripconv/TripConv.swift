@@ -19,7 +19,7 @@ struct TripConv: ParsableCommand {
             Files other tools wrote are read as those tools' own readers read them: CSV quoted minimally or \
             throughout ("" is an empty cell), with , ; tab or | between cells (detected from the header, or \
             Excel's sep= line; --csv-delimiter for others), UTF-8 or UTF-16 (told by the byte-order mark; a \
-            spreadsheet's "Unicode text" .txt export needs --from csv), Latin-1 or Windows-1252 with \
+            a spreadsheet's "Unicode text" .txt export is told by its bytes too), Latin-1 or Windows-1252 with \
             --input-encoding, R's NA and row names; XML with fields as attributes or elements, namespaces, \
             CDATA, any declared encoding; YAML as PyYAML, ruamel.yaml and yq write it. Any of them may be \
             compressed with gzip, bzip2, xz or zstd (told by the first bytes), or kept in a zip or tar archive, \
@@ -27,9 +27,31 @@ struct TripConv: ParsableCommand {
             outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
             Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
-            73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
+            69 PostgreSQL server unreachable, 73 output cannot be created, 74 I/O error, 75 store busy, \
+            77 PostgreSQL credentials refused. See tripconv(1).
             """,
         version: "tripconv \(version)",
         subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],
         defaultSubcommand: Convert.self)
+
+    /// Runs the command as ArgumentParser's own `main` does, except that a usage error's first line
+    /// starts `tripconv: `, as every other message does, where ArgumentParser writes `Error: `.
+    /// Help, `--version` and completion scripts go to standard output with status 0; the rest of a
+    /// usage error (its help and usage lines) and its status (64) are ArgumentParser's.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            var text = fullMessage(for: error)
+            if status == .success {
+                if !text.isEmpty { writeAll(1, text + "\n") }
+            } else if !text.isEmpty {
+                if text.hasPrefix("Error: ") { text = "tripconv: " + text.dropFirst("Error: ".count) }
+                writeAll(2, text + "\n")
+            }
+            exit(withError: status)
+        }
+    }
 }

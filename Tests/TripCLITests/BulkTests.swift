@@ -75,11 +75,11 @@ struct BulkTests {
         let out = tmp.appendingPathComponent("out.jsonl").path
         let tty = try CLI.run(script, ["-qec", "\(CLI.binary) \(input) -o \(out)", "/dev/null"])
         #expect(tty.status == 0)
-        #expect(tty.out.contains("trips") && tty.out.contains("MB/s") && tty.out.contains("big.jsonl"), "no progress bar under a terminal")
+        #expect(tty.out.contains("trips") && tty.out.contains("MiB/s") && tty.out.contains("big.jsonl"), "no progress bar under a terminal")
         let quiet = try CLI.run(script, ["-qec", "\(CLI.binary) \(input) -o \(out) -q", "/dev/null"])
-        #expect(!quiet.out.contains("MB/s"))
+        #expect(!quiet.out.contains("MiB/s"))
         let piped = try CLI.tripconv(input, "-o", out)
-        #expect(!piped.stderr.contains("MB/s"))
+        #expect(!piped.stderr.contains("MiB/s"))
         #expect(!piped.stderr.contains("\u{1B}["))
     }
 }

@@ -34,6 +34,8 @@ public struct Conversion {
         var summary: ConversionSummary
         let budget = self.budget
         budget.onFirstSpill { observer.spilling(memoryLimit: budget.limit, directory: budget.directory) }
+        var pipeline = self.pipeline
+        pipeline.entering = { observer.entering($0) }
         do {
             // An archive's members are inputs of their own, met as the run gets to them.
             var expanded = ExpandedInputs(inputs, options: readOptions) { observer.foundNothing(in: $0, passedOver: $1) }

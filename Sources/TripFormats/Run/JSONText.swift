@@ -1,3 +1,5 @@
+import TripKit
+
 /// Minimal JSON text for the tool's own files and reports (the rejects file, `--report`, `detect
 /// --json`, `schema --json`); package-wide, so the command line renders its reports with it too.
 package enum JSONText {
@@ -31,6 +33,8 @@ package enum JSONText {
     /// A JSON value for the reports.
     package indirect enum Node {
         case string(String), int(Int), bool(Bool), null
+        /// A number with three decimals: seconds to the millisecond (`0.012`).
+        case milliseconds(Double)
         case array([Node])
         case object([(String, Node)])
 
@@ -41,6 +45,7 @@ package enum JSONText {
             switch self {
             case .string(let s): return JSONText.quote(s)
             case .int(let n): return String(n)
+            case .milliseconds(let x): return format3(x)
             case .bool(let b): return b ? "true" : "false"
             case .null: return "null"
             case .array(let items):

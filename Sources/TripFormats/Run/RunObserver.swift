@@ -18,6 +18,9 @@ public protocol RunObserver: Sendable {
     func spilling(memoryLimit: Int, directory: String)
     /// An archive held no member to read: `passedOver` regular files had no format's extension.
     func foundNothing(in archive: RunInput, passedOver: Int)
+    /// The run has moved on from reading the input last started: to its stages, then (after the last
+    /// input) to deduplicating and writing; the next input's `starting` means reading again.
+    func entering(_ phase: RunPhase)
 }
 
 extension RunObserver {
@@ -33,6 +36,8 @@ extension RunObserver {
     public func spilling(memoryLimit: Int, directory: String) {}
     /// Shows nothing; the summary counts no input for it.
     public func foundNothing(in archive: RunInput, passedOver: Int) {}
+    /// Shows nothing.
+    public func entering(_ phase: RunPhase) {}
 }
 
 /// An observer that sees nothing.

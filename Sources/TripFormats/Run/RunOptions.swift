@@ -139,6 +139,12 @@ public struct RunOptions: Sendable {
         let format: Format
         if let outputFormat {
             format = outputFormat
+            // `-o trips.csv --to json` would put JSON in a .csv file: a name and --to that disagree are
+            // refused (`trips.json.gz` names JSON; a Core Data store is refused as such, further on).
+            if case .file(let path) = output, let named = Format(streamPath: path), named != outputFormat, outputFormat != .coredata {
+                throw TripError.usage("\(output.name): the name says \(named.rawValue), but --to says \(outputFormat.rawValue)",
+                                      notes: ["name the output for the format it holds, or leave --to out: the name's extension tells"])
+            }
         } else if csvLayout == .tables {
             format = .csv
         } else if case .file(let path) = output {

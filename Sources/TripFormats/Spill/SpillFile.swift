@@ -4,9 +4,6 @@ import Glibc
 import Synchronization
 import TripKit
 
-/// Bytes written to temporary files by every spill of the run so far, for the progress bar.
-public let totalBytesSpilled = Atomic<Int>(0)
-
 /// A temporary file of records, written once from start to end and then read from the start, as
 /// often as needed: where a holding that spills keeps trips and records set aside.
 ///
@@ -69,7 +66,6 @@ final class SpillFile {
             }
             done += n
             written += n
-            totalBytesSpilled.add(n, ordering: .relaxed)
         }
     }
 

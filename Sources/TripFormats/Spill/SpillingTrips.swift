@@ -1,4 +1,16 @@
+import Synchronization
 import TripKit
+
+/// Trips sent to temporary files by every holding of the process so far, and their bytes there,
+/// counted as the summary counts them (`ConversionSummary.spilledTrips`, `spilledBytes`), so that the
+/// progress bar shows the figure the summary line ends with; the partitions and merges that later
+/// rewrite the same trips are not counted again.
+public enum SpilledSoFar {
+    /// Trips sent to temporary files so far.
+    public static let trips = Atomic<Int>(0)
+    /// Their bytes there.
+    public static let bytes = Atomic<Int>(0)
+}
 
 /// Where a run's trips are held when they may not fit in memory: in memory (`InMemoryTrips`) while
 /// the run's holdings together stay under the budget's `tripBytes`, then in a temporary file, in
@@ -64,8 +76,7 @@ package final class SpillingTrips: TripHolding {
             scratch.removeAll(keepingCapacity: true)
             TripBytes.append(trip, to: &scratch)
             try scratch.withUnsafeBufferPointer { try writeTrip($0, origin: origin, sequence: spilledCount) }
-            spilledTrips += 1
-            spilledTripBytes += SpillRecords.tripHead + scratch.count
+            countSpilled(trips: 1, bytes: SpillRecords.tripHead + scratch.count)
         }
     }
 
@@ -90,11 +101,17 @@ package final class SpillingTrips: TripHolding {
         self.file = file
         spilledCount = 0
         try memory.forEachEncoded { bytes, origin in try writeTrip(bytes, origin: origin, sequence: spilledCount) }
-        spilledTrips += memory.count
-        spilledTripBytes += file.size
+        countSpilled(trips: memory.count, bytes: file.size)
         self.memory = nil
         _ = budget.hold(-counted)
         counted = 0
+    }
+
+    private func countSpilled(trips: Int, bytes: Int) {
+        spilledTrips += trips
+        spilledTripBytes += bytes
+        SpilledSoFar.trips.add(trips, ordering: .relaxed)
+        SpilledSoFar.bytes.add(bytes, ordering: .relaxed)
     }
 
     private func writeTrip(_ bytes: UnsafeBufferPointer<UInt8>, origin: RecordOrigin, sequence: Int) throws {
