@@ -97,6 +97,7 @@ struct Convert: ParsableCommand {
         let started = monotonicSeconds()
         if outputDir != nil { return try runBulk(started: started) }
         do {
+            try checkOutputs()
             let summary = try convert(started: started)
             if let report { try RunReport.write(report, summary: summary, elapsed: monotonicSeconds() - started, error: nil) }
         } catch let error as ExitCode {
@@ -127,10 +128,21 @@ struct Convert: ParsableCommand {
         return summary
     }
 
+    /// Fails unless every output can be made (`-o`, `--output-dir`, `--report`, `--rejects`), before
+    /// any input is read and anything is written (exit 73).
+    private func checkOutputs() throws {
+        if outputDir != nil, output != nil { throw TripError.usage("give -o or --output-dir, not both") }
+        if let output, output != "-", !Format.isPostgreSQLAddress(output) {
+            try FileSystem.checkCanCreate(output, isDirectory: csvLayout == .tables)
+        }
+        if let outputDir { try FileSystem.checkCanWrite(in: outputDir) }
+        for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }
+    }
+
     private func runBulk(started: Double) throws {
         var outcomes: [BulkConversion.Outcome] = []
         do {
-            guard output == nil else { throw TripError.usage("give -o or --output-dir, not both") }
+            try checkOutputs()
             let options = self.options
             try options.checkJobs()
             let inputs = try InputResolver.resolve(self.inputs, from: reading.from)
@@ -141,10 +153,11 @@ struct Convert: ParsableCommand {
             try bulk.commitRejects()
             if verbose { BulkReport.printLines(outcomes) }
             if !quiet { Diagnostics.print("tripconv: " + BulkReport.line(outcomes, elapsed: monotonicSeconds() - started)) }
-            if let report { try BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started) }
+            if let report { try BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started, error: nil) }
         } catch let error as ExitCode {
             throw error
         } catch {
+            if let report { try? BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started, error: error) }
             throw Diagnostics.fail(error)
         }
         if let failed = outcomes.first(where: { $0.error != nil }) {

@@ -8,7 +8,9 @@ enum InputResolver {
     /// Expands the command line's inputs: `-` or none is standard input; a directory means the files
     /// under it (recursively) with known extensions, in path order; an archive (zip, tar, compressed
     /// or not: by its name, else by its first bytes) is read as a directory, its members met as
-    /// the run gets to them.
+    /// the run gets to them. A directory with no file to read (none with a format's extension,
+    /// without --from) is said so on standard error; a run left with no input fails (`nothingToRead`)
+    /// once the run finds no archive's member either.
     static func resolve(_ arguments: [String], from: Format?) throws -> [RunInput] {
         let args = arguments.isEmpty ? ["-"] : arguments
         var out: [RunInput] = []
@@ -37,13 +39,25 @@ enum InputResolver {
                     out.append(RunInput(.file(arg), format: tables))
                     continue
                 }
+                // Each file keeps its path under the directory, for --output-dir.
+                let root = arg.hasSuffix("/") ? arg : arg + "/"
+                var found = 0, passedOver = 0
                 for f in try listFiles(arg) {
+                    var input: RunInput
                     if ArchiveFormat.named(by: f) != nil {
-                        out.append(RunInput(archive: .file(f), format: from))
+                        input = RunInput(archive: .file(f), format: from)
                     } else if let format = from ?? Format(streamPath: f) {
-                        out.append(RunInput(.file(f), format: format))
+                        input = RunInput(.file(f), format: format)
+                    } else {
+                        passedOver += 1
+                        continue
                     }
+                    let relative = f.hasPrefix(root) ? f.dropFirst(root.count) : Substring(f)
+                    if let slash = relative.lastIndex(of: "/") { input.subdirectory = String(relative[...slash]) }
+                    out.append(input)
+                    found += 1
                 }
+                if found == 0 { Diagnostics.print(nothingFound(in: arg, what: "file", passedOver: passedOver)) }
                 continue
             }
             if ArchiveFormat.named(by: arg) != nil || (Format(streamPath: arg) == nil && ArchiveFormat.told(byFile: arg) != nil) {
@@ -67,8 +81,14 @@ enum InputResolver {
 
     /// The warning for an archive that held no member to read.
     static func nothingFound(in archive: RunInput, passedOver: Int) -> String {
-        "tripconv: \(archive.location.name): no member to read"
-            + (passedOver > 0 ? " (\(passedOver) file\(passedOver == 1 ? "" : "s") with no format's extension; --from FORMAT reads every member as FORMAT)" : "")
+        nothingFound(in: archive.location.name, what: "member", passedOver: passedOver)
+    }
+
+    /// The warning for a directory or an archive with no file or member to read (`what`), with the
+    /// files passed over for their extension.
+    static func nothingFound(in name: String, what: String, passedOver: Int) -> String {
+        "tripconv: \(name): no \(what) to read"
+            + (passedOver > 0 ? " (\(passedOver) file\(passedOver == 1 ? "" : "s") with no format's extension; --from FORMAT reads every \(what) as FORMAT)" : "")
     }
 
     /// The regular files under a directory, recursively, sorted by path.

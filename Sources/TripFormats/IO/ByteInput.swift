@@ -53,6 +53,10 @@ public final class ByteInput {
     private var ahead: Handoff<DecodedChunk>?
     private var chunk: DecodedChunk?
     private var chunkPosition = 0
+    /// Whether the input's own bytes are none (told by its first bytes, read to tell its compression).
+    private var hasNoRawBytes = false
+    /// A compressed input's first decoded byte, read ahead by `holdsNoBytes()` and given first.
+    private var peeked: UInt8?
 
     /// The input's own bytes read so far: compressed ones, for a compressed input.
     public var rawBytesRead: Int { raw.bytesRead.load(ordering: .relaxed) }
@@ -80,7 +84,9 @@ public final class ByteInput {
             try m.claim()
             raw = RawInput(name: name, fd: -1, ownsDescriptor: false, member: m)
         }
-        guard let c = Compression.told(by: try raw.firstBytes(6)) else { return }
+        let first = try raw.firstBytes(6)
+        hasNoRawBytes = first.isEmpty
+        guard let c = Compression.told(by: first) else { return }
         compression = c
         let raw = self.raw
         let decoder = try makeDecoder(c, name: name) { buffer in try raw.read(buffer) }
@@ -189,9 +195,26 @@ public final class ByteInput {
         return size.dividingFullWidth(rest.multipliedFullWidth(by: read)).quotient
     }
 
+    /// Whether the input holds no bytes at all (none once decompressed, for a compressed input):
+    /// an input with no trips, whatever its format. A compressed input's first byte is decoded
+    /// ahead for it, and given first by `read`.
+    public func holdsNoBytes() throws -> Bool {
+        guard compression != nil else { return hasNoRawBytes }
+        if peeked != nil { return false }
+        var byte: UInt8 = 0
+        guard try withUnsafeMutableBytes(of: &byte, { try read(into: $0) }) == 1 else { return true }
+        peeked = byte
+        return false
+    }
+
     /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of
     /// input. An I/O error is an `.io` error; corrupt compressed data a `.data` error.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let byte = peeked, let base = buffer.baseAddress, buffer.count > 0 {
+            base.storeBytes(of: byte, as: UInt8.self)
+            peeked = nil
+            return 1
+        }
         guard let decoder else { return try raw.read(buffer) }
         guard let ahead else {
             let n = try decoder.read(into: buffer)
