@@ -223,6 +223,8 @@ public enum FormatFactory {
     /// Nil when it holds bytes: its format's reader reads them. One rule for every format, on a file,
     /// standard input or an archive's member, compressed or not (issue 25).
     static func emptyReader(_ bytes: ByteInput, format: Format, options: ReadOptions) throws -> (any RecordReader)? {
+        // An unknown encoding is a usage error whatever the input holds (YAML tells its own).
+        if format != .yaml { _ = try TextEncoding.of(options) }
         guard try bytes.holdsNoBytes() else { return nil }
         return EmptyInputReader(name: bytes.name, format: format, options: options, compression: bytes.compression)
     }

@@ -100,6 +100,23 @@ struct InputsOutputsCLITests {
         #expect(try Self.jsonLines(tmp + "/flat/trips.jsonl").count == 1)
     }
 
+    @Test("--output-dir leaves no folder it made empty: one for a failed input, or all of a run whose inputs all failed")
+    func noEmptyFolderLeft() throws {
+        let tmp = try CLI.temporaryDirectory().path
+        try Self.write(try String(contentsOfFile: CLI.root.path + "/samples/trips-v3.jsonl", encoding: .utf8), tmp + "/yearly/2019/trips.jsonl")
+        try Self.write("{\"trips\": [", tmp + "/yearly/2020/bad.json")
+        var r = try CLI.tripconv(tmp + "/yearly", "--output-dir", tmp + "/out")
+        #expect(r.status == 65 && r.stderr.contains("converted 1 of 2 inputs, 1 failed"), "\(r.status) \(r.stderr)")
+        #expect(try Self.jsonLines(tmp + "/out/2019/trips.jsonl").count == 2)
+        #expect(!Self.fm.fileExists(atPath: tmp + "/out/2020"))
+        r = try CLI.tripconv(tmp + "/yearly/2020/bad.json", "--output-dir", tmp + "/none/")
+        #expect(r.status == 65 && !Self.fm.fileExists(atPath: tmp + "/none"), "\(r.status) \(r.stderr)")
+        // A folder that was there stays, empty or not.
+        try Self.fm.createDirectory(atPath: tmp + "/mine", withIntermediateDirectories: true)
+        r = try CLI.tripconv(tmp + "/yearly/2020/bad.json", "--output-dir", tmp + "/mine")
+        #expect(r.status == 65 && Self.fm.fileExists(atPath: tmp + "/mine"), "\(r.status) \(r.stderr)")
+    }
+
     @Test("inputs that would be written to one file are all named, with how many; nothing is made, --report says why")
     func outputClashNamesEveryInput() throws {
         let tmp = try CLI.temporaryDirectory().path

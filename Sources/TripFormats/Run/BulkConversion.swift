@@ -19,6 +19,8 @@ public struct BulkConversion: Sendable {
     /// The target schema, looked up once: the writers' options are made from it.
     let schema: any VersionedSchema.Type
     let rejects: RejectsFile?
+    /// The directories this run made, so that those no output went into are removed at its end.
+    let made = DirectoriesMade()
 
     /// What became of one input: its summary, or the error that failed it.
     public struct Outcome: Sendable {
@@ -77,6 +79,8 @@ public struct BulkConversion: Sendable {
             }
             return convertMembers(of: inputs[i], taken: taken, observer: observer, failing: failing)
         }.flatMap { $0.get() }
+        // A folder made for inputs that all failed is not left behind, empty.
+        made.removeEmpty()
         if outcomes.isEmpty { throw ExpandedInputs.nothingToRead }
         return outcomes
     }
@@ -148,23 +152,23 @@ public struct BulkConversion: Sendable {
 
     /// Makes `directory` and the directories between it and an output (a member's path's
     /// directories, which `ArchiveMembers` has checked climb nowhere; a file's under the directory
-    /// given), each unless it is there.
+    /// given), each unless it is there; those it makes are noted in `made`.
     private func makeDirectories(for output: String) throws {
         let root = directory.hasSuffix("/") ? directory : directory + "/"
-        do {
-            try FileSystem.makeDirectory(directory)
-        } catch where FileSystem.kind(directory) == .directory {
-            // Another worker made it first.
-        }
+        var paths = [directory]
         var path = root
         for part in output.dropFirst(root.count).split(separator: "/").dropLast() {
             path += part
+            paths.append(path)
+            path += "/"
+        }
+        for path in paths where FileSystem.kind(path) == nil {
             do {
                 try FileSystem.makeDirectory(path)
+                made.add(path)
             } catch where FileSystem.kind(path) == .directory {
                 // Another worker made it first.
             }
-            path += "/"
         }
     }
 
@@ -195,5 +199,17 @@ public struct BulkConversion: Sendable {
             failing.withLock { _ in observer.failed(input, error: e) }
             return Outcome(input: input.location.name, output: output, summary: nil, error: e, seconds: monotonicSeconds() - started)
         }
+    }
+}
+
+/// The directories a bulk run made (workers add to it at once), removed at its end when empty.
+final class DirectoriesMade: Sendable {
+    private let paths = Mutex<[String]>([])
+
+    func add(_ path: String) { paths.withLock { $0.append(path) } }
+
+    /// Removes those that hold nothing, the deepest first (rmdir(2) leaves any that hold something).
+    func removeEmpty() {
+        for path in paths.withLock({ $0 }).sorted(by: { $0.count > $1.count }) { FileSystem.removeDirectory(path) }
     }
 }
