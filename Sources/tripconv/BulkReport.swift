@@ -27,11 +27,14 @@ enum BulkReport {
     }
 
     /// `--report` for a bulk run: per input its format, version, evidence, counts, time and status; and the totals.
-    static func write(_ path: String, _ outcomes: [BulkConversion.Outcome], elapsed: Double) throws {
+    /// A run that failed as a whole (`error`: inputs that would be written to one file, nothing to
+    /// read) has its error and exit status, as a run into one output has.
+    static func write(_ path: String, _ outcomes: [BulkConversion.Outcome], elapsed: Double, error: (any Error)?) throws {
         let ok = outcomes.filter { $0.error == nil }
         func total(_ f: (ConversionSummary) -> Int) -> JSONText.Node { .int(ok.reduce(0) { $0 + ($1.summary.map(f) ?? 0) }) }
         let node = JSONText.Node.object([
-            ("status", .string(ok.count == outcomes.count ? "ok" : "failed")),
+            ("status", .string(error == nil && ok.count == outcomes.count ? "ok" : "failed")),
+        ] + RunReport.failure(error) + [
             ("inputs", .int(outcomes.count)), ("converted", .int(ok.count)), ("failed", .int(outcomes.count - ok.count)),
             ("read", total { $0.read }), ("written", total { $0.written }), ("merged", total { $0.merged }),
             ("dropped", total { $0.dropped }), ("rejected", total { $0.rejected }),

@@ -8,7 +8,11 @@ struct Convert: ParsableCommand {
         abstract: "Convert trips between formats and schema versions.",
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
-            in path order. Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
+            in path order (one with none says so; a run left with nothing to read fails, exit 66, \
+            writing nothing). \
+            An input of no bytes, in any format, compressed or not, is an input with no trips. \
+            -o, --output-dir, --report and --rejects are checked before any input is read (exit 73). \
+            Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
             (trips.jsonl.gz is JSON Lines); an output named so (-o trips.jsonl.gz) is written compressed. \
             An archive (.zip, .tar, .tar.gz, .tgz, .tar.xz, .tar.zst, .tar.bz2, on a file or standard input) is read \
             as a directory without unpacking, each member an input of its own, named archive!member; links, \
@@ -55,13 +59,13 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
     var outputCsvDelimiter: CSVDelimiterArgument?
 
-    @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; an archive's member under its path), each deduplicated on its own.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named.", valueName: "dir"))
     var outputDir: String?
 
     @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
     var report: String?
 
     @Option(name: .long, help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))
@@ -104,6 +108,7 @@ struct Convert: ParsableCommand {
         let started = monotonicSeconds()
         if outputDir != nil { return try runBulk(started: started) }
         do {
+            try checkOutputs()
             let (summary, migration) = try convert(started: started)
             if let report {
                 try RunReport.write(report, summary: summary, migration: migration, elapsed: monotonicSeconds() - started, error: nil)
@@ -154,10 +159,21 @@ struct Convert: ParsableCommand {
         return inputs
     }
 
+    /// Fails unless every output can be made (`-o`, `--output-dir`, `--report`, `--rejects`), before
+    /// any input is read and anything is written (exit 73).
+    private func checkOutputs() throws {
+        if outputDir != nil, output != nil { throw TripError.usage("give -o or --output-dir, not both") }
+        if let output, output != "-", !Format.isPostgreSQLAddress(output) {
+            try FileSystem.checkCanCreate(output, isDirectory: csvLayout == .tables)
+        }
+        if let outputDir { try FileSystem.checkCanWrite(in: outputDir) }
+        for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }
+    }
+
     private func runBulk(started: Double) throws {
         var outcomes: [BulkConversion.Outcome] = []
         do {
-            guard output == nil else { throw TripError.usage("give -o or --output-dir, not both") }
+            try checkOutputs()
             let options = self.options
             try options.checkJobs()
             let inputs = try resolveInputs()
@@ -168,10 +184,11 @@ struct Convert: ParsableCommand {
             try bulk.commitRejects()
             if verbose { BulkReport.printLines(outcomes) }
             if !quiet { Diagnostics.print("tripconv: " + BulkReport.line(outcomes, elapsed: monotonicSeconds() - started)) }
-            if let report { try BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started) }
+            if let report { try BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started, error: nil) }
         } catch let error as ExitCode {
             throw error
         } catch {
+            if let report { try? BulkReport.write(report, outcomes, elapsed: monotonicSeconds() - started, error: error) }
             throw Diagnostics.fail(error)
         }
         if let failed = outcomes.first(where: { $0.error != nil }) {

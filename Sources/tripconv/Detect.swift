@@ -41,6 +41,8 @@ struct Detect: ParsableCommand {
                 nodes.append(report.node)
                 lines.append(report.line)
             }
+            // Every directory's and archive's files passed over: said above, and a failure.
+            if expanded.given == 0 { throw TripError(.noInput, "nothing to read in the inputs given") }
             let text = json ? JSONText.Node.array(nodes).render(indent: 2) + "\n" : lines.map { $0 + "\n" }.joined()
             writeAll(1, text)
         }

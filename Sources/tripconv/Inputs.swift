@@ -10,7 +10,9 @@ enum InputResolver {
     /// under it (recursively) with known extensions, in path order; an archive (zip, tar, compressed
     /// or not: by its name, else by its first bytes) is read as a directory, its members met as
     /// the run gets to them. Standard input, and a file whose extension names no format, are read as
-    /// their first bytes tell (`FormatSniffer`) unless `from` says.
+    /// their first bytes tell (`FormatSniffer`) unless `from` says. A directory with no file to read
+    /// (none with a format's extension, without --from) is said so on standard error; a run left with
+    /// no input fails (`nothingToRead`) once the run finds no archive's member either.
     static func resolve(_ arguments: [String], from: Format?, options: ReadOptions) throws -> [RunInput] {
         let args = arguments.isEmpty ? ["-"] : arguments
         var out: [RunInput] = []
@@ -29,13 +31,25 @@ enum InputResolver {
                     out.append(RunInput(.file(arg), format: tables))
                     continue
                 }
+                // Each file keeps its path under the directory, for --output-dir.
+                let root = arg.hasSuffix("/") ? arg : arg + "/"
+                var found = 0, passedOver = 0
                 for f in try listFiles(arg) {
+                    var input: RunInput
                     if ArchiveFormat.named(by: f) != nil {
-                        out.append(RunInput(archive: .file(f), format: from))
+                        input = RunInput(archive: .file(f), format: from)
                     } else if let format = from ?? Format(streamPath: f) {
-                        out.append(RunInput(.file(f), format: format))
+                        input = RunInput(.file(f), format: format)
+                    } else {
+                        passedOver += 1
+                        continue
                     }
+                    let relative = f.hasPrefix(root) ? f.dropFirst(root.count) : Substring(f)
+                    if let slash = relative.lastIndex(of: "/") { input.subdirectory = String(relative[...slash]) }
+                    out.append(input)
+                    found += 1
                 }
+                if found == 0 { Diagnostics.print(nothingFound(in: arg, what: "file", passedOver: passedOver)) }
                 continue
             }
             if ArchiveFormat.named(by: arg) != nil {
@@ -69,7 +83,7 @@ enum InputResolver {
             }
             return RunInput(.standardInput, sniffed: sniffed)
         case .empty:
-            throw TripError.usage("standard input has no extension to tell its format; pass --from FORMAT", notes: [formatsNote])
+            return RunInput(.standardInput, sniffed: noTrips(head))
         case .unknown(let line):
             throw TripError.usage("standard input: its first bytes tell no format; pass --from FORMAT",
                                   notes: [formatsNote, lookedAtNote(line)])
@@ -94,7 +108,7 @@ enum InputResolver {
             }
             return RunInput(.file(path), sniffed: sniffed)
         case .empty:
-            throw TripError.usage("\(path): no known extension tells its format; pass --from FORMAT", notes: notes)
+            return RunInput(.file(path), sniffed: noTrips(head.bytes))
         case .unknown(let line):
             notes.append(lookedAtNote(line))
             if path.lowercased().hasSuffix(".txt") {
@@ -102,6 +116,12 @@ enum InputResolver {
             }
             throw TripError.usage("\(path): neither its extension nor its first bytes tell its format; pass --from FORMAT", notes: notes)
         }
+    }
+
+    /// An input with no bytes, or only blanks, holds no trips whatever its format (the rule for empty
+    /// inputs, issue 25): it is read as JSON Lines, which says so, rather than asking for --from.
+    private static func noTrips(_ head: [UInt8]) -> SniffedFormat {
+        SniffedFormat(.jsonl, head.isEmpty ? "no bytes: no trips, whatever the format" : "only blanks: no trips, read as JSON Lines", assumed: true)
     }
 
     private static let formatsNote = "formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")
@@ -130,8 +150,14 @@ enum InputResolver {
 
     /// The warning for an archive that held no member to read.
     static func nothingFound(in archive: RunInput, passedOver: Int) -> String {
-        "tripconv: \(archive.location.name): no member to read"
-            + (passedOver > 0 ? " (\(passedOver) file\(passedOver == 1 ? "" : "s") with no format's extension; --from FORMAT reads every member as FORMAT)" : "")
+        nothingFound(in: archive.location.name, what: "member", passedOver: passedOver)
+    }
+
+    /// The warning for a directory or an archive with no file or member to read (`what`), with the
+    /// files passed over for their extension.
+    static func nothingFound(in name: String, what: String, passedOver: Int) -> String {
+        "tripconv: \(name): no \(what) to read"
+            + (passedOver > 0 ? " (\(passedOver) file\(passedOver == 1 ? "" : "s") with no format's extension; --from FORMAT reads every \(what) as FORMAT)" : "")
     }
 
     /// The regular files under a directory, recursively, sorted by path.

@@ -10,12 +10,7 @@ import TripFormats
 enum RunReport {
     static func write(_ path: String, summary: ConversionSummary?, migration: MigrationSummary? = nil, elapsed: Double,
                       error: (any Error)?) throws {
-        var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil ? "ok" : "failed"))]
-        if let error {
-            let e = error as? TripError
-            pairs.append(("error", .string(e?.message ?? "\(error)")))
-            pairs.append(("exitStatus", .int(Int(e?.kind.rawValue ?? 70))))
-        }
+        var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil ? "ok" : "failed"))] + failure(error)
         if let s = summary {
             pairs += [
                 ("read", .int(s.read)), ("written", .int(s.written)), ("merged", .int(s.merged)),
@@ -46,6 +41,13 @@ enum RunReport {
         let output = try ByteOutput(.file(path))
         try output.write(JSONText.Node.object(pairs).render(indent: 2) + "\n")
         try output.commit()
+    }
+
+    /// A failed run's error and exit status; none for a run that did not fail.
+    static func failure(_ error: (any Error)?) -> [(String, JSONText.Node)] {
+        guard let error else { return [] }
+        let e = error as? TripError
+        return [("error", .string(e?.message ?? "\(error)")), ("exitStatus", .int(Int(e?.kind.rawValue ?? 70)))]
     }
 
     /// Per stage: how many inputs ran it, how many trips went through it, and how many it merged or dropped.

@@ -26,9 +26,9 @@ struct TripConv: ParsableCommand {
             read as a directory without unpacking (places name the member: backup.zip!2019/trips.xml:12:7); \
             outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
-            Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
-            69 PostgreSQL server unreachable, 73 output cannot be created, 74 I/O error, 75 store busy, \
-            77 PostgreSQL credentials refused. See tripconv(1).
+            Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable or nothing to read, \
+            69 PostgreSQL server unreachable, 73 output cannot be created (checked before any input is read), 74 I/O error, \
+            75 store busy, 77 PostgreSQL credentials refused. See tripconv(1).
             """,
         version: "tripconv \(version)",
         subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],

@@ -264,19 +264,29 @@ struct ArchiveCLITests {
         #expect(r.status == 0 && r.out.split(separator: "\n").count == 4, "\(r.stderr)")
     }
 
-    @Test("an archive with no member to read says so, in convert, --output-dir and detect; the summary has no empty part")
+    @Test("an archive with no member to read says so, in convert, --output-dir and detect; a run with nothing else fails (66), writing nothing")
     func nothingToRead() throws {
         let dir = try CLI.temporaryDirectory()
         let zip = dir.appendingPathComponent("notes.zip").path
         try Self.archive(zip, "zip", ["a.md=:text", "b.txt=:more"])
         let warning = "tripconv: \(zip): no member to read (2 files with no format's extension; --from FORMAT reads every member as FORMAT)\n"
+        let failure = "tripconv: nothing to read in the inputs given"
         var r = try CLI.tripconv(zip, "-o", dir.appendingPathComponent("o.csv").path)
-        #expect(r.status == 0 && r.stderr.hasPrefix(warning), "\(r.stderr)")
-        #expect(r.stderr.contains("from 0 inputs; no stages;"), "\(r.stderr)")
+        #expect(r.status == 66 && r.stderr == warning + failure + "; nothing written\n", "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.csv").path))
+        for format in ["json", "xml", "sqlite"] {
+            let out = dir.appendingPathComponent("o." + format).path
+            r = try CLI.tripconv(zip, format == "sqlite" ? "-o" : "--to", format == "sqlite" ? out : format)
+            #expect(r.status == 66 && r.out.isEmpty && !FileManager.default.fileExists(atPath: out), "\(format): \(r.stderr)")
+        }
         r = try CLI.tripconv(zip, "--output-dir", dir.appendingPathComponent("out").path)
-        #expect(r.status == 0 && r.stderr.hasPrefix(warning), "\(r.stderr)")
+        #expect(r.status == 66 && r.stderr.hasPrefix(warning), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
         r = try CLI.tripconv("detect", zip)
-        #expect(r.status == 0 && r.stderr == warning && r.out.isEmpty, "\(r.stderr)")
+        #expect(r.status == 66 && r.stderr == warning + failure + "\n" && r.out.isEmpty, "\(r.stderr)")
+        // Among inputs with trips, it is said and the run goes on; the summary has no empty part.
+        r = try CLI.tripconv(zip, "samples/trips-v3.jsonl", "-o", dir.appendingPathComponent("o.csv").path)
+        #expect(r.status == 0 && r.stderr.hasPrefix(warning) && r.stderr.contains("from 1 input; jsonl 3.0.0"), "\(r.stderr)")
     }
 
     @Test("detect --json names the archive, its format and compression, and the member")

@@ -237,12 +237,14 @@ struct XMLReaderTests {
         #expect(error?.message.contains("\n") == false)
     }
 
-    @Test("an input that ends inside the document says so")
+    @Test("an input that ends inside the document says so; one of whitespace alone has no root, one of no bytes no trips (issue 25)")
     func truncated() throws {
         let error = xmlReadError(text: "<trips>\n  <trip>\(tripElements())")
         #expect(error?.message.contains("unexpected end of input inside <trip>") == true)
-        let empty = xmlReadError(text: "")
-        #expect(empty?.message.hasSuffix("expected a root element, found the end of input") == true)
+        let blank = xmlReadError(text: "  \n")
+        #expect(blank?.message.hasSuffix("input.xml:2:1: expected a root element, found the end of input") == true, "\(String(describing: blank))")
+        let empty = try xmlRead(text: "")
+        #expect(empty.trips.isEmpty && empty.detection.evidence == .none)
     }
 
     @Test("trips before a syntax error are handed out before the error")

@@ -28,6 +28,7 @@ public enum CSVFormat: FormatCodec {
             return try makeTablesReader(directory: path, format: format, options: options)
         }
         let bytes = try ByteInput(input, options: options)
+        if let empty = try FormatFactory.emptyReader(bytes, format: format, options: options) { return empty }
         let rows = try makeRowReader(name: bytes.name, format: format, options: options) { try bytes.read(into: $0) }
         return CSVRecordReader(rows: rows, format: format, options: options, compression: bytes.compression)
     }

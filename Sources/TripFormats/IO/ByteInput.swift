@@ -56,6 +56,8 @@ public final class ByteInput {
     /// Bytes looked at ahead of the reader (`peek`), given to the next reads first.
     private var peeked: [UInt8] = []
     private var peekedPosition = 0
+    /// Whether the input's own bytes are none (told by its first bytes, read to tell its compression).
+    private var hasNoRawBytes = false
 
     /// The input's own bytes read so far: compressed ones, for a compressed input.
     public var rawBytesRead: Int { raw.bytesRead.load(ordering: .relaxed) }
@@ -83,7 +85,9 @@ public final class ByteInput {
             try m.claim()
             raw = RawInput(name: name, fd: -1, ownsDescriptor: false, member: m)
         }
-        guard let c = Compression.told(by: try raw.firstBytes(6)) else { return }
+        let first = try raw.firstBytes(6)
+        hasNoRawBytes = first.isEmpty
+        guard let c = Compression.told(by: first) else { return }
         compression = c
         let raw = self.raw
         let decoder = try makeDecoder(c, name: name) { buffer in try raw.read(buffer) }
@@ -217,6 +221,14 @@ public final class ByteInput {
         let input = try ByteInput(location, options: options)
         defer { totalBytesRead.subtract(input.bytesCounted, ordering: .relaxed) }
         return (try input.peek(count), input.compression)
+    }
+
+    /// Whether the input holds no bytes at all (none once decompressed, for a compressed input):
+    /// an input with no trips, whatever its format. A compressed input's first byte is decoded
+    /// ahead for it (`peek`), and given first by `read`.
+    public func holdsNoBytes() throws -> Bool {
+        guard compression != nil else { return hasNoRawBytes }
+        return try peek(1).isEmpty
     }
 
     /// Reads up to `buffer.count` bytes (decompressed, for a compressed input); 0 at the end of

@@ -172,6 +172,43 @@ package enum FileSystem {
         return names
     }
 
+    /// Fails `.cantCreate` unless an output can be made at `path`, looking only: nothing is made.
+    /// Its directory must be there, a directory, and writable; `path` must not be a directory (for
+    /// an output that is one, `isDirectory`, a tables layout's: not a file); a device or a pipe
+    /// must be writable. The reason is the system's, as making it would give (`NAME: cannot create:
+    /// No such file or directory`).
+    package static func checkCanCreate(_ path: String, isDirectory: Bool = false) throws {
+        switch kind(path) {
+        case .directory? where !isDirectory:
+            throw failure(.cantCreate, path, "cannot create", code: EISDIR)
+        case .file? where isDirectory:
+            throw TripError(.cantCreate, "\(path): exists and is not a directory")
+        case .other?:
+            guard access(path, W_OK) == 0 else { throw failure(.cantCreate, path, "cannot create") }
+            return
+        default:
+            break
+        }
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let parent = split(String(trimmed)).directory
+        switch kind(parent) {
+        case nil: throw failure(.cantCreate, path, "cannot create", code: ENOENT)
+        case .directory?: guard access(parent, W_OK | X_OK) == 0 else { throw failure(.cantCreate, path, "cannot create") }
+        case .file?, .other?: throw failure(.cantCreate, path, "cannot create", code: ENOTDIR)
+        }
+    }
+
+    /// Fails `.cantCreate` unless files can be made in `directory`, looking only: a directory that
+    /// is there and writable, or one that `makeDirectory` can make.
+    package static func checkCanWrite(in directory: String) throws {
+        switch kind(directory) {
+        case .directory?: guard access(directory, W_OK | X_OK) == 0 else { throw failure(.cantCreate, directory, "cannot write in") }
+        case nil: try checkCanCreate(directory, isDirectory: true)
+        case .file?, .other?: throw TripError(.cantCreate, "\(directory): exists and is not a directory")
+        }
+    }
+
     /// Removes an empty directory, if it can; failure is not an error (used on the way out).
     package static func removeDirectory(_ path: String) {
         rmdir(path)

@@ -3,7 +3,9 @@ import TripKit
 /// JSON and JSON Lines: `JSONRecordReader` and `JSONRecordWriter` for the factory.
 enum JSONFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        try JSONRecordReader(input, format: format, options: options)
+        let bytes = try ByteInput(input, options: options)
+        if let empty = try FormatFactory.emptyReader(bytes, format: format, options: options) { return empty }
+        return try JSONRecordReader(bytes, format: format, options: options)
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

@@ -49,11 +49,15 @@ public struct JSONRecordReader: RecordReader {
 
     /// Opens an input as JSON (`format: .json`) or JSON Lines (`.jsonl`).
     public init(_ input: InputLocation, format: Format = .json, options: ReadOptions = ReadOptions()) throws {
+        try self.init(ByteInput(input, options: options), format: format, options: options)
+    }
+
+    /// Reads an opened input as JSON or JSON Lines.
+    init(_ bytes: ByteInput, format: Format, options: ReadOptions) throws {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader reads json or jsonl, not \(format.rawValue)")
         }
         var encoding = try TextEncoding.of(options)
-        let bytes = try ByteInput(input, options: options)
         // A byte order mark is unambiguous: it is read whatever --input-encoding says, as CSV's is.
         let head = try bytes.peek(4)
         if (head.starts(with: [0xFF, 0xFE]) && !head.starts(with: [0xFF, 0xFE, 0, 0])) || head.starts(with: [0xFE, 0xFF]) {

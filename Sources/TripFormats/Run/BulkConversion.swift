@@ -19,6 +19,8 @@ public struct BulkConversion: Sendable {
     /// The target schema, looked up once: the writers' options are made from it.
     let schema: any VersionedSchema.Type
     let rejects: RejectsFile?
+    /// The directories this run made, so that those no output went into are removed at its end.
+    let made = DirectoriesMade()
 
     /// What became of one input: its summary, or the error that failed it.
     public struct Outcome: Sendable {
@@ -30,11 +32,13 @@ public struct BulkConversion: Sendable {
     }
 
     /// The output path of an input: DIR/BASE.EXT (a tables layout's directory has no extension);
-    /// an archive's member's under its path in the archive, DIR/2019/BASE.EXT. BASE is the name
-    /// without its format's extension, and its compression's (`trips.jsonl.gz` gives `trips`).
+    /// a file found under a directory given, under its path there (`subdirectory`); an archive's
+    /// member's under its path in the archive, DIR/2019/BASE.EXT (and its archive's subdirectory).
+    /// BASE is the name without its format's extension, and its compression's (`trips.jsonl.gz`
+    /// gives `trips`).
     public func outputPath(_ input: RunInput) -> String {
         var base: String
-        var under = ""
+        var under = input.subdirectory
         if input.format == .postgresql {
             // An address has no file name: the store's schema names the output, else the format.
             base = options.reading.pgSchema ?? "postgresql"
@@ -42,7 +46,7 @@ public struct BulkConversion: Sendable {
             var path = input.location.name
             if case .member(let member) = input.location {
                 path = member.path
-                if let slash = path.lastIndex(of: "/") { under = String(path[...slash]) }
+                if let slash = path.lastIndex(of: "/") { under += String(path[...slash]) }
             }
             if let named = Compression.named(by: path) { path = named.inner }
             let name = path.split(separator: "/").last.map(String.init) ?? "stdin"
@@ -53,27 +57,71 @@ public struct BulkConversion: Sendable {
         return (directory.hasSuffix("/") ? directory : directory + "/") + under + base + ext
     }
 
-    /// Makes the directory if need be and converts every input, in `options.jobs` workers; the
-    /// outcomes are in the inputs' order, an archive's members in the archive's order in its
-    /// place. An archive's members are converted one after another by one worker (they are read
-    /// from the archive in turn). Throws only what stops every input: a directory that cannot be
-    /// made, or two inputs that would be written to the same file. A member that would be written
-    /// where another input is fails on its own.
+    /// Converts every input, in `options.jobs` workers; the outcomes are in the inputs' order, an
+    /// archive's members in the archive's order in its place. An archive's members are converted
+    /// one after another by one worker (they are read from the archive in turn). The directory,
+    /// and those under it, are made as outputs need them: a run that writes nothing makes none.
+    /// Throws only what stops every input, before any is read: inputs that would be written to the
+    /// same file; and, after, `ExpandedInputs.nothingToRead` when no input or member was there to
+    /// read. A member that would be written where another input is fails on its own.
     public func run(observer: some RunObserver) throws -> [Outcome] {
-        try FileSystem.makeDirectory(directory)
+        if inputs.isEmpty { throw ExpandedInputs.nothingToRead }
         let outputs = inputs.map { $0.isArchive ? nil : outputPath($0) }
-        let named = outputs.indices.filter { outputs[$0] != nil }
-        if let clash = Dictionary(grouping: named, by: { outputs[$0]! }).first(where: { $0.value.count > 1 }) {
-            throw TripError.usage("inputs \(clash.value.map { inputs[$0].location.name }.joined(separator: " and ")) would both be written to \(clash.key)")
-        }
+        try refuseClashes(outputs)
         // The outputs taken so far: members take theirs as they are met.
         let taken = Mutex(Set(outputs.compactMap { $0 }))
         // Held while an observer is told of a failed input, so its lines are not interleaved.
         let failing = Mutex(())
-        return WorkerPool.run(inputs.count, workers: options.jobs) { i in
-            if let output = outputs[i] { return [convert(inputs[i], to: output, observer: observer, failing: failing)] }
+        let outcomes = WorkerPool.run(inputs.count, workers: options.jobs) { i in
+            if let output = outputs[i] {
+                if let failed = prepare(inputs[i], output: output, claimed: true, observer: observer, failing: failing) { return [failed] }
+                return [convert(inputs[i], to: output, observer: observer, failing: failing)]
+            }
             return convertMembers(of: inputs[i], taken: taken, observer: observer, failing: failing)
         }.flatMap { $0.get() }
+        // A folder made for inputs that all failed is not left behind, empty.
+        made.removeEmpty()
+        if outcomes.isEmpty { throw ExpandedInputs.nothingToRead }
+        return outcomes
+    }
+
+    /// Refuses inputs that would be written to the same file, naming every such file with how many
+    /// inputs and which (the first in the message, any other in its notes).
+    private func refuseClashes(_ outputs: [String?]) throws {
+        var order: [String] = []
+        var by: [String: [Int]] = [:]
+        for (i, output) in outputs.enumerated() {
+            guard let output else { continue }
+            if by[output] == nil { order.append(output) }
+            by[output, default: []].append(i)
+        }
+        let clashes = order.filter { by[$0]!.count > 1 }.map { output in
+            let names = by[output]!.map { inputs[$0].location.name }
+            let listed = names.count == 2 ? names.joined(separator: " and ")
+                                          : names.dropLast().joined(separator: ", ") + " and " + names.last!
+            return names.count == 2 ? "inputs \(listed) would both be written to \(output)"
+                                    : "\(names.count) inputs, \(listed), would all be written to \(output)"
+        }
+        guard let first = clashes.first else { return }
+        throw TripError.usage(first, notes: Array(clashes.dropFirst()))
+    }
+
+    /// Makes the directories an input's output goes in; nil when it may be written, else the
+    /// input's failed outcome: the output was not `claimed` (another input's), or its directory
+    /// cannot be made.
+    private func prepare(_ input: RunInput, output: String, claimed: Bool, observer: some RunObserver,
+                         failing: borrowing Mutex<Void>) -> Outcome? {
+        do {
+            guard claimed else {
+                throw TripError.usage("\(input.location.name): another input is written to \(output)")
+            }
+            try makeDirectories(for: output)
+            return nil
+        } catch {
+            let e = error as? TripError ?? TripError(.cantCreate, "\(error)")
+            failing.withLock { _ in observer.failed(input, error: e) }
+            return Outcome(input: input.location.name, output: output, summary: nil, error: e, seconds: 0)
+        }
     }
 
     /// An archive's members, each to its own output, in the archive's order. The archive's own
@@ -87,15 +135,9 @@ public struct BulkConversion: Sendable {
         do {
             while let member = try members.next() {
                 let output = outputPath(member)
-                do {
-                    guard taken.withLock({ $0.insert(output).inserted }) else {
-                        throw TripError.usage("\(member.location.name): another input is written to \(output)")
-                    }
-                    try makeDirectories(for: output)
-                } catch {
-                    let e = error as? TripError ?? TripError(.cantCreate, "\(error)")
-                    failing.withLock { _ in observer.failed(member, error: e) }
-                    outcomes.append(Outcome(input: member.location.name, output: output, summary: nil, error: e, seconds: 0))
+                let claimed = taken.withLock { $0.insert(output).inserted }
+                if let failed = prepare(member, output: output, claimed: claimed, observer: observer, failing: failing) {
+                    outcomes.append(failed)
                     continue
                 }
                 outcomes.append(convert(member, to: output, observer: observer, failing: failing))
@@ -108,19 +150,25 @@ public struct BulkConversion: Sendable {
         return outcomes
     }
 
-    /// Makes the directories between `directory` and a member's output (its path's directories,
-    /// which `ArchiveMembers` has checked climb nowhere).
+    /// Makes `directory` and the directories between it and an output (a member's path's
+    /// directories, which `ArchiveMembers` has checked climb nowhere; a file's under the directory
+    /// given), each unless it is there; those it makes are noted in `made`.
     private func makeDirectories(for output: String) throws {
         let root = directory.hasSuffix("/") ? directory : directory + "/"
+        var paths = [directory]
         var path = root
         for part in output.dropFirst(root.count).split(separator: "/").dropLast() {
             path += part
+            paths.append(path)
+            path += "/"
+        }
+        for path in paths where FileSystem.kind(path) == nil {
             do {
                 try FileSystem.makeDirectory(path)
+                made.add(path)
             } catch where FileSystem.kind(path) == .directory {
                 // Another worker made it first.
             }
-            path += "/"
         }
     }
 
@@ -151,5 +199,17 @@ public struct BulkConversion: Sendable {
             failing.withLock { _ in observer.failed(input, error: e) }
             return Outcome(input: input.location.name, output: output, summary: nil, error: e, seconds: monotonicSeconds() - started)
         }
+    }
+}
+
+/// The directories a bulk run made (workers add to it at once), removed at its end when empty.
+final class DirectoriesMade: Sendable {
+    private let paths = Mutex<[String]>([])
+
+    func add(_ path: String) { paths.withLock { $0.append(path) } }
+
+    /// Removes those that hold nothing, the deepest first (rmdir(2) leaves any that hold something).
+    func removeEmpty() {
+        for path in paths.withLock({ $0 }).sorted(by: { $0.count > $1.count }) { FileSystem.removeDirectory(path) }
     }
 }

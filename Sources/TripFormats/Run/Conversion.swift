@@ -37,11 +37,16 @@ public struct Conversion {
         var pipeline = self.pipeline
         pipeline.entering = { observer.entering($0) }
         do {
+            if inputs.isEmpty { throw ExpandedInputs.nothingToRead }
             // An archive's members are inputs of their own, met as the run gets to them.
             var expanded = ExpandedInputs(inputs, options: readOptions) { observer.foundNothing(in: $0, passedOver: $1) }
             summary = try pipeline.run(
                 inputs: {
-                    guard let input = try expanded.next() else { return nil }
+                    guard let input = try expanded.next() else {
+                        // Nothing at all to read (every archive's files passed over): the output is not made.
+                        if expanded.given == 0 { throw ExpandedInputs.nothingToRead }
+                        return nil
+                    }
                     return PipelineInput(name: input.location.name) {
                         observer.starting(input)
                         return observer.reading(try input.makeReader(options: readOptions))

@@ -278,6 +278,10 @@ public struct RunInput: Sendable, Equatable {
     public var isArchive: Bool
     /// How its bytes told its format, where neither its extension nor `--from` did; nil otherwise.
     public var sniffed: SniffedFormat?
+    /// The directories between a directory given on the command line and this file, which
+    /// `--output-dir` keeps (`2019/` for `yearly/2019/trips.json` of `yearly`); an archive's
+    /// members keep their archive's. Empty for an input given itself.
+    public var subdirectory = ""
 
     /// An input at `location`, read as `format`: the caller tells the format, a run never guesses it.
     public init(_ location: InputLocation, format: Format) {
@@ -319,6 +323,12 @@ public struct ExpandedInputs {
     private let options: ReadOptions
     private var current: RunInput?
     private let emptyArchive: (RunInput, Int) -> Void
+    /// The inputs given so far, members one each.
+    public private(set) var given = 0
+
+    /// The error of a run that found nothing to read in any of its inputs (every directory's and
+    /// archive's files passed over, or none there): it writes nothing.
+    public static let nothingToRead = TripError(.noInput, "nothing to read in the inputs given; nothing written")
 
     /// The inputs, whose archives are read with `options` (their expansion limits). `emptyArchive`
     /// is told of an archive that gave no member to read, with the files it passed over for their
@@ -334,12 +344,20 @@ public struct ExpandedInputs {
     public mutating func next() throws -> RunInput? {
         while true {
             if let archive {
-                if let member = try archive.next() { return RunInput(.member(member), format: member.format) }
+                if let member = try archive.next() {
+                    var input = RunInput(.member(member), format: member.format)
+                    input.subdirectory = current?.subdirectory ?? ""
+                    given += 1
+                    return input
+                }
                 if archive.membersGiven == 0, let current { emptyArchive(current, archive.passedOver) }
                 self.archive = nil
             }
             guard let input = pending.popFirst() else { return nil }
-            guard input.isArchive else { return input }
+            guard input.isArchive else {
+                given += 1
+                return input
+            }
             current = input
             archive = try ArchiveMembers(input.location, from: input.format, options: options)
         }

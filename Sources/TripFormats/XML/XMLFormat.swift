@@ -7,7 +7,9 @@ import TripKit
 /// fetched. Written by hand, one trip at a time, with an XML declaration and two-space indentation.
 enum XMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
-        try XMLRecordReader(input, options: options)
+        let bytes = try ByteInput(input, options: options)
+        if let empty = try FormatFactory.emptyReader(bytes, format: format, options: options) { return empty }
+        return try XMLRecordReader(bytes, options: options, threaded: options.parsesAhead)
     }
 
     static func makeWriter(_ output: OutputLocation, format: Format, options: WriteOptions) throws -> any RecordWriter {

@@ -26,8 +26,12 @@ public struct XMLRecordReader: RecordReader {
 
     /// `threaded: false` parses on the caller's thread.
     init(_ input: InputLocation, options: ReadOptions, threaded: Bool) throws {
+        try self.init(ByteInput(input, options: options), options: options, threaded: threaded)
+    }
+
+    /// Reads an opened input.
+    init(_ bytes: ByteInput, options: ReadOptions, threaded: Bool) throws {
         let encoding = try TextEncoding.of(options)
-        let bytes = try ByteInput(input, options: options)
         engine = XMLTripReader(parser: XMLTripParser(input: bytes, options: options, encoding: encoding), threaded: threaded)
         engine.state.builder.compression = bytes.compression?.rawValue
     }

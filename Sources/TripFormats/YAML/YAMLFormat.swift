@@ -12,6 +12,7 @@ import TripKit
 enum YAMLFormat: FormatCodec {
     static func makeReader(_ input: InputLocation, format: Format, options: ReadOptions) throws -> any RecordReader {
         let bytes = try ByteInput(input, options: options)
+        if let empty = try FormatFactory.emptyReader(bytes, format: format, options: options) { return empty }
         var reader = YAMLRecordReader(parser: YAMLEventParser(input: bytes), options: options, threaded: options.parsesAhead)
         reader.builder.compression = bytes.compression?.rawValue
         return reader
