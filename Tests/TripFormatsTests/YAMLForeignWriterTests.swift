@@ -27,7 +27,20 @@ struct YAMLForeignWriterTests {
         (try? ExternalTool.python("import \(name)"))?.status == 0
     }
     static let hasRuamel = hasModule("ruamel.yaml")
-    static let hasYq = S.hasPyYAML && ExternalTool.path("yq") != nil && ExternalTool.path("jq") != nil
+
+    /// Why `yq -y` cannot be one of the writers here, or nil when it can. The writer is python-yq
+    /// (pip's yq, or Debian's package, 3.1.0 in bookworm; both write YAML through PyYAML); another
+    /// program named yq, such as mikefarah's Go yq, has no `-y` and is told apart by running it.
+    static let yqAbsence: String? = {
+        guard S.hasPyYAML else { return "python3 with PyYAML is not installed (pip install PyYAML)" }
+        guard ExternalTool.path("jq") != nil else { return "jq, which python-yq runs, is not installed (apt-get install jq)" }
+        guard let yq = ExternalTool.path("yq") else { return "python-yq is not installed (pip install yq, or apt-get install yq)" }
+        let r = try? ExternalTool.run(yq, ["-y", "."], stdin: Data(#"{"a": [1]}"#.utf8))
+        guard r?.status == 0, r?.out == "a:\n  - 1\n" else {
+            return "\(yq) is not python-yq: `yq -y .` did not write YAML (mikefarah's Go yq has no -y); pip install yq"
+        }
+        return nil
+    }()
 
     @Test("PyYAML's safe_dump in every style reads to exactly the trips written",
           .enabled(if: S.hasPyYAML, "python3 with PyYAML is not installed (pip install PyYAML)"),
@@ -44,7 +57,7 @@ struct YAMLForeignWriterTests {
     }
 
     @Test("yq -y output reads to exactly the trips written",
-          .enabled(if: hasYq, "python-yq (pip install yq) with jq is not installed"))
+          .enabled(if: yqAbsence == nil, Comment(rawValue: "yq cannot be a writer here: " + (yqAbsence ?? ""))))
     func yq() throws {
         try check("yq")
     }
@@ -198,6 +211,41 @@ struct YAMLForeignWriterTests {
 
     // MARK: - The writers
 
+    /// `split_documents(text)`: a stream of YAML documents as the text of each, split at the document
+    /// markers, lines that start with "---" alone or "--- " (no line of a document's content may, in
+    /// YAML). yq 4 writes the marker alone; yq 3 (Debian's 3.1.0) writes through PyYAML's `dump_all`,
+    /// which puts a flow collection on the marker's line (`--- []`), so splitting at "\n---\n" ran
+    /// documents together.
+    static let splitDocuments = #"""
+    import re
+
+    def split_documents(out):
+        texts = re.split(r"(?m)^---(?: |$)\n?", out)
+        if texts and texts[0] == "":
+            texts = texts[1:]          # a writer that marks the first document too
+        return [t if t.endswith("\n") else t + "\n" for t in texts]
+
+    """#
+
+    @Test("a stream of YAML documents splits into each document, whether the marker is alone on its line or not",
+          .enabled(if: S.hasPyYAML, "python3 with PyYAML is not installed (pip install PyYAML)"))
+    func documentsSplit() throws {
+        // PyYAML's dump_all, as yq 3 writes (`--- []`), and with explicit_start, as yq 4 marks each
+        // document: each part must load back to its document alone.
+        let script = Self.splitDocuments + #"""
+            import sys, json, yaml
+            docs = [{"a": [1]}, [], [{"name": "n", "list": []}], [], {"b": "--- x"}, {}, "---", [[]], {"s": "l1\n---\nl2"}]
+            for explicit in (False, True):
+                texts = split_documents(yaml.safe_dump_all(docs, explicit_start=explicit))
+                print(json.dumps({"explicit": explicit, "count": len(texts), "same": [yaml.safe_load(t) == d for t, d in zip(texts, docs)]}))
+            """#
+        let r = try ExternalTool.python(script)
+        try #require(r.status == 0, "\(r.stderr)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let want = #"[true, true, true, true, true, true, true, true, true]"#
+        #expect(lines == [#"{"explicit": false, "count": 9, "same": \#(want)}"#, #"{"explicit": true, "count": 9, "same": \#(want)}"#])
+    }
+
     /// Writes trip sets with one writer, a file per set (`DIR/N.yaml`), and prints, as JSON, the
     /// trips each set holds, spelled canonically (dates as milliseconds since 1970). Arguments:
     /// writer, directory, seed, number of sets. Strings are arbitrary Unicode and the words YAML
@@ -205,7 +253,7 @@ struct YAMLForeignWriterTests {
     /// between trips, so that the writers put anchors and aliases in; some fields at their defaults
     /// are left out, 1.0.0 sets use its legacy spellings half the time, and dates come in other
     /// zones, without a zone, with milliseconds, over years 1 to 9999, and now and then as strings.
-    static let writerScript = #"""
+    static let writerScript = splitDocuments + #"""
     import sys, os, io, re, json, random, datetime, subprocess
     writer, outdir, seed, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     import yaml
@@ -415,9 +463,7 @@ struct YAMLForeignWriterTests {
         r = subprocess.run(["yq", "-y", "."], input=stream.encode(), capture_output=True)
         if r.returncode != 0:
             print("yq failed: " + r.stderr.decode(), file=sys.stderr); sys.exit(2)
-        out = r.stdout.decode()
-        texts = out.split("\n---\n") if count > 1 else [out]
-        texts = [t if t.endswith("\n") else t + "\n" for t in texts]
+        texts = split_documents(r.stdout.decode())
         if len(texts) != count:
             print(f"yq gave {len(texts)} documents for {count}", file=sys.stderr); sys.exit(2)
     else:
