@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// The bulk workflow: a directory of mixed inputs into one output, or each into its own file with
 /// --output-dir and --jobs; one bad file does not stop the others; a progress bar on a terminal only.
@@ -63,12 +64,10 @@ struct BulkTests {
         #expect(Set(names).count == names.count)
     }
 
-    @Test("a progress bar is drawn on a terminal, and never on a pipe or with -q")
+    @Test("a progress bar is drawn on a terminal, and never on a pipe or with -q",
+          .needsProgram("script", install: "util-linux's script gives the pseudo-terminal: apt-get install bsdutils"))
     func progressBar() throws {
-        guard let script = CLI.tool("script") else {
-            print("skipped: the script tool (util-linux) is not installed, so no pseudo-terminal")
-            return
-        }
+        let script = try #require(CLI.tool("script"))
         let tmp = try CLI.temporaryDirectory()
         let input = tmp.appendingPathComponent("big.jsonl").path
         #expect(try CLI.run(AccountingTests.tripgen, ["--trips", "60000", "-o", input]).status == 0)

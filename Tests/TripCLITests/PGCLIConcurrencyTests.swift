@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Four `tripconv` processes at once loading overlapping shards into one PostgreSQL store that
 /// none of them created (issue 16), checked with psql and their `--report`s. (The in-process
 /// suite "PostgreSQL writer: loaders at once" also checks the result against every serial order.)
-@Suite("tripconv: loaders at once into one PostgreSQL store", .serialized)
+@Suite("tripconv: loaders at once into one PostgreSQL store", .serialized, .needsPostgres)
 struct PGCLIConcurrencyTests {
     static let shardTrips = 150
 
@@ -66,7 +67,7 @@ struct PGCLIConcurrencyTests {
           arguments: ["merge", "last", "first"])
     func overlapping(policy: String) throws {
         for round in 1...2 {
-            guard let store = PGCLIStore() else { return }
+            let store = try #require(PGCLIStore())
             let dir = try CLI.temporaryDirectory()
             let (paths, given) = try Self.shards(in: dir)
             let runs = try Self.loadAtOnce(paths, store: store, policy: policy, dir: dir)
@@ -91,7 +92,7 @@ struct PGCLIConcurrencyTests {
     @Test("under fail, of two processes meeting the same names exactly one commits, the other exits 65 leaving nothing")
     func failing() throws {
         for round in 1...2 {
-            guard let store = PGCLIStore() else { return }
+            let store = try #require(PGCLIStore())
             let dir = try CLI.temporaryDirectory()
             let (paths, _) = try Self.shards(in: dir, pairs: true)
             let runs = try Self.loadAtOnce(paths, store: store, policy: "fail", dir: dir)

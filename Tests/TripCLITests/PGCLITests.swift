@@ -7,21 +7,20 @@ import TripTestSupport
 /// DDL written here by hand, each in a schema of its own that `--pg-schema` names.
 @Suite("tripconv with PostgreSQL stores as input")
 struct PGCLITests {
-    /// The test server's address, or nil after saying why there is none (a failure under CI=true).
-    static func server() -> String? {
-        if let address = TestPostgres.address { return address }
-        if TestPostgres.isRequired {
-            Issue.record("TRIPCONV_TEST_PG is not set: CI must start a server (`eval \"$(.ci/postgres start)\"`)")
-        } else {
-            TestPostgres.skipNote
-        }
-        return nil
+    /// The test server's address, for a test with the `.needsPostgres` trait.
+    static func server(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try TestPostgres.requiredAddress(sourceLocation: sourceLocation)
+    }
+
+    @Test("a PostgreSQL server is given under CI=true", .enabled(if: TestPostgres.isRequired, "only CI=true requires a server"))
+    func givenUnderCI() {
+        TestPostgres.checkGivenUnderCI()
     }
 
     /// A 3.0.0 store (or one whose metadata says `saying`) of two trips in a fresh schema, dropped
     /// after `body`.
     static func withStore(saying version: String = "3.0.0", _ body: (_ address: String, _ schema: String) throws -> Void) throws {
-        guard let address = server() else { return }
+        let address = try server()
         let schema = TestPostgres.uniqueName()
         try TestPostgres.psql(address, """
             CREATE SCHEMA \(schema);
@@ -46,7 +45,7 @@ struct PGCLITests {
         try body(address, schema)
     }
 
-    @Test("detect names the address, the format, the version and its evidence; --json as for any input")
+    @Test("detect names the address, the format, the version and its evidence; --json as for any input", .needsPostgres)
     func detect() throws {
         try Self.withStore { address, schema in
             let r = try CLI.tripconv("detect", address, "--pg-schema", schema)
@@ -64,7 +63,7 @@ struct PGCLITests {
         }
     }
 
-    @Test("convert ADDRESS -o out.json, and the default command into CSV, give the stored trips")
+    @Test("convert ADDRESS -o out.json, and the default command into CSV, give the stored trips", .needsPostgres)
     func convert() throws {
         try Self.withStore { address, schema in
             let tmp = try CLI.temporaryDirectory()
@@ -89,7 +88,7 @@ struct PGCLITests {
         }
     }
 
-    @Test("a store newer than tripconv, and a schema without trips, are refused: exit 65")
+    @Test("a store newer than tripconv, and a schema without trips, are refused: exit 65", .needsPostgres)
     func refused() throws {
         try Self.withStore(saying: "9.0.0") { address, schema in
             let r = try CLI.tripconv(address, "--pg-schema", schema, "-q")

@@ -1,13 +1,12 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// `tripconv migrate` on a PostgreSQL store (issue 16), checked with psql, an independent reader.
-@Suite("migrate a PostgreSQL store")
+@Suite("migrate a PostgreSQL store", .needsPostgres)
 struct PGMigrateCLITests {
-    static func server() -> String? {
-        if let s = ProcessInfo.processInfo.environment["TRIPCONV_TEST_PG"], !s.isEmpty { return s }
-        if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("TRIPCONV_TEST_PG is not set under CI") }
-        return nil
+    static func server(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try TestPostgres.requiredAddress(sourceLocation: sourceLocation)
     }
 
     static func psql(_ server: String, _ sql: String) throws -> String {
@@ -18,7 +17,7 @@ struct PGMigrateCLITests {
 
     @Test("load at 1.0.0, dry run, migrate with rejects, history and layout as psql sees them")
     func migrate() throws {
-        guard let server = Self.server() else { return }
+        let server = try Self.server()
         let schema = "t_cli_\(UInt32.random(in: 0...UInt32.max))"
         defer { _ = try? Self.psql(server, "DROP SCHEMA IF EXISTS \(schema) CASCADE") }
         let dir = try CLI.temporaryDirectory()

@@ -10,7 +10,7 @@ final class PGCLIStore {
 
     /// A fresh store, or nil when there is no test server (failing under CI=true).
     init?() {
-        guard let server = PGCLITests.server() else { return nil }
+        guard let server = try? PGCLITests.server() else { return nil }
         self.server = server
         schema = TestPostgres.uniqueName()
     }

@@ -15,10 +15,10 @@ struct PGWriterCLITests {
     /// A message without the store's name (a path or `host:port/database/schema`).
     static func unnamed(_ stderr: String, _ name: String) -> String { stderr.replacing(name, with: "STORE") }
 
-    @Test("two runs leave the rows, accounting and set-aside records the SQLite store gets",
+    @Test("two runs leave the rows, accounting and set-aside records the SQLite store gets", .needsPostgres,
           arguments: ["merge", "last", "first", "fail"], ["3.0.0", "2.0.0", "1.0.0"])
     func sameAsSQLite(policy: String, version: String) throws {
-        guard let store = PGCLIStore() else { return }
+        let store = try #require(PGCLIStore())
         let tmp = try CLI.temporaryDirectory()
         let db = tmp.appendingPathComponent("trips.sqlite").path
         // Under fail, inputs without names in common but the store's (the pipeline refuses any other).
@@ -49,9 +49,9 @@ struct PGWriterCLITests {
         #expect(try store.psql("SELECT value FROM tripconv_metadata WHERE key = 'schemaVersion'") == version + "\n")
     }
 
-    @Test("a trip with NUL in its text is set aside as rejected, named by its input's line; the others are written")
+    @Test("a trip with NUL in its text is set aside as rejected, named by its input's line; the others are written", .needsPostgres)
     func nul() throws {
-        guard let store = PGCLIStore() else { return }
+        let store = try #require(PGCLIStore())
         let tmp = try CLI.temporaryDirectory()
         let input = tmp.appendingPathComponent("nul.jsonl").path
         let rejects = tmp.appendingPathComponent("rejects.jsonl").path
@@ -90,17 +90,17 @@ struct PGWriterCLITests {
         }
     }
 
-    @Test("a role the server refuses is exit 77")
+    @Test("a role the server refuses is exit 77", .needsPostgres)
     func refused() throws {
-        guard let store = PGCLIStore() else { return }
+        let store = try #require(PGCLIStore())
         let r = try store.tripconv(["samples/trips-v3.json"], address: store.server + " user=nobody_here")
         #expect(r.status == 77, "\(r.stderr)")
         #expect(r.stderr.contains("PostgreSQL refused the credentials"), "\(r.stderr)")
     }
 
-    @Test("a store at a version tripconv does not know is refused with 65, as a SQLite store is, and left as it was")
+    @Test("a store at a version tripconv does not know is refused with 65, as a SQLite store is, and left as it was", .needsPostgres)
     func newerStore() throws {
-        guard let store = PGCLIStore() else { return }
+        let store = try #require(PGCLIStore())
         #expect(try store.tripconv(["samples/trips-v3.json", "-q"]).status == 0)
         try store.psql("UPDATE tripconv_metadata SET value = '9.0.0' WHERE key = 'schemaVersion'")
         let r = try store.tripconv(["samples/trips-v2.jsonl"])
@@ -110,9 +110,9 @@ struct PGWriterCLITests {
         #expect(try store.psql("SELECT count(*) FROM trips") == "2\n")
     }
 
-    @Test("a store at 1.0.0 written at 3.0.0 without --migrate is a usage error naming --migrate")
+    @Test("a store at 1.0.0 written at 3.0.0 without --migrate is a usage error naming --migrate", .needsPostgres)
     func olderStore() throws {
-        guard let store = PGCLIStore() else { return }
+        let store = try #require(PGCLIStore())
         #expect(try store.tripconv(["samples/trips-v1.json", "--target-version", "1.0.0", "-q"]).status == 0)
         let r = try store.tripconv(["samples/trips-v3.json"])
         #expect(r.status == 64, "\(r.stderr)")
@@ -120,9 +120,9 @@ struct PGWriterCLITests {
         #expect(try store.psql("SELECT count(*) FROM trips") == "5\n")
     }
 
-    @Test("a connection terminated in the middle of a COPY is exit 74 with nothing of the run stored; the run again exits 0")
+    @Test("a connection terminated in the middle of a COPY is exit 74 with nothing of the run stored; the run again exits 0", .needsPostgres)
     func terminated() throws {
-        guard let store = PGCLIStore() else { return }
+        let store = try #require(PGCLIStore())
         let tmp = try CLI.temporaryDirectory()
         let big = tmp.appendingPathComponent("big.jsonl").path
         let gen = try CLI.run(URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("tripgen").path,

@@ -1,31 +1,31 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// The store through the command line, checked with the sqlite3 tool.
 @Suite("tripconv with SQLite stores")
 struct StoreCLITests {
+    /// The tests that check a store with the sqlite3 tool skip without it, saying so.
+    static let needsSQLite3 = ConditionTrait.needsProgram("sqlite3", install: "apt-get install sqlite3")
+
+    /// What the sqlite3 tool prints for SQL on a store (for a test with `needsSQLite3`).
     static func sqlite(_ db: String, _ sql: String) throws -> String? {
-        guard let tool = CLI.tool("sqlite3") else { return nil }
+        let tool = try #require(CLI.tool("sqlite3"), "the sqlite3 tool is not installed")
         return try CLI.run(tool, [db, sql]).out
     }
 
     static func checkIntegrity(_ db: String) throws {
-        guard let ok = try sqlite(db, "PRAGMA integrity_check;") else {
-            print("skipped the integrity check of \(db): the sqlite3 tool is not installed")
-            return
-        }
-        #expect(ok == "ok\n")
+        #expect(try sqlite(db, "PRAGMA integrity_check;") == "ok\n")
         #expect(try sqlite(db, "PRAGMA foreign_key_check;") == "")
     }
 
-    @Test("exports go into a new store at 3.0.0, one trip per name, with a sound store")
+    @Test("exports go into a new store at 3.0.0, one trip per name, with a sound store", Self.needsSQLite3)
     func newStore() throws {
         let tmp = try CLI.temporaryDirectory()
         let db = tmp.appendingPathComponent("trips.sqlite").path
         let r = try CLI.tripconv("samples/trips-v1.json", "samples/trips-v2.jsonl", "-o", db)
         #expect(r.status == 0, "\(r.stderr)")
         try Self.checkIntegrity(db)
-        guard CLI.tool("sqlite3") != nil else { return }
         #expect(try Self.sqlite(db, "PRAGMA user_version;") == "3\n")
         #expect(try Self.sqlite(db, "SELECT count(*) FROM trips;") == "6\n")
         #expect(try Self.sqlite(db, "SELECT name FROM trips ORDER BY id;") == "Family Visit\nSki Week\nConference\nWeekend in Portland\nRoad Trip\nKyoto\n")
@@ -42,7 +42,7 @@ struct StoreCLITests {
         #expect(d.out.hasPrefix("samples/trips-v1.sqlite: sqlite 1.0.0"))
     }
 
-    @Test("writing into an existing store upserts by name under the policy", arguments: ["merge", "last", "first"])
+    @Test("writing into an existing store upserts by name under the policy", Self.needsSQLite3, arguments: ["merge", "last", "first"])
     func upsert(policy: String) throws {
         let tmp = try CLI.temporaryDirectory()
         let db = tmp.appendingPathComponent("trips.sqlite").path
@@ -50,7 +50,6 @@ struct StoreCLITests {
         let r = try CLI.tripconv("samples/trips-v3.json", "-o", db, "--dedupe", policy)
         #expect(r.status == 0, "\(r.stderr)")
         try Self.checkIntegrity(db)
-        guard CLI.tool("sqlite3") != nil else { return }
         #expect(try Self.sqlite(db, "SELECT count(*) FROM trips;") == "4\n")
         let end = try Self.sqlite(db, "SELECT endDate FROM trips WHERE name = 'Weekend in Portland';")
         #expect(end == (policy == "first" ? "2024-09-08T20:00:00Z\n" : "2024-09-08T20:00:00.500Z\n"))
@@ -106,7 +105,7 @@ struct StoreCLITests {
         #expect(entries.first?["line"] as? Int == nameLine)  // 1-based line of the `{` just above
     }
 
-    @Test("an older store is refused without --migrate and migrated in place with it")
+    @Test("an older store is refused without --migrate and migrated in place with it", Self.needsSQLite3)
     func migrate() throws {
         let tmp = try CLI.temporaryDirectory()
         let db = tmp.appendingPathComponent("old.sqlite").path
@@ -119,19 +118,17 @@ struct StoreCLITests {
         let migrated = try CLI.tripconv("samples/trips-v3.json", "-o", db, "--migrate")
         #expect(migrated.status == 0, "\(migrated.stderr)")
         try Self.checkIntegrity(db)
-        guard CLI.tool("sqlite3") != nil else { return }
         #expect(try Self.sqlite(db, "PRAGMA user_version;") == "3\n")
         #expect(try Self.sqlite(db, "SELECT count(*) FROM tripconv_migrations;")?.trimmingCharacters(in: .whitespacesAndNewlines) != "0")
         #expect(try Self.sqlite(db, "SELECT count(*) FROM (SELECT name FROM trips GROUP BY name HAVING count(*) > 1);") == "0\n")
     }
 
-    @Test("writing a store at 1.0.0 keeps duplicates, as 1.0.0 allows them")
+    @Test("writing a store at 1.0.0 keeps duplicates, as 1.0.0 allows them", Self.needsSQLite3)
     func legacyStore() throws {
         let tmp = try CLI.temporaryDirectory()
         let db = tmp.appendingPathComponent("legacy.db").path
         #expect(try CLI.tripconv("samples/trips-v1.json", "--target-version", "1.0.0", "-o", db, "-q").status == 0)
         try Self.checkIntegrity(db)
-        guard CLI.tool("sqlite3") != nil else { return }
         #expect(try Self.sqlite(db, "SELECT count(*) FROM trips;") == "5\n")
         #expect(try Self.sqlite(db, "PRAGMA user_version;") == "1\n")
     }

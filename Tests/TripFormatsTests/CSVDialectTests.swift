@@ -101,10 +101,9 @@ struct CSVDialectTests {
                                       0x017D, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161,
                                       0x203A, 0x0153, 0x017E, 0x0178, 0x81, 0x8D, 0x8F, 0x90, 0x9D]
 
-    @Test("Python's csv module in every quoting style, delimiter, line end and encoding: read to the trips written",
+    @Test("Python's csv module in every quoting style, delimiter, line end and encoding: read to the trips written", .needsPython3,
           arguments: Self.dialects.indices)
     func pythonDialects(index: Int) throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let dialect = Self.dialects[index]
         let dir = CSVTemporaryDirectory()
         defer { dir.remove() }
@@ -118,9 +117,8 @@ struct CSVDialectTests {
 
     // MARK: - The three defects
 
-    @Test("QUOTE_ALL's empty item groups and accommodation (\"\" cells) are no item and none (issue 13, defect 2)")
+    @Test("QUOTE_ALL's empty item groups and accommodation (\"\" cells) are no item and none (issue 13, defect 2)", .needsPython3)
     func quoteAllEmptyGroups() throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let trips = [
             CSVTrip.trip("Paris", "France", items: [CSVTrip.item("Louvre", details: "", reservation: true), CSVTrip.item("Seine")],
                          place: CSVTrip.place("1 Rue", "Inn")),
@@ -136,9 +134,8 @@ struct CSVDialectTests {
         #expect(CSVIO.trips(items) == trips)
     }
 
-    @Test("an item with an empty title and other cells set reads as the title \"\" (issue 13, defect 3)")
+    @Test("an item with an empty title and other cells set reads as the title \"\" (issue 13, defect 3)", .needsPython3)
     func emptyTitle() throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let trips = [CSVTrip.trip("Paris", "France", items: [CSVTrip.item("", details: "no title", reservation: true, inPlan: true),
                                                              CSVTrip.item("", details: "")])]
         let dir = CSVTemporaryDirectory()
@@ -186,7 +183,7 @@ struct CSVDialectTests {
     static let rowA = "A,X,2024-05-01T09:30:00Z,2024-05-04T09:30:00Z,\"t\r\nu\""
     static let rowB = "B,Y,2024-05-01T09:30:00Z,2024-05-04T09:30:00Z,\"v\rw\""
 
-    @Test("line ends LF, CRLF, CR and mixed, a missing last line end, trailing empty lines: the rows Python's csv reads",
+    @Test("line ends LF, CRLF, CR and mixed, a missing last line end, trailing empty lines: the rows Python's csv reads", .needsPython3,
           arguments: [
             header + "\n" + rowA + "\n" + rowB + "\n",
             header + "\r\n" + rowA + "\r\n" + rowB + "\r\n",
@@ -202,7 +199,6 @@ struct CSVDialectTests {
             t.attributes[0...1].map(CSVIntendedCells.text) + t.relationships[0].objects.map { CSVIntendedCells.text($0.attributes[0]) }
         }
         #expect(read == [["A", "X", "t\r\nu"], ["B", "Y", "v\rw"]])
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         // Python's csv reads the same rows (blank lines and a row of empty cells hold no trip).
         let script = "import csv, io, json, sys\nrows = [r for r in csv.reader(io.StringIO(sys.stdin.read(), newline='')) if any(r)]\njson.dump([[r[0], r[1], r[4]] for r in rows[1:]], sys.stdout)"
         let result = try ExternalTool.run(Self.python!, ["-c", script], stdin: Data(text.utf8))
@@ -225,7 +221,7 @@ struct CSVDialectTests {
         #expect(unquoted?.message.hasPrefix("in.csv:1:1: missing trip columns") == true)
     }
 
-    @Test("--csv-delimiter: the writer writes it, Python's csv reads the file with it to the intended cells",
+    @Test("--csv-delimiter: the writer writes it, Python's csv reads the file with it to the intended cells", .needsPython3,
           arguments: [";", "\t", "|", ":", "-", "0"])
     func writerDelimiter(delimiter: String) throws {
         let trips = Self.trips(seed: 7, count: 25, for: Dialect()).filter(CSVTrip.isReadable)
@@ -235,7 +231,6 @@ struct CSVDialectTests {
             #expect(CSVIO.trips(try CSVIO.read(text).items) == trips.map(CSVTrip.normalized), "detected")
         }
         #expect(CSVIO.trips(try CSVIO.read(text, options: ReadOptions(csvDelimiter: byte)).items) == trips.map(CSVTrip.normalized), "given")
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let script = "import csv, io, json, sys\njson.dump(list(csv.reader(io.StringIO(sys.stdin.read(), newline=''), delimiter=sys.argv[1])), sys.stdout)"
         let result = try ExternalTool.run(Self.python!, ["-c", script, delimiter], stdin: Data(text.utf8))
         #expect(try JSONSerialization.jsonObject(with: result.stdout) as? [[String]] == CSVIntendedCells.rows(trips.map(CSVTrip.normalized)))

@@ -58,9 +58,8 @@ struct CSVInteropTests {
         return (0..<count).map { _ in generator.trip() }
     }
 
-    @Test("python3's csv module reads our CSV as exactly the intended cells", arguments: [UInt64(31), 32, 33])
+    @Test("python3's csv module reads our CSV as exactly the intended cells", .needsPython3, arguments: [UInt64(31), 32, 33])
     func pythonReadsOurCSV(seed: UInt64) throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let trips = Self.generated(seed: seed, count: 30)
         let dir = CSVTemporaryDirectory()
         defer { dir.remove() }
@@ -71,9 +70,8 @@ struct CSVInteropTests {
         #expect(rows == CSVIntendedCells.rows(trips))
     }
 
-    @Test("python3's csv module reads our TSV, its escapes undone, as exactly the intended cells", arguments: [UInt64(41), 42])
+    @Test("python3's csv module reads our TSV, its escapes undone, as exactly the intended cells", .needsPython3, arguments: [UInt64(41), 42])
     func pythonReadsOurTSV(seed: UInt64) throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let trips = Self.generated(seed: seed, count: 30)
         let dir = CSVTemporaryDirectory()
         defer { dir.remove() }
@@ -91,9 +89,8 @@ struct CSVInteropTests {
         #expect(rows == CSVIntendedCells.rows(trips))
     }
 
-    @Test("our reader reads CSV written by python3's csv module", arguments: [UInt64(51), 52, 53])
+    @Test("our reader reads CSV written by python3's csv module", .needsPython3, arguments: [UInt64(51), 52, 53])
     func weReadPythonCSV(seed: UInt64) throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         var generator = ArbitraryTrips.csv(seed: seed)
         let cells = (0..<60).map { _ in (0..<4).map { _ in generator.string(maxPieces: 8) } }
         let script = "import csv, json, sys\ncsv.writer(sys.stdout).writerows(json.load(sys.stdin))"
@@ -102,9 +99,8 @@ struct CSVInteropTests {
         #expect(try CSVIO.rows(Array(result.stdout)).map { $0 } == cells)
     }
 
-    @Test("our reader reads a trip CSV written by python3's csv module")
+    @Test("our reader reads a trip CSV written by python3's csv module", .needsPython3)
     func weReadPythonTrips() throws {
-        guard Self.python != nil else { print("skipped: python3 is not installed"); return }
         let trips = [CSVTrip.trip("Paris, \"FR\"", "Île\r\nde France", items: [CSVTrip.item("Tour\tEiffel", details: "", reservation: true)],
                                   place: CSVTrip.place("1, Rue", "Inn")),
                      CSVTrip.trip("Oslo", "Norway")]
@@ -115,9 +111,9 @@ struct CSVInteropTests {
         #expect(CSVIO.trips(try CSVIO.read(Array(result.stdout)).items) == trips)
     }
 
-    @Test("Miller reads our CSV as our JSON shape")
+    @Test("Miller reads our CSV as our JSON shape", .needsProgram("mlr", install: "apt-get install miller"))
     func millerReadsOurCSV() throws {
-        guard let mlr = Self.mlr else { print("skipped: mlr (Miller) is not installed"); return }
+        let mlr = try #require(Self.mlr)
         let trips = [CSVTrip.trip("Paris", "France, \"FR\"", items: [CSVTrip.item("Louvre", details: "art\nmore", reservation: true),
                                                                         CSVTrip.item("Seine", inPlan: true)],
                                   place: CSVTrip.place("1 Rue", "Inn")),
@@ -147,9 +143,9 @@ struct CSVInteropTests {
         #expect(read == expected as NSArray)
     }
 
-    @Test("Miller's flattened CSV of trip JSON reads back as the trips")
+    @Test("Miller's flattened CSV of trip JSON reads back as the trips", .needsProgram("mlr", install: "apt-get install miller"))
     func weReadMillerCSV() throws {
-        guard let mlr = Self.mlr else { print("skipped: mlr (Miller) is not installed"); return }
+        let mlr = try #require(Self.mlr)
         let json = """
             [{"name": "Paris", "destination": "France", "startDate": "2024-05-01T09:30:00Z", "endDate": "2024-05-04T09:30:00Z",
               "bucketList": [{"title": "Louvre", "details": "a, \\"b\\"", "hasReservation": true, "isInPlan": false},

@@ -10,7 +10,7 @@ import TripTestSupport
 /// every name is there once, nothing is orphaned, the unique index and foreign keys hold, the
 /// loaders' accounting adds up to their inputs, and the store is what the 4 loads give run one
 /// after another in some order (the 24 orders computed with the SQLite store's writer).
-@Suite("PostgreSQL writer: loaders at once", .serialized)
+@Suite("PostgreSQL writer: loaders at once", .serialized, .needsPostgres)
 struct PGConcurrencyTests {
     static let loaders = 4
     static let shardTrips = 200
@@ -138,7 +138,7 @@ struct PGConcurrencyTests {
     @Test("4 loaders at once on overlapping shards: each name once, nothing orphaned, the accounting adds up, the result of some order",
           arguments: [DeduplicationPolicy.merge, .first, .last])
     func overlapping(policy: DeduplicationPolicy) throws {
-        guard PGConnectionTests.server() != nil else { return }
+        _ = try PGConnectionTests.server()
         let scratch = ScratchDirectory()
         let data = Shards(seed: 16 + UInt64(policy.rawValue.count))
         let serial = try Self.serialResults(data, policy: policy, scratch: scratch)
@@ -147,7 +147,7 @@ struct PGConcurrencyTests {
         var retries = 0
         var orders: [String] = []
         for round in 1...Self.rounds {
-            guard let store = PGTestStore() else { return }
+            let store = try #require(PGTestStore())
             let (loaded, together) = Self.loadAtOnce(data.shards, store: store, policy: policy)
             #expect(together, "round \(round): a loader waited for another's load to open the store")
             for l in loaded { #expect(l.error == nil, "round \(round), loader \(l.shard): \(l.error?.message ?? "")") }
@@ -181,11 +181,11 @@ struct PGConcurrencyTests {
 
     @Test("under fail, of two loaders meeting the same names exactly one commits, the other fails with 65 and leaves nothing")
     func failing() throws {
-        guard PGConnectionTests.server() != nil else { return }
+        _ = try PGConnectionTests.server()
         let data = Shards(seed: 61, pairs: true)
         var retries = 0
         for round in 1...Self.rounds {
-            guard let store = PGTestStore() else { return }
+            let store = try #require(PGTestStore())
             let (loaded, together) = Self.loadAtOnce(data.shards, store: store, policy: .fail)
             #expect(together, "round \(round): a loader waited for another's load to open the store")
             retries += loaded.reduce(0) { $0 + $1.retries }
@@ -207,11 +207,11 @@ struct PGConcurrencyTests {
 
     @Test("loaders starting together on a new store all open at once: none waits for the load of the one that created it")
     func openTogether() throws {
-        guard PGConnectionTests.server() != nil else { return }
+        _ = try PGConnectionTests.server()
         var g = ArbitraryTrips(seed: 4, text: .postgreSQL, uniqueNames: true)
         let shards = (0..<Self.loaders).map { _ in g.trips(3) }
         for trial in 1...10 {
-            guard let store = PGTestStore() else { return }
+            let store = try #require(PGTestStore())
             let (loaded, together) = Self.loadAtOnce(shards, store: store, policy: .merge, openWithin: 10)
             #expect(together, "trial \(trial): a loader waited for another's load to open the store")
             #expect(loaded.allSatisfy { $0.error == nil }, "trial \(trial): \(loaded.compactMap { $0.error?.message })")
@@ -248,7 +248,7 @@ struct PGConcurrencyTests {
 
     @Test("a deadlock with another transaction is retried from the savepoint, and the run completes as if after it")
     func deadlockRetried() throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         // A writer that has given way as often as it may waits in line: a deadlock there is retried.
         let (writer, other) = try Self.meetingOther(store, yieldLimit: 0)
         // It looks for deadlocks after a minute (a superuser's setting; the test server's role is one),
@@ -273,7 +273,7 @@ struct PGConcurrencyTests {
 
     @Test("a loader meeting a name another holds gives way: it rolls back what it locked and inserted, so the other never deadlocks with it")
     func givesWay() throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         let (writer, other) = try Self.meetingOther(store)
         try other.execute("SET deadlock_timeout = '60s'")
         try other.execute(Self.insertNew)
@@ -290,7 +290,7 @@ struct PGConcurrencyTests {
 
     @Test("a loader gives way to the one loader holding the name it met, not to every loader holding names")
     func givesWayToTheHolder() throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         typealias F = SQLiteFixtures
         try store.write([F.trip("Stored")])
         // Two other loaders hold names (the lock every loader holds from its first insert to its

@@ -7,19 +7,18 @@ import TripTestSupport
 /// The PostgreSQL connection (issue 16): faults are named by the server's place and map to their exit
 /// statuses, no message carries a password, and a server `.ci/postgres start` made is reachable
 /// through the one variable `TRIPCONV_TEST_PG`. Without it (a user's `swift test`) the tests that
-/// need a server skip, saying so; under CI=true its absence fails.
+/// need a server skip through the `.needsPostgres` trait, saying so; under CI=true its absence fails
+/// one test, `givenUnderCI`.
 @Suite("PostgreSQL connection")
 struct PGConnectionTests {
-    /// The test server's connection string, or nil after saying why there is none.
-    static func server() -> String? {
-        if let s = ProcessInfo.processInfo.environment["TRIPCONV_TEST_PG"], !s.isEmpty { return s }
-        if ProcessInfo.processInfo.environment["CI"] == "true" {
-            Issue.record("TRIPCONV_TEST_PG is not set: CI must start a server (`eval \"$(.ci/postgres start)\"`)")
-        } else {
-            // One line for the whole run, whichever target's test asks first.
-            TestPostgres.skipNote
-        }
-        return nil
+    /// The test server's connection string, for a test with the `.needsPostgres` trait.
+    static func server(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try TestPostgres.requiredAddress(sourceLocation: sourceLocation)
+    }
+
+    @Test("a PostgreSQL server is given under CI=true", .enabled(if: TestPostgres.isRequired, "only CI=true requires a server"))
+    func givenUnderCI() {
+        TestPostgres.checkGivenUnderCI()
     }
 
     @Test("a server that is not there is exit 69, naming the host and port")
@@ -50,18 +49,18 @@ struct PGConnectionTests {
         }
     }
 
-    @Test("the test server answers")
+    @Test("the test server answers", .needsPostgres)
     func answers() throws {
-        guard let address = Self.server() else { return }
+        let address = try Self.server()
         let c = try PGConnection(address)
         #expect(c.serverVersion >= 100000)
         #expect(try c.column("SELECT 1 + 1") == ["2"])
         #expect(try c.column("SELECT NULL::text") == [nil])
     }
 
-    @Test("a role that does not exist is refused: exit 77")
+    @Test("a role that does not exist is refused: exit 77", .needsPostgres)
     func refused() throws {
-        guard let address = Self.server() else { return }
+        let address = try Self.server()
         do {
             _ = try PGConnection(address + " user=nobody_here")
             Issue.record("a role that does not exist connected")

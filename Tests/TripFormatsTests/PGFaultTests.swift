@@ -6,14 +6,14 @@ import TripTestSupport
 
 /// A connection to the server cut in the middle of a load (issue 16): the run fails as an I/O
 /// failure (exit 74), nothing of it is committed, and the same load run again completes.
-@Suite("PostgreSQL writer: a connection cut mid-load")
+@Suite("PostgreSQL writer: a connection cut mid-load", .needsPostgres)
 struct PGFaultTests {
     typealias F = SQLiteFixtures
 
     @Test("terminated after a COPY batch: finish fails with 74, nothing of the run is stored, and the load again completes",
           arguments: TripMigrationPlan.versions)
     func terminated(version: SchemaVersion) throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         let schema = SQLiteTesting.schema(version)
         let before = [F.trip("Stored before", items: [F.item("Kept")], schema: schema)]
         try store.write(before, schema: schema)
@@ -53,7 +53,7 @@ struct PGFaultTests {
 
     @Test("terminated while moving staged trips under the policy: the same, with the stored trips as they were")
     func terminatedWhileResolving() throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         let stored = (0..<300).map { F.trip("Trip \($0)", items: [F.item("Old \($0)")]) }
         try store.write(stored)
         let incoming = (0..<600).map { F.trip("Trip \($0)", destination: "Elsewhere", items: [F.item("New \($0)")]) }

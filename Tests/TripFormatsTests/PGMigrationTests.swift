@@ -7,7 +7,7 @@ import TripTestSupport
 /// Migrating a PostgreSQL store in place (issue 16) gives what migrating a SQLite store holding
 /// the same trips gives: the same trips, the same counts, under every policy; history per stage;
 /// a dry run changes nothing.
-@Suite("PostgreSQL migration")
+@Suite("PostgreSQL migration", .needsPostgres)
 struct PGMigrationTests {
     /// 60 trips of 1.0.0 whose names come from 20, so the 1.0.0 -> 2.0.0 stage has work to do.
     static func legacyTrips(seed: UInt64) -> [ModelObject] {
@@ -23,7 +23,7 @@ struct PGMigrationTests {
     }
 
     static func withSchema(_ body: (String, String) throws -> Void) throws {
-        guard let server = PGConnectionTests.server() else { return }
+        let server = try PGConnectionTests.server()
         let schema = "t_mig_\(UInt32.random(in: 0...UInt32.max))"
         defer { _ = try? PGConnection(server).execute("DROP SCHEMA IF EXISTS \(quoted(schema)) CASCADE") }
         try body(server, schema)

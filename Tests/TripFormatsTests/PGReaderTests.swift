@@ -12,7 +12,7 @@ import TripTestSupport
 struct PGReaderTests {
     let scratch = ScratchDirectory()
 
-    @Test("a store with tripconv's metadata reads at its version, exactly, told by the marker", arguments: TripMigrationPlan.versions)
+    @Test("a store with tripconv's metadata reads at its version, exactly, told by the marker", .needsPostgres, arguments: TripMigrationPlan.versions)
     func byMarker(version: SchemaVersion) throws {
         try PGTestSchema.with { s in
             try s.run(PGStoreSQL.create(version) + PGStoreSQL.rows(version))
@@ -28,7 +28,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("a store without metadata is told by its columns and unique index", arguments: TripMigrationPlan.versions)
+    @Test("a store without metadata is told by its columns and unique index", .needsPostgres, arguments: TripMigrationPlan.versions)
     func byStructure(version: SchemaVersion) throws {
         try PGTestSchema.with { s in
             try s.run(PGStoreSQL.create(version, metadata: false) + PGStoreSQL.rows(version))
@@ -46,7 +46,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("tables another program made (serial ids, timestamp without time zone, smallint flags, no foreign keys) read by structure")
+    @Test("tables another program made (serial ids, timestamp without time zone, smallint flags, no foreign keys) read by structure", .needsPostgres)
     func handWrittenDDL() throws {
         try PGTestSchema.with { s in
             try s.run("""
@@ -84,7 +84,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("a store at a version tripconv does not know (newer than tripconv) is refused: exit 65")
+    @Test("a store at a version tripconv does not know (newer than tripconv) is refused: exit 65", .needsPostgres)
     func newerVersion() throws {
         try PGTestSchema.with { s in
             try s.run(PGStoreSQL.create(SchemaVersion(3, 0, 0), saying: "9.0.0") + PGStoreSQL.rows(SchemaVersion(3, 0, 0)))
@@ -97,7 +97,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("metadata the columns contradict is a data error, as for SQLite")
+    @Test("metadata the columns contradict is a data error, as for SQLite", .needsPostgres)
     func contradictingMetadata() throws {
         try PGTestSchema.with { s in
             try s.run(PGStoreSQL.create(SchemaVersion(1, 0, 0), saying: "3.0.0"))
@@ -107,7 +107,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("a schema without a trips table is not a trip store; a schema that does not exist is no input")
+    @Test("a schema without a trips table is not a trip store; a schema that does not exist is no input", .needsPostgres)
     func notAStore() throws {
         try PGTestSchema.with { s in
             let name = try s.storeName
@@ -124,7 +124,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("the store's catalog: tables, columns, unique indexes, foreign keys, metadata, history, count")
+    @Test("the store's catalog: tables, columns, unique indexes, foreign keys, metadata, history, count", .needsPostgres)
     func storeCatalog() throws {
         try PGTestSchema.with { s in
             try s.run(PGStoreSQL.create(SchemaVersion(1, 0, 0)) + PGStoreSQL.rows(SchemaVersion(1, 0, 0)) + """
@@ -158,7 +158,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("problems: rows whose trip is missing, and names held twice where the version makes them unique")
+    @Test("problems: rows whose trip is missing, and names held twice where the version makes them unique", .needsPostgres)
     func problems() throws {
         try PGTestSchema.with { s in
             // 2.0.0 by the metadata, on tables made without the constraints that rule these out.
@@ -177,7 +177,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("one snapshot: a writer committing after the reader opened is not seen, not even in part")
+    @Test("one snapshot: a writer committing after the reader opened is not seen, not even in part", .needsPostgres)
     func snapshot() throws {
         try PGTestSchema.with { s in
             let v3 = SchemaVersion(3, 0, 0)
@@ -196,7 +196,7 @@ struct PGReaderTests {
         }
     }
 
-    @Test("more trips and items than one FETCH: merged across the batches' edges, in id and position order")
+    @Test("more trips and items than one FETCH: merged across the batches' edges, in id and position order", .needsPostgres)
     func batches() throws {
         try PGTestSchema.with { s in
             let n = PGBatches.batchSize * 2 + 517
@@ -228,9 +228,9 @@ struct PGReaderTests {
         }
     }
 
-    @Test("--pg-schema reads its schema's store, not public's; without it, the current schema alone")
+    @Test("--pg-schema reads its schema's store, not public's; without it, the current schema alone", .needsPostgres)
     func schemas() throws {
-        guard let address = PGConnectionTests.server() else { return }
+        let address = try PGConnectionTests.server()
         let database = TestPostgres.uniqueName()
         try TestPostgres.psql(address, "CREATE DATABASE \(database)")
         defer { _ = try? TestPostgres.psql(address, "DROP DATABASE \(database) WITH (FORCE)") }

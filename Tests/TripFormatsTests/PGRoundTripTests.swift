@@ -8,7 +8,7 @@ import TripTestSupport
 /// (quotes, SQL, separators, every kind of Unicode scalar but NUL, which PostgreSQL's text cannot
 /// hold) and dates across years 1 to 9999 come back exactly, at every version. The independent
 /// checks are `PGReaderTests` (stores psql wrote) and the writer's tests (read with psql).
-@Suite("PostgreSQL store round trip")
+@Suite("PostgreSQL store round trip", .needsPostgres)
 struct PGRoundTripTests {
     @Test("generated trips written by PGRecordWriter read back equal through PGRecordReader", arguments: TripMigrationPlan.versions)
     func property(version: SchemaVersion) throws {

@@ -10,9 +10,9 @@ final class PGTestSchema {
     let address: String
     let name: String
 
-    /// Makes the schema; nil (the test skips) without a server.
-    static func make() throws -> PGTestSchema? {
-        guard let address = PGConnectionTests.server() else { return nil }
+    /// Makes the schema (for a test with the `.needsPostgres` trait).
+    static func make() throws -> PGTestSchema {
+        let address = try PGConnectionTests.server()
         let schema = PGTestSchema(address: address, name: TestPostgres.uniqueName())
         try TestPostgres.psql(address, "CREATE SCHEMA \(schema.name)")
         return schema
@@ -35,9 +35,9 @@ final class PGTestSchema {
         }
     }
 
-    /// Runs `body` with a fresh schema, dropped after it; skips without a server.
+    /// Runs `body` with a fresh schema, dropped after it (for a test with the `.needsPostgres` trait).
     static func with(_ body: (PGTestSchema) throws -> Void) throws {
-        guard let schema = try make() else { return }
+        let schema = try make()
         defer { schema.drop() }
         try body(schema)
     }

@@ -16,7 +16,7 @@ final class PGTestStore {
 
     /// A fresh store, or nil when there is no test server (after saying so, or failing under CI).
     init?() {
-        guard let server = PGConnectionTests.server() else { return nil }
+        guard let server = try? PGConnectionTests.server() else { return nil }
         self.server = server
         schema = TestPostgres.uniqueName()
     }

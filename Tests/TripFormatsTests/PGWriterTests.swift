@@ -8,7 +8,7 @@ import TripTestSupport
 /// runs of generated trips, the second meeting half the first's names with other values and items
 /// (and, as a caller may send, two of its own names twice), under every policy and at every version,
 /// give the same trips, ledgers and replacements in both stores.
-@Suite("PostgreSQL writer: the SQLite store's semantics")
+@Suite("PostgreSQL writer: the SQLite store's semantics", .needsPostgres)
 struct PGWriterDifferentialTests {
     let scratch = ScratchDirectory()
 
@@ -124,7 +124,7 @@ struct PGWriterDifferentialTests {
     func sameAsSQLite(policy: DeduplicationPolicy, version: SchemaVersion) throws {
         let schema = SQLiteTesting.schema(version)
         for seed in UInt64(1)...3 {
-            guard let store = PGTestStore() else { return }
+            let store = try #require(PGTestStore())
             let runs = Self.runs(seed: seed &* 0x51 &+ UInt64(version.major), schema)
             let expected = try sqliteOutcome(runs, schema, policy, path: scratch.path("\(seed).sqlite"))
             let got = try postgreSQLOutcome(runs, schema, policy, store: store)
@@ -156,7 +156,7 @@ struct PGWriterDifferentialTests {
     @Test("dates are timestamptz to the exact millisecond, and text comes back byte for byte, as psql reads them",
           arguments: TripMigrationPlan.versions)
     func typesAsPsqlSees(version: SchemaVersion) throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         let schema = SQLiteTesting.schema(version)
         var g = ArbitraryTrips(seed: 99 + UInt64(version.major), text: .postgreSQL, schema: schema, dates: ArbitraryTrips.allDates, uniqueNames: true)
         var trips = g.trips(40)
@@ -200,7 +200,7 @@ struct PGWriterDifferentialTests {
           arguments: [DeduplicationPolicy.merge, .last, .first])
     func undeferrableForeignKeys(policy: DeduplicationPolicy) throws {
         typealias F = SQLiteFixtures
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         try store.write([F.trip("Alpha", items: [F.item("One")], accommodation: F.accommodation("1 Inn Lane", "Inn"))])
         let c = try store.connection()
         let foreignKeys = """
@@ -230,14 +230,14 @@ struct PGWriterDifferentialTests {
 }
 
 /// Trips that PostgreSQL cannot hold, and stores the writer must not write into.
-@Suite("PostgreSQL writer: refusals")
+@Suite("PostgreSQL writer: refusals", .needsPostgres)
 struct PGWriterRefusalTests {
     typealias F = SQLiteFixtures
 
     @Test("a trip with NUL in a text field is set aside as rejected, with its origin; the others are written",
           arguments: TripMigrationPlan.versions)
     func nul(version: SchemaVersion) throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         let schema = SQLiteTesting.schema(version)
         let trips = [
             F.trip("Alpha", schema: schema),
@@ -262,7 +262,7 @@ struct PGWriterRefusalTests {
 
     @Test("a store at a version tripconv does not know is refused, and left as it was")
     func newerStore() throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         try store.write([F.trip("Alpha")])
         try store.connection().execute("UPDATE tripconv_metadata SET \"value\" = '9.0.0' WHERE \"key\" = 'schemaVersion'")
         let error = PGTesting.tripError { try store.write([F.trip("Beta")]) }
@@ -275,7 +275,7 @@ struct PGWriterRefusalTests {
 
     @Test("a store older than the target is not written without migrate, naming --migrate")
     func olderStore() throws {
-        guard let store = PGTestStore() else { return }
+        let store = try #require(PGTestStore())
         try store.write([F.trip("Alpha", schema: TripSchemaV1.self)], schema: TripSchemaV1.self)
         let error = PGTesting.tripError { try store.write([F.trip("Beta")]) }
         #expect(error?.kind == .usage)

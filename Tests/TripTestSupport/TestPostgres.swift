@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The test PostgreSQL server (`.ci/postgres start` makes one, `TRIPCONV_TEST_PG` addresses it) and
 /// psql, the independent writer and reader the store tests check tripconv against.
@@ -9,13 +10,21 @@ public enum TestPostgres {
         return s
     }
 
-    /// Whether a missing server fails the tests rather than skipping them (under CI=true).
-    public static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+    /// Whether a missing server fails the run rather than only skipping the tests (under CI=true).
+    public static var isRequired: Bool { Requirements.isCI }
 
-    /// The one line a run without a server prints, once per process.
-    public static let skipNote: Void = {
-        print("note: TRIPCONV_TEST_PG not set; the tests that need a PostgreSQL server skip (.ci/run starts one)")
-    }()
+    /// The server's address, for a test that runs with the `.needsPostgres` trait; where there is no
+    /// server (a test without that trait), a failure naming the trait, and an error that ends the test.
+    public static func requiredAddress(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(address, "no PostgreSQL server (TRIPCONV_TEST_PG): a test that needs one has the .needsPostgres trait",
+                     sourceLocation: sourceLocation)
+    }
+
+    /// The test that fails, once for all the tests that need a server, when CI runs without one.
+    public static func checkGivenUnderCI(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(address != nil, "TRIPCONV_TEST_PG is not set: CI must start a server (eval \"$(.ci/postgres start)\"); the tests that need one skipped",
+                sourceLocation: sourceLocation)
+    }
 
     /// A fresh name for a test's own schema or database, `t_` and 16 hex digits.
     public static func uniqueName() -> String {
