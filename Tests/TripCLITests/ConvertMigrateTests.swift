@@ -123,13 +123,9 @@ struct ConvertMigrateTests {
         #expect(alone.stderr.contains("--backup and --no-backup go with --migrate"), "\(alone.stderr)")
     }
 
-    static var postgreSQL: String? {
-        ProcessInfo.processInfo.environment["TRIPCONV_TEST_PG"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    @Test("a PostgreSQL store: the same lines, rejects and report as migrate's, no backup", .enabled(if: postgreSQL != nil, "needs TRIPCONV_TEST_PG (.ci/postgres start)"))
+    @Test("a PostgreSQL store: the same lines, rejects and report as migrate's, no backup", .needsPostgres)
     func postgreSQLStore() throws {
-        let server = Self.postgreSQL!
+        let server = try TestPostgres.requiredAddress()
         let schemas = (0..<2).map { _ in "t_convert_migrate_\(UInt32.random(in: 0...UInt32.max))" }
         defer { for s in schemas { _ = try? PGMigrateCLITests.psql(server, "DROP SCHEMA IF EXISTS \(s) CASCADE") } }
         let dir = try Self.storeAndInput()
