@@ -262,8 +262,15 @@ public struct JSONRecordReader: RecordReader {
             scanner.unpin()
             return item
         }
+        rejection.origin = placed(rejection.origin)
         rejection.text = scanner.takePinnedText()
         return .rejected(rejection)
+    }
+
+    /// A rejection's origin at the value or object the builder rejected it for, where it has one.
+    private func placed(_ origin: RecordOrigin) -> RecordOrigin {
+        let mark = builder.rejectionMark
+        return mark == RecordBuilder.noMark ? origin : origin.at(RecordBuilder.lineAndColumn(ofMark: mark))
     }
 
     private func makeOrigin(record: Int) -> RecordOrigin {
@@ -306,6 +313,10 @@ public struct JSONRecordReader: RecordReader {
                     try readMembers(entity: builder.vocabulary.rootEntity, depth: 1, firstKey: nil)
                     if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the trip object") }
                     item = builder.endRecord(text: nil)
+                    if case .rejected(var rejection) = item {
+                        rejection.origin = placed(rejection.origin)
+                        item = .rejected(rejection)
+                    }
                 } else {
                     let kind = JSONScanner.kindOfValue(startingWith: b)
                     try scanner.skipValue(depth: 0)

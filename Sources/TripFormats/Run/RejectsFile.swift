@@ -36,13 +36,14 @@ public final class RejectsFile: Sendable {
         output.withLock { $0.discard() }
     }
 
-    /// A record's line: kind, source, record, line, reason and, where the reader kept it, the text.
+    /// A record's line: kind, source, record, line, column, reason and, where the reader kept it, the text.
     public static func line(_ r: SetAsideRecord) -> String {
         var pairs: [(String, JSONText.Node)] = [
             ("kind", .string(r.kind.rawValue)),
             ("source", .string(r.origin.source)),
             ("record", .int(r.origin.record)),
             ("line", r.origin.line.map { .int($0) } ?? .null),
+            ("column", r.origin.line == nil ? .null : .int(r.origin.column ?? 1)),
             ("reason", .string(r.reason)),
         ]
         if let text = r.text { pairs.append(("text", .string(text))) }

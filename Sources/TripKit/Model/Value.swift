@@ -58,6 +58,13 @@ public struct RecordOrigin: Hashable, Sendable, CustomStringConvertible {
         self.source = source; self.record = record; self.line = line; self.column = column
     }
 
+    /// The same record, at the line and column of a place inside it (a value, a related object),
+    /// when there is one.
+    public func at(_ place: (line: Int, column: Int)?) -> RecordOrigin {
+        guard let place, place.line > 0 else { return self }
+        return RecordOrigin(source: source, record: record, line: place.line, column: place.column)
+    }
+
     /// `file:line:column` when the line is known, else `file: record N`.
     public var description: String {
         if let line {
