@@ -104,7 +104,7 @@ struct CSVRecordReader: RecordReader {
         let item = builder.endRecord(text: nil)
         if case .rejected(var rejection) = item {
             let cell = builder.rejectionMark
-            if cell >= 0, cell < rows.cellCount { rejection.origin = rejection.origin.at(rows.position(ofCell: cell)) }
+            if cell >= 0, cell < rows.cellCount { rejection.locate(at: rows.position(ofCell: cell)) }
             rejection.text = rows.rawText
             return .rejected(rejection)
         }

@@ -262,15 +262,15 @@ public struct JSONRecordReader: RecordReader {
             scanner.unpin()
             return item
         }
-        rejection.origin = placed(rejection.origin)
+        locate(&rejection)
         rejection.text = scanner.takePinnedText()
         return .rejected(rejection)
     }
 
-    /// A rejection's origin at the value or object the builder rejected it for, where it has one.
-    private func placed(_ origin: RecordOrigin) -> RecordOrigin {
+    /// Places a rejection at the value or object the builder rejected it for, where it has one.
+    private func locate(_ rejection: inout SetAsideRecord) {
         let mark = builder.rejectionMark
-        return mark == RecordBuilder.noMark ? origin : origin.at(RecordBuilder.lineAndColumn(ofMark: mark))
+        if mark != RecordBuilder.noMark { rejection.locate(at: RecordBuilder.lineAndColumn(ofMark: mark)) }
     }
 
     private func makeOrigin(record: Int) -> RecordOrigin {
@@ -314,7 +314,7 @@ public struct JSONRecordReader: RecordReader {
                     if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the trip object") }
                     item = builder.endRecord(text: nil)
                     if case .rejected(var rejection) = item {
-                        rejection.origin = placed(rejection.origin)
+                        locate(&rejection)
                         item = .rejected(rejection)
                     }
                 } else {

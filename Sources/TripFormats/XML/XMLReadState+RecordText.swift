@@ -28,7 +28,7 @@ extension XMLReadState {
         guard case .rejected(var rejection) = item else { return item }
         let mark = builder.rejectionMark
         if mark != RecordBuilder.noMark, start >= 0, mark > start, let before = window.text(from: start, to: mark) {
-            rejection.origin = rejection.origin.at(XMLReadState.place(of: before, after: rejection.origin))
+            rejection.locate(at: XMLReadState.place(of: before, after: rejection.origin))
         }
         rejection.text = start >= 0 && end >= start ? window.text(from: start, to: end) : nil
         return .rejected(rejection)

@@ -156,7 +156,7 @@ extension YAMLRecordReader {
         defer { events.parser.releaseSourceText() }
         guard case .rejected(var rejection) = item else { return item }
         if builder.rejectionMark != RecordBuilder.noMark {
-            rejection.origin = rejection.origin.at(RecordBuilder.lineAndColumn(ofMark: builder.rejectionMark))
+            rejection.locate(at: RecordBuilder.lineAndColumn(ofMark: builder.rejectionMark))
         }
         rejection.text = events.parser.sourceText(from: recordStart, to: events.parser.mappingOffset(of: end))
         return .rejected(rejection)
