@@ -33,7 +33,7 @@ public struct PipelineInput {
 /// }
 /// let summary = try pipeline.run([input], into: {
 ///     try FormatFactory.makeWriter(.file("trips.csv"), format: .csv, options: WriteOptions(policy: .last))
-/// }, setAside: { record in print("\(record.origin): \(record.kind): \(record.reason)") })
+/// }, setAside: { record in print("\(record.place): \(record.kind): \(record.reason)") })
 /// print(summary.read, summary.written)  // read = written + merged + dropped + rejected
 /// ```
 public struct Pipeline {
@@ -95,7 +95,7 @@ public struct Pipeline {
                         try context.insert(record.object, origin: record.origin)
                     case .rejected(let rejection):
                         guard keepsGoing else {
-                            throw TripError.data("\(rejection.origin): \(rejection.reason)",
+                            throw TripError.data("\(rejection.place): \(rejection.reason)",
                                                  notes: ["pass --rejects FILE to set bad records aside and go on"])
                         }
                         inputSummary.rejected += 1

@@ -18,7 +18,7 @@ struct CommandLineObserver: RunObserver {
     func reading(_ reader: any RecordReader) -> any RecordReader { CountingReader(base: reader) }
 
     func settingAside(_ record: SetAsideRecord) {
-        if listsSetAside { Diagnostics.print("tripconv: \(record.origin): \(record.kind.rawValue): \(record.reason)") }
+        if listsSetAside { Diagnostics.print("tripconv: \(record.place): \(record.kind.rawValue): \(record.reason)") }
     }
 
     func failed(_ input: RunInput, error: TripError) { Diagnostics.print(error) }

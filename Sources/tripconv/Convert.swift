@@ -42,7 +42,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("What to do with trips that share a name where names are unique: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
-    @Option(name: .long, help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, origin, reason and the record's source text) and go on.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
     var rejects: String?
 
     @Flag(name: .long, help: "Migrate an existing store older than the target version in place first, in the same transaction, backed up and accounted for as by migrate.")

@@ -121,7 +121,7 @@ struct Migrate: ParsableCommand {
         }, duplicate: { d in
             emit(Self.sharedLine(d))
         }, setAside: { entry in
-            if verbose { emit("  would be \(entry.kind.rawValue): \(entry.origin): \(entry.reason)") }
+            if verbose { emit("  would be \(entry.kind.rawValue): \(entry.place): \(entry.reason)") }
         })
         if p.failure == nil {
             emit("would merge \(p.merged) and drop \(p.dropped): \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s") -> \(p.tripsAfter) at \(p.to)")

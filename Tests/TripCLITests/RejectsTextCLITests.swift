@@ -7,7 +7,8 @@ import Testing
 /// again for the same reasons.
 @Suite("Rejects file texts")
 struct RejectsTextCLITests {
-    /// An input with good and bad trips; each bad one's record, line, reason and text.
+    /// An input with good and bad trips; each bad one's record, line (of its fault: an untitled item's
+    /// own line), reason and text.
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
         var input: String
@@ -44,19 +45,19 @@ struct RejectsTextCLITests {
     static let cases: [Case] = [
         Case(name: "json array",
              input: "[\n  \(jsonBad[0]),\n  \(jsonGood),\n  \(jsonBad[1]), \(jsonBad[2])\n]\n",
-             bad: [(1, 2, noTitle, jsonBad[0]), (3, 5, badDate, jsonBad[1]), (4, 5, noName, jsonBad[2])],
+             bad: [(1, 3, noTitle, jsonBad[0]), (3, 5, badDate, jsonBad[1]), (4, 5, noName, jsonBad[2])],
              feed: { "[" + $0.joined(separator: ",\n") + "]\n" }),
         Case(name: "json wrapper",
              input: "{\"schemaVersion\": \"3.0.0\", \"trips\": [\(jsonGood),\n  \(jsonBad[0]),\n  \(jsonBad[1]),\n  \(jsonBad[2])]}\n",
-             bad: [(2, 2, noTitle, jsonBad[0]), (3, 4, badDate, jsonBad[1]), (4, 5, noName, jsonBad[2])],
+             bad: [(2, 3, noTitle, jsonBad[0]), (3, 4, badDate, jsonBad[1]), (4, 5, noName, jsonBad[2])],
              feed: { "{\"schemaVersion\": \"3.0.0\", \"trips\": [" + $0.joined(separator: ",\n") + "]}\n" }),
         Case(name: "xml",
              input: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<trips schemaVersion=\"3.0.0\">\n  \(xmlBad[0])\n  \(xmlGood)\n  \(xmlBad[1])\n  \(xmlBad[2])\n</trips>\n",
-             bad: [(1, 3, noTitle, xmlBad[0]), (3, 11, badDate, xmlBad[1]), (4, 12, noName, xmlBad[2])],
+             bad: [(1, 8, noTitle, xmlBad[0]), (3, 11, badDate, xmlBad[1]), (4, 12, noName, xmlBad[2])],
              feed: { "<trips schemaVersion=\"3.0.0\">\n" + $0.joined(separator: "\n") + "\n</trips>\n" }),
         Case(name: "yaml",
              input: "schemaVersion: \"3.0.0\"\ntrips:\n  - \(yamlBad[0])\n  # the good one\n  - name: Lisbon\n    destination: Portugal\n    startDate: 2024-05-01\n    endDate: 2024-05-03\n  - \(yamlBad[1])\n  - \(yamlBad[2])\n",
-             bad: [(1, 3, noTitle, yamlBad[0]), (3, 14, badDate, yamlBad[1]), (4, 15, noName, yamlBad[2])],
+             bad: [(1, 8, noTitle, yamlBad[0]), (3, 14, badDate, yamlBad[1]), (4, 15, noName, yamlBad[2])],
              feed: { texts in texts.map { "---\n    " + $0 + "\n" }.joined() }),
     ]
 

@@ -66,8 +66,13 @@ struct CSVRecordReader: RecordReader {
             return .rejected(SetAsideRecord(origin: origin, reason: reason, text: rows.rawText))
         }
         builder.beginRecord(origin: origin)
-        for s in plan.root { builder.set(s.field, token(s)) }
+        // The builder's mark is the cell's index: made a line and column only for a rejection.
+        for s in plan.root {
+            builder.mark = s.column
+            builder.set(s.field, token(s))
+        }
         for (column, field) in plan.whole {
+            builder.mark = column
             // Miller flattens an empty list to `[]`, an empty map to `{}` and null to `null`.
             if rows.isBlank(column) || rows.cellEquals(column, "[]") || rows.cellEquals(column, "{}")
                 || rows.cellEquals(column, "null") {
@@ -80,16 +85,26 @@ struct CSVRecordReader: RecordReader {
             var empty = true
             for s in g.scalars where !rows.isBlank(s.column) { empty = false; break }
             if empty { continue }
+            builder.mark = g.scalars.first?.column ?? RecordBuilder.noMark
             builder.beginObject(g.relationship)
-            for s in g.scalars { builder.set(s.field, token(s)) }
+            for s in g.scalars {
+                builder.mark = s.column
+                builder.set(s.field, token(s))
+            }
             builder.endObject()
         }
-        for u in plan.unknown { builder.unknownField(u.name) }
+        for u in plan.unknown {
+            builder.mark = u.column
+            builder.unknownField(u.name)
+        }
         for column in plan.padding where !rows.isBlank(column) {
+            builder.mark = column
             builder.unknownField("(column \(column + 1), unnamed)")
         }
         let item = builder.endRecord(text: nil)
         if case .rejected(var rejection) = item {
+            let cell = builder.rejectionMark
+            if cell >= 0, cell < rows.cellCount { rejection.locate(at: rows.position(ofCell: cell)) }
             rejection.text = rows.rawText
             return .rejected(rejection)
         }

@@ -125,6 +125,7 @@ extension JSONRecordReader {
                 entry = i
             } else {
                 let key: UnsafeRawBufferPointer
+                let keyMark = pendingKey == nil ? scanner.mark : RecordBuilder.noMark
                 if let pendingKey { key = pendingKey } else { key = try scanner.readString() }
                 pendingKey = nil
                 if let i = table.lookup(key) {
@@ -133,6 +134,7 @@ extension JSONRecordReader {
                     // The key's bytes are valid only until the scanner moves on.
                     let name = String(decoding: key, as: UTF8.self)
                     try readColon()
+                    builder.mark = keyMark
                     builder.unknownField(name)
                     try scanner.skipValue(depth: depth)
                 }
@@ -166,6 +168,8 @@ extension JSONRecordReader {
     private mutating func readField(_ table: JSONFieldTable, _ index: Int, startingWith v: UInt8, depth: Int) throws {
         let isNested = v == 0x7B || v == 0x5B
         let entry = table.entries[index]
+        // Where the value starts, should the builder fail at it (made a line and column only then).
+        builder.mark = scanner.mark
         switch entry.kind {
         case .attribute(let type):
             if isNested {
@@ -226,6 +230,7 @@ extension JSONRecordReader {
             return
         }
         while true {
+            builder.mark = scanner.mark
             if b == 0x7B {
                 scanner.pos += 1
                 builder.beginObject(entry.field)

@@ -273,8 +273,15 @@ public struct JSONRecordReader: RecordReader {
             scanner.unpin()
             return item
         }
+        locate(&rejection)
         rejection.text = scanner.takePinnedText()
         return .rejected(rejection)
+    }
+
+    /// Places a rejection at the value or object the builder rejected it for, where it has one.
+    private func locate(_ rejection: inout SetAsideRecord) {
+        let mark = builder.rejectionMark
+        if mark != RecordBuilder.noMark { rejection.locate(at: RecordBuilder.lineAndColumn(ofMark: mark)) }
     }
 
     private func makeOrigin(record: Int) -> RecordOrigin {
@@ -317,6 +324,10 @@ public struct JSONRecordReader: RecordReader {
                     try readMembers(entity: builder.vocabulary.rootEntity, depth: 1, firstKey: nil)
                     if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the trip object") }
                     item = builder.endRecord(text: nil)
+                    if case .rejected(var rejection) = item {
+                        locate(&rejection)
+                        item = .rejected(rejection)
+                    }
                 } else {
                     let kind = JSONScanner.kindOfValue(startingWith: b)
                     try scanner.skipValue(depth: 0)

@@ -1,3 +1,4 @@
+import TripKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -270,6 +271,10 @@ struct JSONScanner {
 
     /// The column (1-based, in bytes) of a window index on the current line.
     func column(at index: Int) -> Int { windowOffset + index - lineStart + 1 }
+
+    /// The line and column of `pos`, as a record builder's mark.
+    @inline(__always)
+    var mark: Int { RecordBuilder.mark(line: line, column: windowOffset &+ pos &- lineStart &+ 1) }
 
     func error(_ message: String, at index: Int) -> JSONSyntaxError {
         JSONSyntaxError(line: line, column: column(at: index), message: message)

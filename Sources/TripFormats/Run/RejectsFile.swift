@@ -36,13 +36,16 @@ public final class RejectsFile: Sendable {
         output.withLock { $0.discard() }
     }
 
-    /// A record's line: kind, source, record, line, reason and, where the reader kept it, the text.
+    /// A record's line: kind, source, record, line, column, reason and, where the reader kept it, the text.
+    /// The line and column are the reason's place (`SetAsideRecord.place`): the value or object it
+    /// is about, else the record's.
     public static func line(_ r: SetAsideRecord) -> String {
         var pairs: [(String, JSONText.Node)] = [
             ("kind", .string(r.kind.rawValue)),
             ("source", .string(r.origin.source)),
             ("record", .int(r.origin.record)),
-            ("line", r.origin.line.map { .int($0) } ?? .null),
+            ("line", r.place.line.map { .int($0) } ?? .null),
+            ("column", r.place.line == nil ? .null : .int(r.place.column ?? 1)),
             ("reason", .string(r.reason)),
         ]
         if let text = r.text { pairs.append(("text", .string(text))) }

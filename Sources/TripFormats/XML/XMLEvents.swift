@@ -20,7 +20,9 @@ struct XMLEvent {
     var line: Int32
     var column: Int32
     /// For a trip's start, the input offset of its `<`; for its end, the offset just past its end
-    /// tag (or its `/>`): the bounds of its text. -1 when unknown.
+    /// tag (or its `/>`): the bounds of its text. For the start of an element inside a trip, the
+    /// offset where libxml2 reported it (its start tag's end), which places it when its trip is
+    /// rejected for it. -1 when unknown.
     var source: Int
 
     static func start(_ name: UnsafePointer<UInt8>, attributes: Int) -> XMLEvent {

@@ -96,6 +96,9 @@ struct XMLParseState {
             let (line, column) = position(start)
             event.line = Int32(truncatingIfNeeded: line)
             event.column = Int32(truncatingIfNeeded: column)
+        } else {
+            // Its place is counted from its trip's only if the trip is rejected for it.
+            event.source = inputOffset() ?? -1
         }
         let at = batch.eventCount
         batch.append(event)

@@ -26,6 +26,9 @@ struct XMLFrame {
     var entity: Int
     /// The element's local name, interned in libxml2's dictionary for the life of the context.
     var name: UnsafePointer<UInt8>
+    /// Where the element starts, as the builder's mark (the input offset of its start tag), or
+    /// `RecordBuilder.noMark` for the root and the trip.
+    var mark = RecordBuilder.noMark
 }
 
 /// What an element or attribute name means in an entity.
@@ -126,6 +129,8 @@ extension XMLReadState {
     mutating func startElement(_ event: XMLEvent, attributes: XMLAttributes, _ bytes: UnsafePointer<UInt8>) {
         let localname = event.name!
         if skipDepth > 0 { skipDepth += 1; return }
+        // Where the element is (an input offset), should the builder fail at it.
+        builder.mark = event.source
         let attributes = (events: attributes, bytes: bytes)
         guard let top = frames.last else {
             startRoot(event, attributes)
@@ -154,6 +159,7 @@ extension XMLReadState {
         switch frame.kind {
         case .scalar:
             // The builder makes a date or a Boolean straight from the bytes.
+            builder.mark = frame.mark
             if !textFailed { builder.set(frame.field, text: text.bytes) }
         case .object, .listAsItem:
             builder.endObject()
@@ -172,6 +178,7 @@ extension XMLReadState {
     /// trips never comes here: the parse thread allows only whitespace there, and drops it.)
     mutating func characters(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         guard skipDepth == 0, let top = frames.last, top.kind != .root else { return }
+        builder.mark = top.mark
         if top.kind == .scalar {
             guard !textFailed else { return }
             guard text.count + count <= XMLLimits.maxTextBytes else {
@@ -218,6 +225,7 @@ extension XMLReadState {
         recordFailed = false
         unknownCount = 0
         let line = Int(event.line), column = Int(event.column)
+        builder.mark = RecordBuilder.noMark
         beginRecordText(at: event.source)
         builder.beginRecord(origin: RecordOrigin(source: name, record: recordCount, line: line > 0 ? line : nil,
                                                  column: line > 0 ? column : nil))
@@ -236,7 +244,7 @@ extension XMLReadState {
             builder.set(f, .text(""))
             skipDepth = 1
         case .attribute(let f, _):
-            frames.append(XMLFrame(kind: .scalar, field: f, entity: entity, name: localname))
+            frames.append(XMLFrame(kind: .scalar, field: f, entity: entity, name: localname, mark: builder.mark))
             text.removeAll()
             textFailed = false
             XMLReadState.forEachAttribute(attributes) { name, _ in
@@ -245,7 +253,7 @@ extension XMLReadState {
                 failRecord("field '\(XMLReadState.display(localname))': expected text, found the attribute '\(XMLReadState.display(name))'")
             }
         case .toMany(let f, let d):
-            frames.append(XMLFrame(kind: .listUndecided, field: f, entity: d, name: localname))
+            frames.append(XMLFrame(kind: .listUndecided, field: f, entity: d, name: localname, mark: builder.mark))
             // Attributes that are fields of an item make the element one item itself.
             XMLReadState.forEachAttribute(attributes) { name, value in
                 let top = frames.count - 1
@@ -261,7 +269,7 @@ extension XMLReadState {
             }
         case .toOne(let f, let d):
             builder.beginObject(f)
-            frames.append(XMLFrame(kind: .object, field: f, entity: d, name: localname))
+            frames.append(XMLFrame(kind: .object, field: f, entity: d, name: localname, mark: builder.mark))
             setFields(fromAttributes: attributes, in: d)
         }
     }
@@ -271,7 +279,7 @@ extension XMLReadState {
         if names.isItemName(localname, of: list.entity) {
             frames[top].kind = .listOfItems
             builder.beginObject(list.field)
-            frames.append(XMLFrame(kind: .object, field: list.field, entity: list.entity, name: localname))
+            frames.append(XMLFrame(kind: .object, field: list.field, entity: list.entity, name: localname, mark: builder.mark))
             setFields(fromAttributes: attributes, in: list.entity)
             return
         }

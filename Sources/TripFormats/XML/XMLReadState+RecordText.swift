@@ -26,7 +26,24 @@ extension XMLReadState {
             window.release()
         }
         guard case .rejected(var rejection) = item else { return item }
+        let mark = builder.rejectionMark
+        if mark != RecordBuilder.noMark, start >= 0, mark > start, let before = window.text(from: start, to: mark) {
+            rejection.locate(at: XMLReadState.place(of: before, after: rejection.origin))
+        }
         rejection.text = start >= 0 && end >= start ? window.text(from: start, to: end) : nil
         return .rejected(rejection)
+    }
+
+    /// The line and column of the start tag that ends `before`, the trip's text from its `<`
+    /// (which is at `trip`'s line and column) to where libxml2 reported that tag. Columns count
+    /// characters, as libxml2's do.
+    static func place(of before: String, after trip: RecordOrigin) -> (line: Int, column: Int)? {
+        guard let tripLine = trip.line, let tripColumn = trip.column else { return nil }
+        let bytes = Array(before.utf8)
+        let tag = bytes.lastIndex(of: 0x3C) ?? bytes.count
+        let newlines = bytes[..<tag].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let lineStart = bytes[..<tag].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        let characters = bytes[lineStart..<tag].reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) }
+        return newlines == 0 ? (tripLine, tripColumn + characters) : (tripLine + newlines, characters + 1)
     }
 }

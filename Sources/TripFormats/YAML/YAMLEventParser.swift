@@ -339,7 +339,8 @@ final class YAMLEventParser {
         case YAML_MEMORY_ERROR:
             return TripError.data("\(name): out of memory while parsing YAML")
         case YAML_READER_ERROR:
-            var message = "\(name): at byte \(p.problem_offset): \(problem)"
+            let at = readerErrorPosition()
+            var message = "\(place(Int32(clamping: at.line), Int32(clamping: at.column))): \(problem)"
             if p.problem_value != -1 { message += " (0x\(String(UInt32(bitPattern: p.problem_value), radix: 16)))" }
             return TripError.data(message, notes: ["YAML input must be UTF-8 or UTF-16"])
         default:
@@ -351,6 +352,26 @@ final class YAMLEventParser {
             }
             return TripError.data(message)
         }
+    }
+
+    /// Where libyaml's reader stopped, 0-based: its scanner's mark moved over the characters the
+    /// reader decoded ahead of it, up to the one it could not decode (libyaml gives only a byte
+    /// offset). Counted only for the error.
+    private func readerErrorPosition() -> (line: Int, column: Int) {
+        let p = parser.pointee
+        var line = Int(p.mark.line), column = Int(p.mark.column)
+        guard var q = p.buffer.pointer, let last = p.buffer.last, q <= last else { return (line, column) }
+        while q < last {
+            let c = q.pointee
+            if c == 0x0A || (c == 0x0D && !(q + 1 < last && q[1] == 0x0A)) {
+                line += 1
+                column = 0
+            } else if c & 0xC0 != 0x80 && c != 0x0D {
+                column += 1
+            }
+            q += 1
+        }
+        return (line, column)
     }
 
     /// Fills libyaml's buffer; 0 bytes is the end of input.

@@ -155,6 +155,9 @@ extension YAMLRecordReader {
         let item = builder.endRecord()
         defer { events.parser.releaseSourceText() }
         guard case .rejected(var rejection) = item else { return item }
+        if builder.rejectionMark != RecordBuilder.noMark {
+            rejection.locate(at: RecordBuilder.lineAndColumn(ofMark: builder.rejectionMark))
+        }
         rejection.text = events.parser.sourceText(from: recordStart, to: events.parser.mappingOffset(of: end))
         return .rejected(rejection)
     }

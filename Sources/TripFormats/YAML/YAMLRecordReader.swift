@@ -164,6 +164,9 @@ struct YAMLRecordReader: RecordReader {
 
     private mutating func handle(_ event: YAMLEvent) throws -> ReadItem? {
         let top = frames.count - 1
+        // The event's place, should the builder fail at it: a store per event, turned into a
+        // line and column only for a rejection.
+        builder.mark = RecordBuilder.mark(line: Int(event.line) &+ 1, column: Int(event.column) &+ 1)
         switch frames[top].kind {
         case .object: return try handleObject(event, top)
         case .itemList: try handleItemList(event, top)

@@ -41,6 +41,14 @@ public struct RecordBuilder {
         var values: [Value]
         var present: UInt64
         var children: [[Pending]]
+        /// Where the object started (its frame's mark).
+        var mark: Int
+    }
+
+    /// A reason an object cannot be made, and the mark of the object it is about.
+    struct Problem {
+        let reason: String
+        let mark: Int
     }
 
     /// What the per-scalar path needs of a field, in one flat array of plain values (indexed
@@ -66,6 +74,20 @@ public struct RecordBuilder {
     var depth = 0
     var origin = RecordOrigin(source: "", record: 0)
     var errors: [String] = []
+    /// The mark of the value that failed first (`errors.first`), and of the first unknown field.
+    var failureMark = RecordBuilder.noMark
+    var unknownMark = RecordBuilder.noMark
+    /// Where the value or object the reader gives next starts, in the reader's own terms: a byte
+    /// offset, a cell's index, or a line and column packed by `RecordBuilder.mark(line:column:)`.
+    /// A reader sets it before each `set`, `beginObject` and `unknownField`; a failure keeps the
+    /// mark it was found at, an object the mark it began at, and `rejectionMark` says which place a
+    /// rejection is about, for the reader to turn into a line and column (only then: a mark costs
+    /// the per-scalar path one store). `noMark` (as `beginRecord` leaves it) is the record's origin.
+    public var mark = RecordBuilder.noMark
+    /// The mark of the value or object the last rejection of `endRecord` is about, or `noMark`
+    /// when it is about the record as a whole (a required field of the trip missing, a version
+    /// its fields do not match).
+    public internal(set) var rejectionMark = RecordBuilder.noMark
     var unknown: [String] = []
     /// Unknown fields past the first `unknownNamesShown` distinct ones: counted, not kept.
     var unknownMore = 0
@@ -107,7 +129,7 @@ extension RecordBuilder {
             frames.grow()
             heads = frames.heads; values = frames.values; related = frames.related
         }
-        heads[depth] = RecordFrames.Head(entity: entity, field: field, factsStart: factsStart[entity])
+        heads[depth] = RecordFrames.Head(entity: entity, field: field, factsStart: factsStart[entity], mark: mark)
         depth += 1
     }
 
@@ -205,21 +227,22 @@ extension RecordBuilder {
             let layout = vocabulary.layouts[heads[parent].entity][v]
             let slot = field < layout.relationshipSlot.count ? layout.relationshipSlot[field] : -1
             if slot >= 0 {
-                var problems: [String] = []
+                var problems: [Problem] = []
                 let object = materialize(frame: child, version: v, problems: &problems)
-                if let first = problems.first { fail(first) }
+                if let first = problems.first { fail(first.reason, at: first.mark) }
                 let list = related + (parent * relatedStride + slot)
                 // Room for a few objects at once: growing one at a time reallocates at 1, 2 and 4.
                 if list.pointee.capacity == 0 { list.pointee.reserveCapacity(4) }
                 list.pointee.append(object)
                 heads[parent].hasRelated = true
             } else {
-                fail("field '\(vocabulary.entities[heads[parent].entity].fields[field].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
+                fail("field '\(vocabulary.entities[heads[parent].entity].fields[field].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)",
+                     at: head.mark)
             }
         } else {
             let frameValues = Array(UnsafeBufferPointer(start: values + child * valueStride, count: valueStride))
             let item = Pending(entity: head.entity, values: frameValues, present: head.present,
-                               children: head.hasPending ? pending[child] : [])
+                               children: head.hasPending ? pending[child] : [], mark: head.mark)
             while pending.count <= parent { pending.append([]) }
             while pending[parent].count <= field { pending[parent].append([]) }
             pending[parent][field].append(item)
@@ -231,7 +254,7 @@ extension RecordBuilder {
 
     /// Builds the object of a frame in a version's layout. The frame's values, related objects and
     /// pending objects are moved into the object, not copied: the frame is reset right after.
-    mutating func materialize(frame i: Int, version v: Int, problems: inout [String]) -> ModelObject {
+    mutating func materialize(frame i: Int, version v: Int, problems: inout [Problem]) -> ModelObject {
         let head = heads[i]
         var framePending: [[Pending]] = []
         if head.hasPending { swap(&framePending, &pending[i]) }
@@ -240,7 +263,7 @@ extension RecordBuilder {
         // The related objects go straight into the object, unless pending ones are merged with them.
         let movesRelated = head.hasRelated && framePending.isEmpty && layout.exists
         var object = RecordBuilder.makeObject(vocabulary, entity: head.entity, values: values + i * valueStride,
-                                              present: head.present, pending: framePending, version: v,
+                                              present: head.present, pending: framePending, version: v, mark: head.mark,
                                               related: movesRelated ? lists : nil, problems: &problems)
         // The values are all null now (and the related lists empty, when moved): resetting the
         // frame has none to clear.
@@ -267,14 +290,14 @@ extension RecordBuilder {
     /// Builds an object of entity `e` in version `v` from the values of its present fields, which are
     /// moved out of `values` (every present field's value is null afterwards), and pending related objects.
     /// `related`, when given, holds the object's related lists by relationship slot: they are moved
-    /// into the object (and left empty).
+    /// into the object (and left empty). `mark` is where the object started, for its problems.
     static func makeObject(_ vocabulary: SchemaVocabulary, entity e: Int, values: UnsafeMutablePointer<Value>,
-                                   present: UInt64, pending: [[Pending]], version v: Int,
+                                   present: UInt64, pending: [[Pending]], version v: Int, mark: Int,
                                    related: UnsafeMutablePointer<[ModelObject]>? = nil,
-                                   problems: inout [String]) -> ModelObject {
+                                   problems: inout [Problem]) -> ModelObject {
         let layout = vocabulary.layouts[e][v]
         guard layout.exists else {
-            problems.append("\(layout.entityName) has no place in \(vocabulary.schemas[v].versionIdentifier)")
+            problems.append(Problem(reason: "\(layout.entityName) has no place in \(vocabulary.schemas[v].versionIdentifier)", mark: mark))
             return ModelObject(attributes: [])
         }
         // Built by appending to a reserved array: the ways of the standard library that make an
@@ -321,7 +344,7 @@ extension RecordBuilder {
         }
         for slot in layout.requiredSlots where attributes[slot].isNull {
             let where_ = e == vocabulary.rootEntity ? "" : " of a \(layout.entityName)"
-            problems.append("missing required field '\(layout.attributeNames[slot])'\(where_)")
+            problems.append(Problem(reason: "missing required field '\(layout.attributeNames[slot])'\(where_)", mark: mark))
         }
         var relationships = layout.emptyRelationships
         if let related, let first = (0..<layout.isToMany.count).first(where: { !related[$0].isEmpty }) {
@@ -343,14 +366,15 @@ extension RecordBuilder {
         for (fi, list) in pending.enumerated() where !list.isEmpty {
             let slot = layout.relationshipSlot[fi]
             guard slot >= 0 else {
-                problems.append("field '\(vocabulary.entities[e].fields[fi].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)")
+                problems.append(Problem(reason: "field '\(vocabulary.entities[e].fields[fi].name)' has no place in \(vocabulary.schemas[v].versionIdentifier)",
+                                        mark: list[0].mark))
                 continue
             }
             let objects = list.map { p in
                 var values = p.values
                 return values.withUnsafeMutableBufferPointer {
                     makeObject(vocabulary, entity: p.entity, values: $0.baseAddress!, present: p.present,
-                               pending: p.children, version: v, problems: &problems)
+                               pending: p.children, version: v, mark: p.mark, problems: &problems)
                 }
             }
             if layout.isToMany[slot] {

@@ -18,6 +18,8 @@ final class RecordFrames {
         var hasRelated = false
         /// The frame holds related objects whose version was not known when they ended.
         var hasPending = false
+        /// Where the object starts, as the reader's mark (`RecordBuilder.mark`) when it began.
+        var mark = Int.min
     }
 
     /// Values per frame: the most fields any entity of the vocabulary has.

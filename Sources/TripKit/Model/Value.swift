@@ -58,6 +58,13 @@ public struct RecordOrigin: Hashable, Sendable, CustomStringConvertible {
         self.source = source; self.record = record; self.line = line; self.column = column
     }
 
+    /// The same record, at the line and column of a place inside it (a value, a related object),
+    /// when there is one.
+    public func at(_ place: (line: Int, column: Int)?) -> RecordOrigin {
+        guard let place, place.line > 0 else { return self }
+        return RecordOrigin(source: source, record: record, line: place.line, column: place.column)
+    }
+
     /// `file:line:column` when the line is known, else `file: record N`.
     public var description: String {
         if let line {
@@ -94,10 +101,29 @@ public struct SetAsideRecord: Sendable, Hashable {
     public var reason: String
     /// The record's own text, where the format allows.
     public var text: String?
+    /// Where in the record the reason lies (the value, related object or unknown field it is
+    /// about), when the reader knows and it is not the record's own place; `place` is what
+    /// messages and the rejects file name.
+    public var problemLine: Int?
+    public var problemColumn: Int?
 
     /// A record set aside for `reason`, with its origin and, where the format allows, its text.
     public init(kind: Kind = .rejected, origin: RecordOrigin, reason: String, text: String? = nil) {
         self.kind = kind; self.origin = origin; self.reason = reason; self.text = text
+    }
+
+    /// Where the reason lies: the problem's line and column inside the record where known, else
+    /// the record's origin (`file:line:column` of the record, or `file: record N`).
+    public var place: RecordOrigin {
+        guard let problemLine else { return origin }
+        return origin.at((problemLine, problemColumn ?? 1))
+    }
+
+    /// Places the reason at a line and column inside the record (nothing for nil).
+    public mutating func locate(at problem: (line: Int, column: Int)?) {
+        guard let problem, problem.line > 0 else { return }
+        problemLine = problem.line
+        problemColumn = problem.column
     }
 }
 

@@ -46,6 +46,9 @@ extension RecordBuilder {
     public mutating func beginRecord(origin: RecordOrigin) {
         self.origin = origin
         depth = 0
+        mark = RecordBuilder.noMark
+        failureMark = RecordBuilder.noMark
+        unknownMark = RecordBuilder.noMark
         pushFrame(entity: vocabulary.rootEntity, field: -1)
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         if !unknown.isEmpty { unknown.removeAll(keepingCapacity: true); unknownMore = 0 }
@@ -73,6 +76,7 @@ extension RecordBuilder {
     /// Notes a field no version declares: the record is rejected, unless unknown fields are ignored.
     public mutating func unknownField(_ name: String) {
         if options.ignoreUnknown { unknownIgnored += 1; return }
+        if unknown.isEmpty { unknownMark = mark }
         if unknown.contains(name) { return }
         if unknown.count < RecordBuilder.unknownNamesShown { unknown.append(name) } else { unknownMore += 1 }
     }
@@ -80,7 +84,15 @@ extension RecordBuilder {
     /// Marks the record bad with a reason (the first reason is the one reported, and the only one
     /// kept: a hostile record may fail millions of times).
     public mutating func fail(_ reason: String) {
-        if errors.isEmpty { errors.append(reason) }
+        fail(reason, at: mark)
+    }
+
+    /// Marks the record bad with a reason about the place `mark` (see `mark`).
+    mutating func fail(_ reason: String, at mark: Int) {
+        if errors.isEmpty {
+            errors.append(reason)
+            failureMark = mark
+        }
     }
 
     /// Sets a field by name: an attribute from a scalar, or (for `.null`) a relationship to nothing.
@@ -206,13 +218,18 @@ extension RecordBuilder {
         while depth > 1 { endObject() }
         defer { resetFrame(0); depth = 0 }
         if sawTransient { transientIgnored += 1 }
-        func reject(_ reason: String) -> ReadItem { .rejected(SetAsideRecord(origin: origin, reason: reason, text: text)) }
+        rejectionMark = RecordBuilder.noMark
+        func reject(_ reason: String, at mark: Int = RecordBuilder.noMark) -> ReadItem {
+            rejectionMark = mark
+            return .rejected(SetAsideRecord(origin: origin, reason: reason, text: text))
+        }
 
         if !unknown.isEmpty {
             let names = unknown.map { "'\($0)'" }.joined(separator: ", ") + (unknownMore > 0 ? " and \(unknownMore) more" : "")
-            return reject("unknown field\(unknown.count > 1 ? "s" : "") \(names) match\(unknown.count > 1 ? "" : "es") no schema version")
+            return reject("unknown field\(unknown.count > 1 ? "s" : "") \(names) match\(unknown.count > 1 ? "" : "es") no schema version",
+                          at: unknownMark)
         }
-        if let first = errors.first { return reject(first) }
+        if let first = errors.first { return reject(first, at: failureMark) }
         if recordMask == 0 {
             let parts = distinguishing.map { n in "\(n) (\(vocabulary.describe(fieldVersions(n) ?? 0)))" }
             return reject("fields " + parts.joined(separator: ", ") + " match no single schema version")
@@ -236,15 +253,32 @@ extension RecordBuilder {
                 : (0..<vocabulary.schemas.count).first { recordMask & (UInt32(1) << UInt32($0)) != 0 }!
         }
         if let recordsIndex = recordsVersionIndex { index = recordsIndex }
-        var problems: [String] = []
+        var problems: [Problem] = []
         let object = materialize(frame: 0, version: index, problems: &problems)
-        if let first = problems.first { return reject(first) }
+        if let first = problems.first { return reject(first.reason, at: first.mark) }
         if versionIndex == nil {
             versionIndex = index
             evidence = distinguishingOrder.isEmpty ? .none : .fields(distinguishing)
         }
         if recordsVersionIndex == nil { recordsVersionIndex = index }
         return .trip(TripRecord(object: object, origin: origin))
+    }
+
+    // MARK: - Places
+
+    /// No mark: a failure at it is placed at its record's origin.
+    public static let noMark = Int.min
+
+    /// A 1-based line and column packed into one mark, for a reader that knows both as it reads
+    /// (a column past 2³² - 1 is given as that).
+    @inline(__always)
+    public static func mark(line: Int, column: Int) -> Int {
+        line &<< 32 | (column < 0xFFFF_FFFF ? column : 0xFFFF_FFFF)
+    }
+
+    /// The line and column of a mark made by `mark(line:column:)`.
+    public static func lineAndColumn(ofMark mark: Int) -> (line: Int, column: Int) {
+        (Int(UInt64(bitPattern: Int64(mark)) >> 32), mark & 0xFFFF_FFFF)
     }
 
     // MARK: - Types
