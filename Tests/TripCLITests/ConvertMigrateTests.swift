@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// `convert --migrate` accounts for its migration in place as `migrate` does (issue 25, item 1):
 /// the stored trips it merges or drops are in the summary, `-v`, `--rejects` and `--report`, and a
