@@ -27,6 +27,7 @@ struct TripConv: ParsableCommand {
             outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
             Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
+            69 PostgreSQL server unreachable or a library the run needs not installed (libpq, libarchive), \
             73 output cannot be created, 74 I/O error, 75 store busy. See tripconv(1).
             """,
         version: "tripconv \(version)",
