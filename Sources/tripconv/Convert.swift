@@ -5,6 +5,9 @@ import TripFormats
 /// `tripconv convert`: inputs through the plan to one output.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // Named here, not derived: deriving it is String(describing: Self.self), a scan of every protocol
+        // conformance in the binary at each start (docs/BENCHMARKS.md, "Start-up: libraries on first use").
+        commandName: "convert",
         abstract: "Convert trips between formats and schema versions.",
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \

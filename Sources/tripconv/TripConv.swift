@@ -33,4 +33,16 @@ struct TripConv: ParsableCommand {
         version: "tripconv \(version)",
         subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],
         defaultSubcommand: Convert.self)
+
+    /// `tripconv --version` alone is answered before ArgumentParser builds its tree of commands,
+    /// which it does by reflection over every option of the default command (Convert): 40 % of the
+    /// run's time, measured with perf (docs/BENCHMARKS.md, "Start-up: libraries on first use").
+    /// Anything else, `--version` among other arguments too, goes through ArgumentParser.
+    static func main() {
+        if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--version" {
+            print(configuration.version)
+            return
+        }
+        main(nil)
+    }
 }

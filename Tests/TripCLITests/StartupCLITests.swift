@@ -1,16 +1,17 @@
 import Foundation
 import Testing
 
+/// Whether `LD_DEBUG=files` makes the loader list the objects it maps (glibc does).
+private let loaderLists: Bool = {
+    guard let sh = CLI.tool("sh") else { return false }
+    return (try? CLI.run(sh, ["-c", "true"], environment: ["LD_DEBUG": "files"]))?.stderr.contains("file=libc.so.6") ?? false
+}()
+
 /// What a run loads (issue 25, item 14): libpq and libarchive (with the Kerberos, LDAP, GnuTLS, nettle,
 /// … they bring) are opened when a run needs them, so that a run without PostgreSQL or an archive
 /// starts without them. Told by glibc's loader itself (`LD_DEBUG=files` lists every object it maps).
-@Suite("start-up: libraries loaded when needed", .enabled(if: StartupCLITests.loaderLists, "the loader is not glibc's (no LD_DEBUG=files)"))
+@Suite("start-up: libraries loaded when needed", .enabled(if: loaderLists, "the loader is not glibc's (no LD_DEBUG=files)"))
 struct StartupCLITests {
-    /// Whether `LD_DEBUG=files` makes the loader list the objects it maps (glibc does).
-    static let loaderLists: Bool = {
-        guard let sh = CLI.tool("sh") else { return false }
-        return (try? CLI.run(sh, ["-c", "true"], environment: ["LD_DEBUG": "files"]))?.stderr.contains("file=libc.so.6") ?? false
-    }()
 
     /// Runs tripconv under `LD_DEBUG=files`: its result (the loader's lines taken out of standard
     /// error) and the file names of the shared objects it mapped.
@@ -66,5 +67,13 @@ struct StartupCLITests {
         #expect(r.out == plain.out && plain.status == 0)
         #expect(Self.has(loaded, "libarchive.so"), "\(loaded.sorted())")
         #expect(!Self.has(loaded, "libpq"), "\(loaded.sorted())")
+    }
+
+    @Test("--version alone (answered before ArgumentParser) prints what ArgumentParser prints for it")
+    func versionAlone() throws {
+        let fast = try CLI.tripconv("--version")
+        let parsed = try CLI.tripconv("-q", "--version")
+        #expect(fast.status == 0 && parsed.status == 0, "\(fast.stderr) \(parsed.stderr)")
+        #expect(fast.out == "tripconv 0.1.0\n" && fast.out == parsed.out, "\(fast.out) \(parsed.out)")
     }
 }

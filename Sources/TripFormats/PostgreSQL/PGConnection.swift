@@ -54,7 +54,7 @@ final class PGConnection {
         let database = pq.PQdb(c).map { String(cString: $0) } ?? ""
         name = "\(place)/\(database)" + (schema.map { "/\($0)" } ?? "")
         // Notices (`already exists, skipping`) are the server talking to itself: libpq would print them.
-        pq.PQsetNoticeProcessor(c, { _, _ in }, nil)
+        _ = pq.PQsetNoticeProcessor(c, { _, _ in }, nil)
         try execute("SET client_min_messages = warning; SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'")
         if let schema {
             if creatingSchema {
