@@ -23,7 +23,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Headers only (libpq-dev, libarchive-dev): libpq and libarchive are opened when a run needs
         // them (SharedLibrary.swift), not linked, so that a run without PostgreSQL or an archive does
-        // not load them and the 30 libraries they bring (docs/DESIGN-NOTES.md, "Libraries loaded on
+        // not load them and the 25 others they bring (docs/DESIGN-NOTES.md, "Libraries loaded on
         // first use"). No pkgConfig: SwiftPM would link its libs; the headers are in /usr/include.
         .systemLibrary(name: "CLibPQ"),
         .systemLibrary(name: "CLibArchive"),
