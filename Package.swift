@@ -18,11 +18,15 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Compressed inputs (issue 17): gzip through zlib, which checks each member's CRC; bzip2, xz
         // and zstd through libarchive.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // Headers only (libpq-dev, libarchive-dev): libpq and libarchive are opened when a run needs
+        // them (SharedLibrary.swift), not linked, so that a run without PostgreSQL or an archive does
+        // not load them and the 25 others they bring (docs/DESIGN-NOTES.md, "Libraries loaded on
+        // first use"). No pkgConfig: SwiftPM would link its libs; the headers are in /usr/include.
+        .systemLibrary(name: "CLibPQ"),
+        .systemLibrary(name: "CLibArchive"),
 
         // The domain: schemas, the plan, migration, dedupe, the pipeline. No file I/O, no C.
         .target(name: "TripKit"),

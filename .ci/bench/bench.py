@@ -133,17 +133,19 @@ def main():
             parts = []
             for who in ("tripconv", "jq"):
                 v = row[who]
+                label = row["peer"] if who == "jq" else who
                 if v is None:
-                    parts.append("%s: not installed" % who)
+                    parts.append("%s: not installed" % label)
                 elif "error" in v:
-                    parts.append("%s: FAIL %s" % (who, v["error"]))
+                    parts.append("%s: FAIL %s" % (label, v["error"]))
                     startup_ok = False
                 else:
-                    parts.append("%s %.1f ms, %s MiB (%s)" % (who, v["ms"], fmt_mib(v["rss_kib"]), v["how"]))
+                    parts.append("%s %.1f ms, %s MiB (%s)" % (label, v["ms"], fmt_mib(v["rss_kib"]), v["how"]))
             mine = row["tripconv"]
             verdict = ""
             if mine and "ms" in mine:
-                verdict = "target < 10 ms %s" % ("met" if mine["ms"] < 10 else "MISSED")
+                # Issue 25, item 14: under 5 ms (it was 10 ms).
+                verdict = "target < 5 ms %s" % ("met" if mine["ms"] < 5 else "MISSED")
             log("  %-28s %s  => %s" % (row["name"], "; ".join(parts), verdict))
         report["startup"] = st
         if startup_ok:

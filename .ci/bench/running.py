@@ -2,13 +2,14 @@
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
 
 from common import SCRATCH, TRIPCONV
 from datasets import generate
-from measuring import measure
+from measuring import count_csv, count_jsonl, count_sqlite, measure
 
 
 # ---------------------------------------------------------------- running
@@ -85,19 +86,26 @@ def compare_outputs(task):
 
 
 def startup_task(runs):
-    """tripconv --version and a 3-trip conversion, against jq doing the same."""
-    d = os.path.join(SCRATCH, "data", "3")
+    """tripconv --version and 3-trip conversions (JSON Lines, CSV, a SQLite store), against jq doing the
+    same (the sqlite3 tool for the store): what a script calling tripconv once per file pays each time."""
+    from tasks import jq_csv_filter  # tasks imports nothing of this module's
     three = generate(3, "trips.json", "json", ["--duplicates", "0"])
     out = os.path.join(SCRATCH, "out", "3")
     os.makedirs(out, exist_ok=True)
+    store, peer_store = os.path.join(out, "startup.sqlite"), os.path.join(out, "startup-peer.sqlite")
+    peer_sql = "CREATE TABLE trips(trip); INSERT INTO trips SELECT value FROM json_each(readfile('%s'), '$.trips')" % three
+    # (name, tripconv's command, the peer's, counts tripconv's trips (None: nothing to count), a store to remove before each run)
     pairs = [
-        ("--version", [TRIPCONV, "--version"], ["jq", "--version"]),
-        ("3-trip JSON -> JSON Lines", [TRIPCONV, "-q", three, "--to", "jsonl"], ["jq", "-c", ".trips[]", three]),
+        ("--version", [TRIPCONV, "--version"], ["jq", "--version"], None, None),
+        ("3-trip JSON -> JSON Lines", [TRIPCONV, "-q", three, "--to", "jsonl"], ["jq", "-c", ".trips[]", three], count_jsonl, None),
+        ("3-trip JSON -> CSV", [TRIPCONV, "-q", three, "--to", "csv"], ["jq", "-r", jq_csv_filter(".trips[]"), three], count_csv, None),
+        ("3-trip JSON -> SQLite", [TRIPCONV, "-q", three, "-o", store], ["sqlite3", peer_store, peer_sql], lambda _: count_sqlite(store),
+         (store, peer_store)),
     ]
     results = []
     hf = shutil.which("hyperfine")
-    for name, mine, theirs in pairs:
-        row = {"name": name, "tripconv": None, "jq": None}
+    for name, mine, theirs, count, stores in pairs:
+        row = {"name": name, "tripconv": None, "jq": None, "peer": theirs[0]}
         for who, cmd in (("tripconv", mine), ("jq", theirs)):
             if not shutil.which(cmd[0]) and not os.path.exists(cmd[0]):
                 continue
@@ -105,6 +113,9 @@ def startup_task(runs):
             rss = []
             status = 0
             for _ in range(runs):
+                for f in stores or ():
+                    if os.path.exists(f):
+                        os.remove(f)
                 m = measure(cmd, os.path.join(out, "startup.out"), os.path.join(out, "startup.err"))
                 status = status or m.status
                 ms.append(m.seconds * 1000)
@@ -112,17 +123,18 @@ def startup_task(runs):
             if status != 0:
                 row[who] = {"error": "exit %d" % status}
                 continue
-            if who == "tripconv" and name != "--version":
-                lines = [l for l in open(os.path.join(out, "startup.out")) if l.strip()]
-                if len(lines) != 3:
-                    row[who] = {"error": "wrote %d trips, expected 3" % len(lines)}
+            if who == "tripconv" and count is not None:
+                got = count(os.path.join(out, "startup.out"))
+                if got != 3:
+                    row[who] = {"error": "wrote %d trips, expected 3" % got}
                     continue
             median = statistics.median(ms)
             how = "bench.py, /usr/bin/time"
             if hf and runs >= 10:
                 jf = os.path.join(out, "hyperfine.json")
-                r = subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", jf,
-                                    "--output", "null", " ".join(cmd)], capture_output=True, text=True)
+                prepare = ["--prepare", "rm -f " + " ".join(shlex.quote(f) for f in stores)] if stores else []
+                r = subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", jf, *prepare,
+                                    "--output", "null", shlex.join(cmd)], capture_output=True, text=True)
                 if r.returncode == 0:
                     median = json.load(open(jf))["results"][0]["median"] * 1000
                     how = "hyperfine -N"

@@ -5,6 +5,9 @@ import TripFormats
 /// `tripconv convert`: inputs through the plan to one output.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // Named here, not derived: deriving it is String(describing: Self.self), a scan of every protocol
+        // conformance in the binary at each start (docs/BENCHMARKS.md, "Start-up: libraries on first use").
+        commandName: "convert",
         abstract: "Convert trips between formats and schema versions.",
         discussion: """
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
@@ -22,7 +25,9 @@ struct Convert: ParsableCommand {
             deduplicated across all of them. No -o, or -o -, writes standard output (JSON Lines unless --to says). \
             A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
             PGUSER, PGPASSWORD and ~/.pgpass fill in the rest); many runs may load one store at once, each in one \
-            transaction, ending as if they had run one after another in the order they committed.
+            transaction, ending as if they had run one after another in the order they committed. \
+            libpq and libarchive are loaded only by the runs that need them (a PostgreSQL store; an archive, a bzip2, \
+            xz or zstd input, a compressed output): where one is not installed, those runs fail with exit 69, naming it.
             """)
 
     @Argument(help: ArgumentHelp("Input files, directories, archives or PostgreSQL addresses; - or none for standard input.", valueName: "input"))

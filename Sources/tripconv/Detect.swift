@@ -5,6 +5,8 @@ import TripFormats
 /// `tripconv detect`: what each input is.
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // Named, not derived (Convert.swift says why).
+        commandName: "detect",
         abstract: "Print each input's format, version and counts (an archive's members each, naming the archive).")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))

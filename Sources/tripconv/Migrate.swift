@@ -5,6 +5,8 @@ import TripFormats
 /// `tripconv migrate`: a store through the plan's stages, in place, in one transaction.
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // Named, not derived (Convert.swift says why).
+        commandName: "migrate",
         abstract: "Migrate a SQLite or PostgreSQL store in place, in one transaction.",
         discussion: """
             Runs the plan's stages from the store's version to the target: 1.0.0 -> 2.0.0 deduplicates the \

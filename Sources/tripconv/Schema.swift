@@ -5,6 +5,8 @@ import TripFormats
 /// `tripconv schema`: the declarations and the plan, printed from the values the engine runs on.
 struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // Named, not derived (Convert.swift says why).
+        commandName: "schema",
         abstract: "Print the schema versions and the migration plan.")
 
     @Argument(help: ArgumentHelp("Print only this version.", valueName: "version"))

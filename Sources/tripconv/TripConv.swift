@@ -27,8 +27,9 @@ struct TripConv: ParsableCommand {
             outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
             Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable or nothing to read, \
-            69 PostgreSQL server unreachable, 73 output cannot be created (checked before any input is read), 74 I/O error, \
-            75 store busy, 77 PostgreSQL credentials refused. See tripconv(1).
+            69 PostgreSQL server unreachable or a library the run needs not installed (libpq, libarchive), \
+            73 output cannot be created (checked before any input is read), 74 I/O error, 75 store busy, \
+            77 PostgreSQL credentials refused. See tripconv(1).
             """,
         version: "tripconv \(version)",
         subcommands: [Convert.self, Detect.self, Schema.self, Migrate.self],
@@ -38,7 +39,16 @@ struct TripConv: ParsableCommand {
     /// starts `tripconv: `, as every other message does, where ArgumentParser writes `Error: `.
     /// Help, `--version` and completion scripts go to standard output with status 0; the rest of a
     /// usage error (its help and usage lines) and its status (64) are ArgumentParser's.
+    ///
+    /// `tripconv --version` alone is answered before ArgumentParser builds its tree of commands,
+    /// which it does by reflection over every option of the default command (Convert): 40 % of the
+    /// run's time, measured with perf (docs/BENCHMARKS.md, "Start-up: libraries on first use").
+    /// Anything else, `--version` among other arguments too, goes through ArgumentParser.
     static func main() {
+        if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--version" {
+            print(configuration.version)
+            return
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -117,6 +117,7 @@ public final class ArchiveMembers {
     private let input: ByteInput
     private let reading: LibArchiveInput
     private var archive: OpaquePointer { reading.handle }
+    private var la: LibArchive { reading.la }
     private let memberFormat: Format?
     private let limits: ExpansionLimits
     /// Where a member's rest is read to and let go.
@@ -152,13 +153,13 @@ public final class ArchiveMembers {
         // A plain file gets a seek callback: zip's seekable reader reads the central directory,
         // which alone says which members are links.
         reading = try LibArchiveInput(name: name, source: { try input.read(into: $0) },
-                                      seek: sourceSize == nil ? nil : { input.seek($0, whence: $1) }) { a in
+                                      seek: sourceSize == nil ? nil : { input.seek($0, whence: $1) }) { a, la in
             // tar and zip only: never `support_format_all` (mtree reads files the archive names;
             // RAR, 7z, ISO and CAB hold most of libarchive's CVEs) and no filters (the input is
             // decoded already, by our decoders).
-            archive_read_support_format_tar(a)
-            archive_read_support_format_zip(a)
-            archive_read_support_format_empty(a)
+            _ = la.archive_read_support_format_tar(a)
+            _ = la.archive_read_support_format_zip(a)
+            _ = la.archive_read_support_format_empty(a)
         }
         // libarchive reads a zip file's whole central directory first, holding every entry.
         if let count = zipEntryCount(), count > ArchiveMembers.maxZipEntries {
@@ -213,19 +214,19 @@ public final class ArchiveMembers {
         return try withUTF8Locale { () throws -> ArchiveMember? in
             while true {
                 var entry: OpaquePointer?
-                let rc = archive_read_next_header(archive, &entry)
+                let rc = la.archive_read_next_header(archive, &entry)
                 if rc == ARCHIVE_EOF {
                     ended = true
                     try readToEnd()
                     return nil
                 }
                 members += 1
-                let stored = entry.flatMap(Self.pathname)
+                let stored = entry.flatMap(pathname)
                 let place = stored.map { "\(name)!\($0)" } ?? "\(name): member \(members)"
                 try check(rc, at: place)
                 guard let entry, let stored else { throw TripError.data("\(place): a member without a name") }
                 if format == nil {
-                    format = (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP ? .zip : .tar
+                    format = (la.archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP ? .zip : .tar
                 }
                 if let member = try member(entry, stored: stored, place: place) { return member }
             }
@@ -247,8 +248,8 @@ public final class ArchiveMembers {
     /// The member an entry is, nil for one passed over (a directory, a hidden file, an unknown
     /// extension); a refused one throws.
     private func member(_ entry: OpaquePointer, stored: String, place: String) throws -> ArchiveMember? {
-        let type = UInt32(archive_entry_filetype(entry)) & tripconv_AE_IFMT
-        if archive_entry_hardlink(entry) != nil {
+        let type = UInt32(la.archive_entry_filetype(entry)) & tripconv_AE_IFMT
+        if la.archive_entry_hardlink(entry) != nil {
             throw TripError.data("\(place): a hard link: links in an archive are refused")
         }
         switch type {
@@ -259,7 +260,7 @@ public final class ArchiveMembers {
         }
         let path = try Self.relativePath(stored, place: place)
         if path.split(separator: "/").contains(where: { $0.hasPrefix(".") || $0 == "__MACOSX" }) { return nil }
-        if archive_entry_is_encrypted(entry) != 0 {
+        if la.archive_entry_is_encrypted(entry) != 0 {
             throw TripError.data("\(place): encrypted, not supported: decrypt the archive first")
         }
         if ArchiveFormat.named(by: path) != nil {
@@ -274,7 +275,7 @@ public final class ArchiveMembers {
         }
         membersGiven += 1
         currentRead = 0
-        currentSize = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : nil
+        currentSize = la.archive_entry_size_is_set(entry) != 0 ? Int(la.archive_entry_size(entry)) : nil
         currentEnded = false
         let member = ArchiveMember(archive: self, path: path, format: format, number: members)
         current = member
@@ -283,9 +284,9 @@ public final class ArchiveMembers {
 
     /// A member's name as stored: UTF-8 (libarchive converts it in the C.UTF-8 locale), else its
     /// bytes as they are, undecodable ones replaced.
-    private static func pathname(_ entry: OpaquePointer) -> String? {
-        if let utf8 = archive_entry_pathname_utf8(entry) { return String(cString: utf8) }
-        return archive_entry_pathname(entry).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+    private func pathname(_ entry: OpaquePointer) -> String? {
+        if let utf8 = la.archive_entry_pathname_utf8(entry) { return String(cString: utf8) }
+        return la.archive_entry_pathname(entry).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
     }
 
     /// A stored name as a relative path without `.` or empty parts; one that climbs out of the
@@ -319,7 +320,7 @@ public final class ArchiveMembers {
 
     private func read(into out: UnsafeMutableRawBufferPointer, place: String) throws -> Int {
         guard let base = out.baseAddress, out.count > 0 else { return 0 }
-        let n = archive_read_data(archive, base, out.count)
+        let n = la.archive_read_data(archive, base, out.count)
         if n < 0 { try check(Int32(n), at: place) }
         if n <= 0 {
             currentEnded = true
@@ -350,11 +351,11 @@ public final class ArchiveMembers {
             }
             throw failure
         }
-        let why = archive_error_string(archive).map { String(cString: $0) } ?? "invalid data"
+        let why = la.archive_error_string(archive).map { String(cString: $0) } ?? "invalid data"
         if rc != ARCHIVE_WARN { ended = true }
         // libarchive knows where the last member's header began, in the archive's own bytes
         // (decompressed, for a compressed one).
-        let at = archive_read_header_position(archive)
+        let at = la.archive_read_header_position(archive)
         let whereText = at >= 0 ? "in the member at byte \(at)\(compression == nil ? "" : " of its decompressed data")" : "at its start"
         throw TripError.data("\(place): the archive is corrupt \(whereText): \(why)")
     }

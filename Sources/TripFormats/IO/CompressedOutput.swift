@@ -14,6 +14,8 @@ final class CompressedOutput {
     fileprivate let sink: (UnsafeRawBufferPointer) throws -> Void
     fileprivate var failure: (any Error)?
     private let archive: OpaquePointer
+    /// libarchive, opened by the first compressed output or input of the run (`LibArchive`).
+    private let la: LibArchive
     private var entry: OpaquePointer?
     private var closed = false
 
@@ -21,20 +23,22 @@ final class CompressedOutput {
         self.name = name
         self.compression = compression
         self.sink = sink
-        guard let a = archive_write_new() else { throw TripError(.io, "\(name): cannot start a \(compression.rawValue) compressor") }
+        let la = try LibArchive.load()
+        self.la = la
+        guard let a = la.archive_write_new() else { throw TripError(.io, "\(name): cannot start a \(compression.rawValue) compressor") }
         archive = a
         switch compression {
         case .gzip:
-            archive_write_add_filter_gzip(a)
-            archive_write_set_filter_option(a, "gzip", "timestamp", nil)
-        case .bzip2: archive_write_add_filter_bzip2(a)
-        case .xz: archive_write_add_filter_xz(a)
-        case .zstd: archive_write_add_filter_zstd(a)
+            _ = la.archive_write_add_filter_gzip(a)
+            _ = la.archive_write_set_filter_option(a, "gzip", "timestamp", nil)
+        case .bzip2: _ = la.archive_write_add_filter_bzip2(a)
+        case .xz: _ = la.archive_write_add_filter_xz(a)
+        case .zstd: _ = la.archive_write_add_filter_zstd(a)
         }
-        archive_write_set_format_raw(a)
-        archive_write_set_bytes_in_last_block(a, 1)
+        _ = la.archive_write_set_format_raw(a)
+        _ = la.archive_write_set_bytes_in_last_block(a, 1)
         let client = Unmanaged.passUnretained(self).toOpaque()
-        let rc = archive_write_open2(a, client, nil, { _, client, bytes, count in
+        let rc = la.archive_write_open2(a, client, nil, { _, client, bytes, count in
             let output = Unmanaged<CompressedOutput>.fromOpaque(client!).takeUnretainedValue()
             do {
                 try output.sink(UnsafeRawBufferPointer(start: bytes, count: count))
@@ -45,24 +49,24 @@ final class CompressedOutput {
             }
         }, nil, nil)
         try check(rc)
-        let e = archive_entry_new()
+        let e = la.archive_entry_new()
         entry = e
-        archive_entry_set_pathname(e, "data")
-        archive_entry_set_filetype(e, 0o100000)
-        archive_entry_set_perm(e, 0o644)
-        try check(archive_write_header(a, e))
+        la.archive_entry_set_pathname(e, "data")
+        la.archive_entry_set_filetype(e, 0o100000)
+        la.archive_entry_set_perm(e, 0o644)
+        try check(la.archive_write_header(a, e))
     }
 
     deinit {
-        if !closed { archive_write_fail(archive) }
-        archive_write_free(archive)
-        if let entry { archive_entry_free(entry) }
+        if !closed { _ = la.archive_write_fail(archive) }
+        _ = la.archive_write_free(archive)
+        if let entry { la.archive_entry_free(entry) }
     }
 
     private func check(_ rc: Int32) throws {
         guard rc != ARCHIVE_OK else { return }
         if let failure { throw failure }
-        let why = archive_error_string(archive).map { String(cString: $0) } ?? "error \(rc)"
+        let why = la.archive_error_string(archive).map { String(cString: $0) } ?? "error \(rc)"
         throw TripError(.io, "\(name): cannot compress with \(compression.rawValue): \(why)")
     }
 
@@ -70,7 +74,7 @@ final class CompressedOutput {
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = archive_write_data(archive, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = la.archive_write_data(archive, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 { try check(Int32(n)) }
             guard n > 0 else { try check(ARCHIVE_FATAL); return }
             offset += n
@@ -81,6 +85,6 @@ final class CompressedOutput {
     func finish() throws {
         guard !closed else { return }
         closed = true
-        try check(archive_write_close(archive))
+        try check(la.archive_write_close(archive))
     }
 }

@@ -174,29 +174,30 @@ final class ArchiveFilterDecoder: ByteDecoder {
     private let compression: Compression
     private let reading: LibArchiveInput
     private var archive: OpaquePointer { reading.handle }
+    private var la: LibArchive { reading.la }
     private var ended = false
 
     init(_ compression: Compression, name: String, source: @escaping CompressedSource) throws {
         self.name = name
         self.compression = compression
-        reading = try LibArchiveInput(name: name, source: source) { a in
+        reading = try LibArchiveInput(name: name, source: source) { a, la in
             switch compression {
-            case .bzip2: archive_read_support_filter_bzip2(a)
-            case .xz: archive_read_support_filter_xz(a)
-            case .zstd: archive_read_support_filter_zstd(a)
+            case .bzip2: _ = la.archive_read_support_filter_bzip2(a)
+            case .xz: _ = la.archive_read_support_filter_xz(a)
+            case .zstd: _ = la.archive_read_support_filter_zstd(a)
             case .gzip: break
             }
-            archive_read_support_format_raw(a)
-            archive_read_support_format_empty(a)
+            _ = la.archive_read_support_format_raw(a)
+            _ = la.archive_read_support_format_empty(a)
         }
         try check(reading.open())
         var entry: OpaquePointer?
-        let header = archive_read_next_header(archive, &entry)
+        let header = la.archive_read_next_header(archive, &entry)
         if header == ARCHIVE_EOF { ended = true } else { try check(header) }
         // Where libarchive's bidder does not take the data (bzip2 whose first block is damaged),
         // it would hand the compressed bytes over as they are.
         let expected = [Compression.bzip2: ARCHIVE_FILTER_BZIP2, .xz: ARCHIVE_FILTER_XZ, .zstd: ARCHIVE_FILTER_ZSTD][compression]
-        if !ended, archive_filter_code(archive, 0) != expected {
+        if !ended, la.archive_filter_code(archive, 0) != expected {
             throw TripError.data("\(name): \(compression.rawValue) data is corrupt at its start: its first bytes say \(compression.rawValue), "
                                  + "but what follows is not")
         }
@@ -205,14 +206,14 @@ final class ArchiveFilterDecoder: ByteDecoder {
     private func check(_ rc: Int32) throws {
         guard rc != ARCHIVE_OK else { return }
         if let failure = reading.takeFailure() { throw failure }
-        let why = archive_error_string(archive).map { String(cString: $0) } ?? "invalid data"
+        let why = la.archive_error_string(archive).map { String(cString: $0) } ?? "invalid data"
         // libarchive says where it was only while it can go on: the bytes it had been given.
         throw TripError.data("\(name): \(compression.rawValue) data is corrupt within its first \(reading.given) bytes: \(why)")
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0, !ended else { return 0 }
-        let n = archive_read_data(archive, base, buffer.count)
+        let n = la.archive_read_data(archive, base, buffer.count)
         if n < 0 { try check(Int32(n)) }
         if n == 0 {
             ended = true
@@ -226,7 +227,7 @@ final class ArchiveFilterDecoder: ByteDecoder {
     /// were trailing bytes: those are an error here, as bytes after the last gzip member are.
     /// (xz's stream padding and zstd's skippable frames are taken by their decoders.)
     private func checkEnd() throws {
-        let consumed = Int(archive_filter_bytes(archive, -1))
+        let consumed = Int(la.archive_filter_bytes(archive, -1))
         try reading.readRest()
         if reading.given > consumed {
             throw TripError.data("\(name): at byte \(consumed): \(reading.given - consumed) bytes after the end of the \(compression.rawValue) data "
@@ -240,6 +241,8 @@ final class ArchiveFilterDecoder: ByteDecoder {
 /// of bytes given to it, and the error the closure threw, for the call that met it to throw.
 final class LibArchiveInput {
     let handle: OpaquePointer
+    /// libarchive, opened by the first of these of the run (`LibArchive`).
+    let la: LibArchive
     private let source: CompressedSource
     private let seek: ((Int64, Int32) -> Int64?)?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
@@ -250,19 +253,25 @@ final class LibArchiveInput {
     /// A handle that `configure` enables filters and formats on; with `seek` (a plain file's), one
     /// libarchive may move in.
     init(name: String, source: @escaping CompressedSource, seek: ((Int64, Int32) -> Int64?)? = nil,
-         configure: (OpaquePointer) -> Void) throws {
-        guard let a = archive_read_new() else {
+         configure: (OpaquePointer, LibArchive) -> Void) throws {
+        do {
+            la = try LibArchive.load()
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        guard let a = la.archive_read_new() else {
             buffer.deallocate()
             throw TripError(.io, "\(name): cannot start libarchive")
         }
         handle = a
         self.source = source
         self.seek = seek
-        configure(a)
+        configure(a, la)
     }
 
     deinit {
-        archive_read_free(handle)
+        _ = la.archive_read_free(handle)
         buffer.deallocate()
     }
 
@@ -270,12 +279,12 @@ final class LibArchiveInput {
     func open() -> Int32 {
         let client = Unmanaged.passUnretained(self).toOpaque()
         if seek != nil {
-            archive_read_set_seek_callback(handle) { _, client, offset, whence in
+            _ = la.archive_read_set_seek_callback(handle) { _, client, offset, whence in
                 let reading = Unmanaged<LibArchiveInput>.fromOpaque(client!).takeUnretainedValue()
                 return reading.seek?(offset, whence) ?? Int64(ARCHIVE_FATAL)
             }
         }
-        return archive_read_open2(handle, client, nil, { _, client, out in
+        return la.archive_read_open2(handle, client, nil, { _, client, out in
             let reading = Unmanaged<LibArchiveInput>.fromOpaque(client!).takeUnretainedValue()
             do {
                 let n = try reading.source(reading.buffer)

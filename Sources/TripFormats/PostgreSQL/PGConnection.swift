@@ -20,6 +20,8 @@ import TripKit
 /// let n = try c.query("SELECT count(*) FROM trips").text(0, 0)
 /// ```
 final class PGConnection {
+    /// libpq, opened by the first connection of the run (`LibPQ`).
+    private let pq: LibPQ
     private let handle: OpaquePointer
     /// `host:port` (or the socket directory and port), as libpq resolved them, for messages.
     let place: String
@@ -33,12 +35,14 @@ final class PGConnection {
     /// Connects; with `schema`, makes it the only schema unqualified names resolve in (creating it
     /// when `creatingSchema`).
     init(_ address: String, schema: String? = nil, creatingSchema: Bool = false) throws {
-        guard let c = PQconnectdb(address) else { throw TripError(.io, "cannot connect to PostgreSQL: out of memory") }
-        place = PGConnection.place(c)
-        guard PQstatus(c) == CONNECTION_OK else {
-            let reason = PGConnection.firstLine(PQerrorMessage(c))
-            let refused = PQconnectionNeedsPassword(c) != 0 || PGConnection.isAuthenticationFailure(reason)
-            PQfinish(c)
+        let pq = try LibPQ.load()
+        self.pq = pq
+        guard let c = pq.PQconnectdb(address) else { throw TripError(.io, "cannot connect to PostgreSQL: out of memory") }
+        place = PGConnection.place(c, pq)
+        guard pq.PQstatus(c) == CONNECTION_OK else {
+            let reason = PGConnection.firstLine(pq.PQerrorMessage(c))
+            let refused = pq.PQconnectionNeedsPassword(c) != 0 || PGConnection.isAuthenticationFailure(reason)
+            pq.PQfinish(c)
             if refused {
                 throw TripError(.permission, "\(place): PostgreSQL refused the credentials: \(reason)",
                                 notes: ["check PGUSER, PGPASSWORD or ~/.pgpass, and the server's pg_hba.conf"])
@@ -47,10 +51,10 @@ final class PGConnection {
                             notes: ["is the server running, and is the address right (PGHOST, PGPORT, the URI's host and port)?"])
         }
         handle = c
-        let database = PQdb(c).map { String(cString: $0) } ?? ""
+        let database = pq.PQdb(c).map { String(cString: $0) } ?? ""
         name = "\(place)/\(database)" + (schema.map { "/\($0)" } ?? "")
         // Notices (`already exists, skipping`) are the server talking to itself: libpq would print them.
-        PQsetNoticeProcessor(c, { _, _ in }, nil)
+        _ = pq.PQsetNoticeProcessor(c, { _, _ in }, nil)
         try execute("SET client_min_messages = warning; SET client_encoding = 'UTF8'; SET TIME ZONE 'UTC'")
         if let schema {
             if creatingSchema {
@@ -65,20 +69,20 @@ final class PGConnection {
         }
     }
 
-    deinit { PQfinish(handle) }
+    deinit { pq.PQfinish(handle) }
 
     /// The server's version as a number (150018 for 15.18).
-    var serverVersion: Int { Int(PQserverVersion(handle)) }
+    var serverVersion: Int { Int(pq.PQserverVersion(handle)) }
 
     /// This connection's backend process id (what `pg_terminate_backend` takes).
-    var backendPID: Int { Int(PQbackendPID(handle)) }
+    var backendPID: Int { Int(pq.PQbackendPID(handle)) }
 
     /// What cancels the command this connection runs, from another thread (libpq's `PQcancel`).
-    func canceller() -> PGCanceller? { PQgetCancel(handle).map(PGCanceller.init) }
+    func canceller() -> PGCanceller? { pq.PQgetCancel(handle).map { PGCanceller($0, pq) } }
 
     /// Runs SQL without parameters (several statements allowed); `doing` prefixes a failure.
     func execute(_ sql: String, doing: String? = nil) throws {
-        _ = try result(PQexec(handle, sql), doing: doing)
+        _ = try result(pq.PQexec(handle, sql), doing: doing)
     }
 
     /// Runs one statement with text parameters (`$1`, `$2`, …; nil is NULL) and returns its rows.
@@ -88,7 +92,7 @@ final class PGConnection {
         defer { for p in copies { free(p) } }
         let r = copies.withUnsafeBufferPointer { values in
             values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                PQexecParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+                pq.PQexecParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
             }
         }
         return try result(r, doing: doing)
@@ -104,9 +108,9 @@ final class PGConnection {
 
     /// Starts `COPY … FROM STDIN`: the rows go in with `send`, and `endCopy` ends it.
     func beginCopy(_ sql: String, doing: String? = nil) throws {
-        guard let r = PQexec(handle, sql) else { throw failure("out of memory", doing: doing) }
-        let status = PQresultStatus(r)
-        if status == PGRES_COPY_IN { PQclear(r); return }
+        guard let r = pq.PQexec(handle, sql) else { throw failure("out of memory", doing: doing) }
+        let status = pq.PQresultStatus(r)
+        if status == PGRES_COPY_IN { pq.PQclear(r); return }
         _ = try result(r, doing: doing)
         throw failure("the server did not start the COPY", doing: doing)
     }
@@ -114,20 +118,20 @@ final class PGConnection {
     /// Sends COPY data (whole rows or not: the server joins them).
     func send(_ bytes: UnsafeRawBufferPointer, doing: String? = nil) throws {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        let sent = PQputCopyData(handle, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
-        if sent != 1 { throw failure(PGConnection.firstLine(PQerrorMessage(handle)), doing: doing) }
+        let sent = pq.PQputCopyData(handle, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        if sent != 1 { throw failure(PGConnection.firstLine(pq.PQerrorMessage(handle)), doing: doing) }
     }
 
     /// Ends the COPY and returns how many rows it took; the server's objection fails here.
     @discardableResult
     func endCopy(doing: String? = nil) throws -> Int {
-        if PQputCopyEnd(handle, nil) != 1 { throw failure(PGConnection.firstLine(PQerrorMessage(handle)), doing: doing) }
+        if pq.PQputCopyEnd(handle, nil) != 1 { throw failure(PGConnection.firstLine(pq.PQerrorMessage(handle)), doing: doing) }
         var rows = 0
         var error: TripError?
-        while let r = PQgetResult(handle) {
+        while let r = pq.PQgetResult(handle) {
             do {
                 let done = try result(r, doing: doing)
-                rows += Int(String(cString: PQcmdTuples(done.handle))) ?? 0
+                rows += done.changedRows
             } catch let e as TripError {
                 error = error ?? e
             }
@@ -139,18 +143,18 @@ final class PGConnection {
     // MARK: - Results and failures
 
     private func result(_ r: OpaquePointer?, doing: String?) throws -> PGResult {
-        guard let r else { throw failure(PGConnection.firstLine(PQerrorMessage(handle)), doing: doing) }
-        let status = PQresultStatus(r)
+        guard let r else { throw failure(PGConnection.firstLine(pq.PQerrorMessage(handle)), doing: doing) }
+        let status = pq.PQresultStatus(r)
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY else {
-            let reason = PGConnection.firstLine(PQresultErrorMessage(r))
-            let state = PQresultErrorField(r, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            PQclear(r)
+            let reason = PGConnection.firstLine(pq.PQresultErrorMessage(r))
+            let state = pq.PQresultErrorField(r, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            pq.PQclear(r)
             // A multi-statement string leaves the rest unrun; nothing else is pending.
-            while let more = PQgetResult(handle) { PQclear(more) }
+            while let more = pq.PQgetResult(handle) { pq.PQclear(more) }
             throw failure(reason, doing: doing, state: state)
         }
         lastSQLState = nil
-        return PGResult(r)
+        return PGResult(r, pq)
     }
 
     private func failure(_ reason: String, doing: String?, state: String? = nil) -> TripError {
@@ -160,7 +164,7 @@ final class PGConnection {
         // (SQLSTATE class 57P: an administrator's pg_terminate_backend, a shutdown) or a connection
         // exception (class 08), before libpq has noticed; other errors are the data's.
         let code = state ?? ""
-        if PQstatus(handle) != CONNECTION_OK || code.hasPrefix("57P") || code.hasPrefix("08") {
+        if pq.PQstatus(handle) != CONNECTION_OK || code.hasPrefix("57P") || code.hasPrefix("08") {
             return TripError(.io, "\(place): \(what)the connection to PostgreSQL was lost: \(reason)",
                              notes: ["nothing of this input was committed; run it again"])
         }
@@ -173,9 +177,9 @@ final class PGConnection {
     /// Whether the last failure was a deadlock or a serialization failure: worth trying again.
     var lastFailureIsTransient: Bool { lastSQLState == "40P01" || lastSQLState == "40001" }
 
-    private static func place(_ c: OpaquePointer) -> String {
-        let host = PQhost(c).map { String(cString: $0) } ?? "localhost"
-        let port = PQport(c).map { String(cString: $0) } ?? "5432"
+    private static func place(_ c: OpaquePointer, _ pq: LibPQ) -> String {
+        let host = pq.PQhost(c).map { String(cString: $0) } ?? "localhost"
+        let port = pq.PQport(c).map { String(cString: $0) } ?? "5432"
         return "\(host):\(port.isEmpty ? "5432" : port)"
     }
 
@@ -196,21 +200,22 @@ final class PGConnection {
 
 /// The rows of one statement, in text form, freed with the value.
 final class PGResult {
-    fileprivate let handle: OpaquePointer
-    fileprivate init(_ handle: OpaquePointer) { self.handle = handle }
-    deinit { PQclear(handle) }
+    private let handle: OpaquePointer
+    private let pq: LibPQ
+    fileprivate init(_ handle: OpaquePointer, _ pq: LibPQ) { self.handle = handle; self.pq = pq }
+    deinit { pq.PQclear(handle) }
 
-    var rowCount: Int { Int(PQntuples(handle)) }
-    var columnCount: Int { Int(PQnfields(handle)) }
+    var rowCount: Int { Int(pq.PQntuples(handle)) }
+    var columnCount: Int { Int(pq.PQnfields(handle)) }
     /// The rows a command changed (`INSERT 0 5` → 5).
-    var changedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+    var changedRows: Int { pq.PQcmdTuples(handle).flatMap { Int(String(cString: $0)) } ?? 0 }
 
-    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
+    func isNull(_ row: Int, _ column: Int) -> Bool { pq.PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
 
     /// The value's bytes (valid until the result is freed).
     func bytes(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
-        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-        let p = UnsafeRawPointer(PQgetvalue(handle, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
+        let length = Int(pq.PQgetlength(handle, Int32(row), Int32(column)))
+        let p = UnsafeRawPointer(pq.PQgetvalue(handle, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
         return UnsafeBufferPointer(start: p, count: length)
     }
 
@@ -226,12 +231,13 @@ final class PGResult {
 /// Cancels the command a connection runs; usable from any thread (libpq makes `PQcancel` so).
 final class PGCanceller: @unchecked Sendable {
     private let handle: OpaquePointer
-    fileprivate init(_ handle: OpaquePointer) { self.handle = handle }
-    deinit { PQfreeCancel(handle) }
+    private let pq: LibPQ
+    fileprivate init(_ handle: OpaquePointer, _ pq: LibPQ) { self.handle = handle; self.pq = pq }
+    deinit { pq.PQfreeCancel(handle) }
 
     /// Asks the server to cancel the command under way; nothing happens when none is.
     func cancel() {
         var message = [CChar](repeating: 0, count: 256)
-        _ = PQcancel(handle, &message, Int32(message.count))
+        _ = pq.PQcancel(handle, &message, Int32(message.count))
     }
 }
