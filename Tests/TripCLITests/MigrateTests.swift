@@ -84,7 +84,7 @@ struct MigrateTests {
         // And an independent reader takes each line as JSON with the fields convert writes.
         if let python = S.python3 {
             let keys = try CLI.run(python, ["-c", "import json,sys\nfor l in open(sys.argv[1]): print(sorted(json.loads(l)))", migrated]).out
-            #expect(keys == String(repeating: "['kind', 'line', 'reason', 'record', 'source']\n", count: 2))
+            #expect(keys == String(repeating: "['column', 'kind', 'line', 'reason', 'record', 'source']\n", count: 2))
         }
     }
 
