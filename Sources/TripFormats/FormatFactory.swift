@@ -214,22 +214,28 @@ public enum FormatFactory {
         if format.isStore, input == .standardInput {
             throw TripError.usage("a \(format.rawValue) store cannot be read from standard input; name its file")
         }
-        // A store's file of no bytes (SQLite's empty database) is an input with no trips, as a stream's is.
+        // A store's file of no bytes (SQLite's empty database) is no export either, as a stream's is not.
         if format.isStore, case .file(let path) = input, FileSystem.kind(path) == .file, FileSystem.size(path) == 0 {
-            return EmptyInputReader(name: path, format: format, options: options, compression: nil)
+            throw noBytes(path)
         }
         return try codec(format).makeReader(input, format: format, options: options)
     }
 
-    /// The reader of an input that holds no bytes (none once decompressed), whatever its format: an
-    /// input with no trips, whose version nothing tells (`no trips to tell by`, or `--source-version`).
-    /// Nil when it holds bytes: its format's reader reads them. One rule for every format, on a file,
-    /// standard input or an archive's member, compressed or not (issue 25).
+    /// Refuses an input that holds no bytes (none once decompressed), whatever its format: a bad
+    /// input (exit 65), as JSONTestSuite's `n_structure_no_data` and libxml2's `empty.xml` must be,
+    /// since an export of no trips still has bytes (a CSV header, `[]`, `<trips/>`, `trips: []`).
+    /// One rule for every format, on a file, standard input or an archive's member, compressed or
+    /// not (issue 25). Nil when it holds bytes: its format's reader reads them.
     static func emptyReader(_ bytes: ByteInput, format: Format, options: ReadOptions) throws -> (any RecordReader)? {
         // An unknown encoding is a usage error whatever the input holds (YAML tells its own).
         if format != .yaml { _ = try TextEncoding.of(options) }
         guard try bytes.holdsNoBytes() else { return nil }
-        return EmptyInputReader(name: bytes.name, format: format, options: options, compression: bytes.compression)
+        throw noBytes(bytes.name)
+    }
+
+    /// The error of an input with no bytes, in every format (issue 25): it names the input first.
+    public static func noBytes(_ name: String) -> TripError {
+        .data("\(name): no bytes: an empty input is no export (one of no trips still has a CSV header, [], <trips/> or trips: [])")
     }
 
     /// The writer of an output in a format.
@@ -238,17 +244,5 @@ public enum FormatFactory {
             throw TripError.usage("a \(format.rawValue) store cannot be written to standard output; give -o FILE")
         }
         return try codec(format).makeWriter(output, format: format, options: options)
-    }
-}
-
-/// The reader of an input with no bytes: no trips, and the detection of no trips.
-struct EmptyInputReader: RecordReader {
-    let detection: Detection
-    mutating func next() throws -> ReadItem? { nil }
-
-    init(name: String, format: Format, options: ReadOptions, compression: Compression?) {
-        var builder = RecordBuilder(source: name, format: format.rawValue, options: options)
-        builder.compression = compression?.rawValue
-        detection = builder.detection
     }
 }

@@ -13,7 +13,7 @@ struct Convert: ParsableCommand {
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order (one with none says so; a run left with nothing to read fails, exit 66, \
             writing nothing). \
-            An input of no bytes, in any format, compressed or not, is an input with no trips. \
+            An input of no bytes, in any format, compressed or not, is bad input (exit 65); an export of no trips still has bytes. \
             -o, --output-dir, --report and --rejects are checked before any input is read (exit 73). \
             Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
             (trips.jsonl.gz is JSON Lines); an output named so (-o trips.jsonl.gz) is written compressed. \

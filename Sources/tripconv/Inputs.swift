@@ -83,7 +83,8 @@ enum InputResolver {
             }
             return RunInput(.standardInput, sniffed: sniffed)
         case .empty:
-            return RunInput(.standardInput, sniffed: noTrips(head))
+            if head.isEmpty { throw FormatFactory.noBytes("<stdin>") }
+            throw TripError.usage("standard input: only blanks, which tell no format; pass --from FORMAT", notes: [formatsNote])
         case .unknown(let line):
             throw TripError.usage("standard input: its first bytes tell no format; pass --from FORMAT",
                                   notes: [formatsNote, lookedAtNote(line)])
@@ -108,7 +109,8 @@ enum InputResolver {
             }
             return RunInput(.file(path), sniffed: sniffed)
         case .empty:
-            return RunInput(.file(path), sniffed: noTrips(head.bytes))
+            if head.bytes.isEmpty { throw FormatFactory.noBytes(path) }
+            throw TripError.usage("\(path): only blanks, and no known extension, tell no format; pass --from FORMAT", notes: notes)
         case .unknown(let line):
             notes.append(lookedAtNote(line))
             if path.lowercased().hasSuffix(".txt") {
@@ -116,12 +118,6 @@ enum InputResolver {
             }
             throw TripError.usage("\(path): neither its extension nor its first bytes tell its format; pass --from FORMAT", notes: notes)
         }
-    }
-
-    /// An input with no bytes, or only blanks, holds no trips whatever its format (the rule for empty
-    /// inputs, issue 25): it is read as JSON Lines, which says so, rather than asking for --from.
-    private static func noTrips(_ head: [UInt8]) -> SniffedFormat {
-        SniffedFormat(.jsonl, head.isEmpty ? "no bytes: no trips, whatever the format" : "only blanks: no trips, read as JSON Lines", assumed: true)
     }
 
     private static let formatsNote = "formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")
