@@ -221,21 +221,23 @@ public enum FormatFactory {
         return try codec(format).makeReader(input, format: format, options: options)
     }
 
-    /// Refuses an input that holds no bytes (none once decompressed), whatever its format: a bad
-    /// input (exit 65), as JSONTestSuite's `n_structure_no_data` and libxml2's `empty.xml` must be,
-    /// since an export of no trips still has bytes (a CSV header, `[]`, `<trips/>`, `trips: []`).
-    /// One rule for every format, on a file, standard input or an archive's member, compressed or
-    /// not (issue 25). Nil when it holds bytes: its format's reader reads them.
+    /// An input that holds no bytes (none once decompressed) is what its format's grammar makes of
+    /// it (issue 25): a stream of records (CSV, TSV, JSON Lines, YAML) holds none, so no trips, as
+    /// Miller and jq write an empty set; a document (JSON, XML) is missing, bad input (exit 65), as
+    /// JSONTestSuite's `n_structure_no_data` and libxml2's `empty.xml` must be. The same on a file,
+    /// standard input or an archive's member, compressed or not. Nil when it holds bytes: its
+    /// format's reader reads them.
     static func emptyReader(_ bytes: ByteInput, format: Format, options: ReadOptions) throws -> (any RecordReader)? {
         // An unknown encoding is a usage error whatever the input holds (YAML tells its own).
         if format != .yaml { _ = try TextEncoding.of(options) }
         guard try bytes.holdsNoBytes() else { return nil }
-        throw noBytes(bytes.name)
+        if format == .json || format == .xml { throw noBytes(bytes.name) }
+        return EmptyInputReader(name: bytes.name, format: format, options: options, compression: bytes.compression)
     }
 
-    /// The error of an input with no bytes, in every format (issue 25): it names the input first.
+    /// The error of a JSON or XML input, or a store, of no bytes (issue 25): it names the input first.
     public static func noBytes(_ name: String) -> TripError {
-        .data("\(name): no bytes: an empty input is no export (one of no trips still has a CSV header, [], <trips/> or trips: [])")
+        .data("\(name): no bytes: a JSON or XML document, or a store, has at least its root (one of no trips: [] or <trips/>)")
     }
 
     /// The writer of an output in a format.
@@ -244,5 +246,17 @@ public enum FormatFactory {
             throw TripError.usage("a \(format.rawValue) store cannot be written to standard output; give -o FILE")
         }
         return try codec(format).makeWriter(output, format: format, options: options)
+    }
+}
+
+/// The reader of an input with no bytes: no trips, and the detection of no trips.
+struct EmptyInputReader: RecordReader {
+    let detection: Detection
+    mutating func next() throws -> ReadItem? { nil }
+
+    init(name: String, format: Format, options: ReadOptions, compression: Compression?) {
+        var builder = RecordBuilder(source: name, format: format.rawValue, options: options)
+        builder.compression = compression?.rawValue
+        detection = builder.detection
     }
 }

@@ -13,7 +13,8 @@ struct Convert: ParsableCommand {
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order (one with none says so; a run left with nothing to read fails, exit 66, \
             writing nothing). \
-            An input of no bytes, in any format, compressed or not, is bad input (exit 65); an export of no trips still has bytes. \
+            An input of no bytes, compressed or not, is an empty stream (0 trips) in CSV, TSV, JSON Lines \
+            and YAML, and bad input (exit 65) in JSON and XML, whose document has a root. \
             -o, --output-dir, --report and --rejects are checked before any input is read (exit 73). \
             Inputs compressed with gzip, bzip2, xz or zstd are told by their first bytes \
             (trips.jsonl.gz is JSON Lines); an output named so (-o trips.jsonl.gz) is written compressed. \

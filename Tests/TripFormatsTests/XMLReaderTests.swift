@@ -237,14 +237,14 @@ struct XMLReaderTests {
         #expect(error?.message.contains("\n") == false)
     }
 
-    @Test("an input that ends inside the document says so; one of whitespace alone has no root, one of no bytes is no export (issue 25)")
+    @Test("an input that ends inside the document says so; one of whitespace alone has no root, one of no bytes is no document (issue 25)")
     func truncated() throws {
         let error = xmlReadError(text: "<trips>\n  <trip>\(tripElements())")
         #expect(error?.message.contains("unexpected end of input inside <trip>") == true)
         let blank = xmlReadError(text: "  \n")
         #expect(blank?.message.hasSuffix("input.xml:2:1: expected a root element, found the end of input") == true, "\(String(describing: blank))")
         let empty = xmlReadError(text: "")
-        #expect(empty?.kind == .data && empty?.message.contains("input.xml: no bytes") == true, "\(String(describing: empty))")
+        #expect(empty?.kind == .data && empty?.message.contains("input.xml: no bytes: a JSON or XML document") == true, "\(String(describing: empty))")
     }
 
     @Test("trips before a syntax error are handed out before the error")
