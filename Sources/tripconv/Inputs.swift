@@ -135,10 +135,10 @@ enum InputResolver {
     /// Refuses to wait on a terminal: no input named and standard input a terminal prints the usage
     /// on standard error and exits 64, a usage error, as jq and Miller do (with theirs: 2 and 1).
     /// `-` reads the terminal.
-    static func refuseTerminal(_ arguments: [String], usage: String) throws {
+    static func refuseTerminal(_ arguments: [String], usage: @autoclosure () -> String) throws {
         guard arguments.isEmpty, isatty(0) == 1 else { return }
         Diagnostics.print("tripconv: no input named, and standard input is a terminal")
-        Diagnostics.print("usage: tripconv \(usage)")
+        Diagnostics.print("usage: tripconv \(usage())")
         Diagnostics.print("note: name files, or pipe trips in (cat trips.csv | tripconv --to json); - reads the terminal; tripconv --help says more")
         throw ExitCode(64)
     }

@@ -13,6 +13,7 @@ extension SchemaVersion: ExpressibleByArgument {
 extension Format: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
     public static var allValueStrings: [String] { Format.allCases.map(\.rawValue) }
+    public static var allValueDescriptions: [String: String] { [:] }
 }
 
 /// `--to`'s value: a format tripconv writes. `coredata` is parsed, so that the run can say why it
@@ -28,8 +29,14 @@ struct OutputFormatArgument: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
-extension DeduplicationPolicy: ExpressibleByArgument {}
-extension DateEpoch: ExpressibleByArgument {}
+extension DeduplicationPolicy: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
+extension DateEpoch: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
 
 /// The options every command that reads shares.
 struct ReadingOptions: ParsableArguments {
@@ -73,6 +80,7 @@ struct ReadingOptions: ParsableArguments {
 extension TextEncoding: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
     public static var allValueStrings: [String] { TextEncoding.allCases.map(\.rawValue) }
+    public static var allValueDescriptions: [String: String] { [:] }
 }
 
 /// `--csv-delimiter`'s value, read by TripFormats' one parser of it.
@@ -85,7 +93,10 @@ struct CSVDelimiterArgument: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .list([",", ";", "|", "tab"]) }
 }
 
-extension CSVLayout: ExpressibleByArgument {}
+extension CSVLayout: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    public static var allValueDescriptions: [String: String] { [:] }
+}
 
 /// `--memory-limit`'s value, read by TripFormats' one parser of sizes.
 struct MemorySizeArgument: ExpressibleByArgument {
