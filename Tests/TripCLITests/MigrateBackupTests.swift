@@ -45,6 +45,17 @@ struct MigrateBackupTests {
                 == ["m.sqlite", "m.sqlite.1.0.0.bak", "m.sqlite.1.0.0.bak.2", "m.sqlite.1.0.0.bak.3", "m.sqlite.2.0.0.bak"])
     }
 
+    @Test("a rejects file that cannot be made is refused before the store is touched: exit 73, no stage, no backup")
+    func rejectsCheckedFirst() throws {
+        let (tmp, db) = try S.copy("trips-v1.sqlite", as: "m.sqlite")
+        let before = try S.sqlite(db, ".dump")
+        let run = try CLI.tripconv("migrate", db, "--rejects", tmp.path + "/no/such/dir/r.jsonl")
+        #expect(run.status == 73, "\(run.stderr)")
+        #expect(run.stderr.contains("no/such/dir"), "\(run.stderr)")
+        #expect(try S.sqlite(db, ".dump") == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["m.sqlite"])
+    }
+
     @Test("--backup FILE never replaces a file there: the backup goes to FILE.2")
     func givenNameTaken() throws {
         let (tmp, db) = try S.copy("trips-v1.sqlite", as: "m.sqlite")
