@@ -92,6 +92,18 @@ public struct StoreModel: Sendable {
         return out
     }
 
+    /// The names of a Core Data store's entities (`Z_PRIMARYKEY`, Core Data's own left out), and nothing
+    /// else read: whether the store is SampleTrips' or another app's. Nil for a file that is not a
+    /// Core Data store (whose reader says why).
+    public static func entityNames(storeAt path: String) -> [String]? {
+        guard isStoreFile(path), let connection = try? SQLiteConnection(path: path, access: .reading),
+              let tables = try? SQLiteStoreStructure(connection).tableNames(), CoreDataStoreLayout.isCoreData(tables: tables),
+              let s = try? connection.prepare("SELECT \"Z_NAME\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" < 16000 ORDER BY \"Z_ENT\"") else { return nil }
+        var names: [String] = []
+        while (try? s.step()) == true { names.append(s.text(0)) }
+        return names
+    }
+
     /// A model file: an Xcode model (folder or `contents`) or model JSON, told by what it is.
     public static func readModelFile(_ path: String) throws -> (model: ObjectModel, file: String, source: Source) {
         if try FileSystem.kind(of: path, failing: .noInput) != .directory {
