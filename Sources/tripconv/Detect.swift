@@ -7,7 +7,8 @@ struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
         // Named, not derived (Convert.swift says why).
         commandName: "detect",
-        abstract: "Print each input's format, version and counts (an archive's members each, naming the archive).")
+        abstract: "Print each input's format, version and counts (an archive's members each, naming the archive); for a "
+            + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from.")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []

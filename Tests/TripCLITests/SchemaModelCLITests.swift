@@ -80,4 +80,13 @@ struct SchemaModelCLITests {
             #expect(r.stdout.isEmpty)
         }
     }
+
+    @Test("schema --model refuses a file that is no model (65) and a version with --model (64)")
+    func notAModel() throws {
+        let csv = try CLI.tripconv("schema", "--model", "samples/trips-v1.csv")
+        #expect(csv.status == 65)
+        #expect(csv.stderr.hasPrefix("tripconv: samples/trips-v1.csv: not a model: expected a Core Data store"))
+        let both = try CLI.tripconv("schema", "1.0.0", "--model", "samples/coredata-v3.store")
+        #expect(both.status == 64 && both.stderr == "tripconv: give a version or --model, not both\n")
+    }
 }

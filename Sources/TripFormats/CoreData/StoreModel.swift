@@ -108,8 +108,11 @@ public struct StoreModel: Sendable {
     public static func readModelFile(_ path: String) throws -> (model: ObjectModel, file: String, source: Source) {
         if try FileSystem.kind(of: path, failing: .noInput) != .directory {
             let head = try FileSystem.head(of: path, count: 64, failing: .noInput)
-            if head.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") {
-                return (try ObjectModelJSON.read(path), path, .json)
+            let first = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+            if first == UInt8(ascii: "{") { return (try ObjectModelJSON.read(path), path, .json) }
+            guard first == UInt8(ascii: "<") else {
+                throw TripError.data("\(path): not a model: expected a Core Data store, an .xcdatamodeld or .xcdatamodel folder, "
+                                     + "its contents XML or model JSON")
             }
         }
         let (model, file) = try XcodeModel.read(path)
