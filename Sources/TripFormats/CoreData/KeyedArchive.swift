@@ -191,7 +191,10 @@ struct KeyedArchive {
             case .date: return .date(Double(i))
             default: return .int(i)
             }
-        case .real(let d): return kind.isInteger ? .int(Int64(exactly: d.rounded(.towardZero)) ?? 0) : kind == .date ? .date(d) : .double(d)
+        case .real(let d):
+            // A whole number stored as a real, for an integer attribute; none where it is not one.
+            if kind.isInteger { return Int64(exactly: d).map(ObjectValue.int) }
+            return kind == .date ? .date(d) : .double(d)
         case .bool(let b): return kind.isInteger ? .int(b ? 1 : 0) : .bool(b)
         case .data(let d): return .data(d)
         case .date(let d): return .date(d)
