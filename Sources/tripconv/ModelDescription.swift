@@ -81,6 +81,7 @@ enum ModelDescription {
             ("versionIdentifiers", .array(store.versionIdentifiers.map(JSONText.Node.string))),
             ("frameworkVersion", store.frameworkVersion.map(JSONText.Node.int) ?? .null),
             ("storeType", store.storeType.map(JSONText.Node.string) ?? .null),
+            ("hashedEntities", .array(store.hashedEntities.map(JSONText.Node.string))),
             ("pendingWAL", .bool(store.hasPendingWAL)),
             ("modelSource", .string(origin(store))),
             ("entities", .array(store.model.entities.map { e in

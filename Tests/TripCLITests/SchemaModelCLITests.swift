@@ -57,6 +57,7 @@ struct SchemaModelCLITests {
         #expect(store["frameworkVersion"] as? Int == 479 && store["pendingWAL"] as? Bool == false)
         #expect((store["entities"] as? [[String: Any]])?.compactMap { $0["objects"] as? Int } == [19, 79])
         #expect(store["modelSource"] as? String == "the store's tables")
+        #expect(store["hashedEntities"] as? [String] == ["FeedbackCategory", "FeedbackSubCategory"])
     }
 
     @Test("SampleTrips stores are detected as before: no store member", arguments: ["coredata-v1.store", "coredata-v3.store"])
