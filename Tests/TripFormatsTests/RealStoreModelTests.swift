@@ -71,4 +71,17 @@ struct RealStoreModelTests {
         #expect(tables.model.entity("FeedbackCategory")?.attribute("name")?.kind == .string)
         #expect(tables.model.inferences.contains { $0.contains("whether FeedbackCategory has a to-many back cannot be told") })
     }
+
+    @Test("a model that is not the store's is bad data naming Z_PRIMARYKEY")
+    func disagreeing() throws {
+        let swiftData = try TestPaths.copyRealStore("swiftdata-resourcesmanager")
+        let coreData = try TestPaths.copyRealStore("coredata-feedback")
+        let model = try StoreModel.read(storeAt: swiftData + "/default.store").model
+        try JSONText.Node.object(ObjectModelJSON.node(model)).render().write(toFile: swiftData + "/model.json", atomically: true, encoding: .utf8)
+        let error = try #require(throws: TripError.self) {
+            try StoreModel.read(storeAt: coreData + "/Model.sqlite", modelPath: swiftData + "/model.json")
+        }
+        #expect(error.kind == .data)
+        #expect(error.message == "\(coreData)/Model.sqlite: Z_PRIMARYKEY: the model's entity Component is not among the store's entities")
+    }
 }
