@@ -12,7 +12,8 @@ struct XcodeModelTests {
             <entity name="Animal" representedClassName="Animal" isAbstract="YES" syncable="YES">
                 <attribute name="name" attributeType="String" defaultValueString="Rex"/>
                 <attribute name="born" optional="YES" attributeType="Date" defaultDateTimeInterval="12.5" usesScalarValueType="NO"/>
-                <relationship name="keeper" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Keeper" inverseName="animals" inverseEntity="Keeper"/>
+                <relationship name="keeper" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Keeper"
+                    inverseName="animals" inverseEntity="Keeper"/>
                 <uniquenessConstraints>
                     <uniquenessConstraint>
                         <constraint value="name"/>
@@ -26,7 +27,8 @@ struct XcodeModelTests {
             <entity name="Dog" parentEntity="Animal" elementID="Hound">
                 <attribute name="good" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
                 <attribute name="weight" optional="YES" attributeType="Double" defaultValueString="2.5"/>
-                <attribute name="tricks" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="[String]"/>
+                <attribute name="tricks" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"
+                    customClassName="[String]"/>
                 <attribute name="scratch" optional="YES" transient="YES" attributeType="Integer 16" defaultValueString="0"/>
             </entity>
             <entity name="Keeper">

@@ -63,7 +63,8 @@ enum ModelCache {
             let property = try a.object(p)
             let pwhat = "\(name).\(propertyName)"
             switch try a.className(property) {
-            case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription": e.attributes.append(try attribute(a, property, propertyName, pwhat))
+            case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
+                e.attributes.append(try attribute(a, property, propertyName, pwhat))
             case "NSRelationshipDescription": e.relationships.append(try relationship(a, property, propertyName, pwhat))
             default: continue  // fetched properties and expressions are not stored
             }
