@@ -21,9 +21,10 @@ struct FuzzTarget: Sendable {
 
 /// Every target, by name: the readers, each with fixed and with fuzzed read options, the writers'
 /// round trip, the whole pipeline, the YAML scanner against libyaml, files shaped as other tools
-/// write them, read back value for value, and compressed inputs through their decoders.
+/// write them, read back value for value, compressed inputs through their decoders, and a store's
+/// model cache through its inflate, property list and keyed archive decoders.
 let fuzzTargets: [FuzzTarget] = fuzzReaderTargets.map(\.target) + [fuzzRoundTripTarget, fuzzPipelineTarget, fuzzYAMLScannerTarget]
-    + fuzzForeignTargets + [fuzzCompressedTarget, fuzzArchiveTarget]
+    + fuzzForeignTargets + [fuzzCompressedTarget, fuzzArchiveTarget, fuzzModelCacheTarget]
 
 nonisolated(unsafe) var fuzzSelected: FuzzTarget?
 

@@ -7,7 +7,8 @@ struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
         // Named, not derived (Convert.swift says why).
         commandName: "detect",
-        abstract: "Print each input's format, version and counts (an archive's members each, naming the archive).")
+        abstract: "Print each input's format, version and counts (an archive's members each, naming the archive); for a "
+            + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from.")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []
@@ -36,7 +37,7 @@ struct Detect: ParsableCommand {
                 Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1))
             }
             while let input = try expanded.next() {
-                let report = try InputReport(input, options: reading.readOptions, budget: budget)
+                let report = try InputReport.ofAnyStore(input) ?? InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {
                     Diagnostics.print("tripconv: \(report.name): " + ConversionSummary.spilledPhrase(report.spilled.names, "name", bytes: report.spilled.bytes))
                 }
@@ -64,6 +65,21 @@ struct InputReport {
     var member: ArchiveMember?
     /// How its bytes told its format, where neither its extension nor --from did.
     var sniffed: SniffedFormat?
+    /// For a Core Data store of another app than SampleTrips: its model and what it says of itself.
+    var store: StoreModel?
+
+    /// The report of a Core Data store that holds no trips (another app's): its entities with their
+    /// objects, its version, its framework, its `-wal`, where its model came from. Nil for any other input.
+    static func ofAnyStore(_ input: RunInput) throws -> InputReport? {
+        guard input.format == .coredata || input.format == .sqlite, case .file(let path) = input.location, let names = StoreModel.entityNames(storeAt: path),
+              !names.contains(TripMigrationPlan.currentSchema.rootEntity.name) else { return nil }
+        let store = try StoreModel.read(storeAt: path)
+        return InputReport(name: input.location.name, detection: Detection(format: Format.coredata.rawValue), sniffed: input.sniffed, store: store)
+    }
+
+    private init(name: String, detection: Detection, sniffed: SniffedFormat?, store: StoreModel) {
+        self.name = name; self.detection = detection; self.sniffed = sniffed; self.store = store
+    }
 
     /// Reads the input through, counting names under `budget`.
     init(_ input: RunInput, options: ReadOptions, budget: SpillBudget) throws {
@@ -93,6 +109,7 @@ struct InputReport {
     }
 
     var line: String {
+        if let store { return storeLine(store) }
         let version = detection.version.map(\.description) ?? "unknown"
         var s = "\(name): \(detection.format) \(version) (\(detection.evidence)), "
         if let sniffed { s += "format \(sniffed.phrase), " }
@@ -124,6 +141,23 @@ struct InputReport {
             ("trips", .int(trips)),
             ("repeatedNames", .int(repeatedNames)),
             ("badRecords", .int(rejected)),
-        ])
+        ] + (store.map { [("store", ModelDescription.storeNode($0))] } ?? []))
+    }
+
+    /// `default.store: coredata store of another app, model version 1.0.0, framework version 1345, model from …;
+    /// 3 entities: Component 1, CraftingRecipe 2, Item 4 objects; a -wal beside it (read)`.
+    func storeLine(_ store: StoreModel) -> String {
+        var s = "\(name): \(detection.format) store of another app than SampleTrips, "
+        let versions = store.versionIdentifiers.filter { !$0.isEmpty }
+        s += versions.isEmpty ? "no model version" : "model version \(versions.joined(separator: ", "))"
+        if let v = store.frameworkVersion { s += ", framework version \(v)" }
+        if let sniffed { s += ", format \(sniffed.phrase)" }
+        s += ", model from \(ModelDescription.origin(store))"
+        let entities = store.model.entities
+        s += "; \(entities.count) entit\(entities.count == 1 ? "y" : "ies"): "
+            + entities.map { "\($0.name) \(store.objectCounts[$0.name] ?? 0)" }.joined(separator: ", ") + " objects"
+        if store.hasPendingWAL { s += "; a -wal file beside it holds changes not yet checkpointed (read here)" }
+        if !store.model.inferences.isEmpty { s += "; \(store.model.inferences.count) guesses (tripconv schema --model says them)" }
+        return s
     }
 }

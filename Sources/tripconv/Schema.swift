@@ -7,16 +7,27 @@ struct Schema: ParsableCommand {
     static let configuration = CommandConfiguration(
         // Named, not derived (Convert.swift says why).
         commandName: "schema",
-        abstract: "Print the schema versions and the migration plan.")
+        abstract: "Print the schema versions and the migration plan, or the model of a store or Xcode model (--model).")
 
     @Argument(help: ArgumentHelp("Print only this version.", valueName: "version"))
     var version: SchemaVersion?
 
-    @Flag(name: .long, help: "Print JSON.")
+    @Option(name: .long, help: ArgumentHelp(
+        "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodeld or .xcdatamodel "
+            + "folder or its contents file, or model JSON, instead of SampleTrips' schemas.", valueName: "path"))
+    var model: String?
+
+    @Flag(name: .long, help: "Print JSON (with --model: a model JSON that --model reads back).")
     var json = false
 
     func run() throws {
         try runReportingErrors {
+            if let model {
+                guard version == nil else { throw TripError(.usage, "give a version or --model, not both") }
+                let store = try ModelDescription.read(model)
+                writeAll(1, json ? ModelDescription.node(store).render(indent: 2) + "\n" : ModelDescription.text(store, name: model))
+                return
+            }
             let schemas = TripMigrationPlan.schemas.filter { version == nil || $0.versionIdentifier == version }
             let stages = TripMigrationPlan.stages.filter {
                 version == nil || $0.fromVersion.versionIdentifier == version || $0.toVersion.versionIdentifier == version

@@ -40,6 +40,11 @@ extension Trait where Self == ConditionTrait {
     /// Runs where python3 is on PATH; skips, saying so, elsewhere.
     public static var needsPython3: Self { needsProgram("python3", install: "apt-get install python3") }
 
+    /// Runs where `../shared/real-stores` (stores apps wrote) is beside the package; skips, saying so, elsewhere.
+    public static var needsRealStores: Self {
+        .enabled(if: TestPaths.realStores != nil, "needs the stores apps wrote in ../shared/real-stores, which is absent")
+    }
+
     /// Runs where `../shared/conformance` is beside the package; skips, saying so, elsewhere.
     public static var needsConformance: Self {
         .enabled(if: TestPaths.conformance != nil, "needs the conformance suites in ../shared/conformance, which is absent")

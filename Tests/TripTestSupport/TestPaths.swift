@@ -20,6 +20,20 @@ public enum TestPaths {
     /// `../shared/conformance`, or nil when it is absent.
     public static var conformance: String? { shared.flatMap { existingDirectory($0 + "/conformance") } }
 
+    /// `../shared/real-stores`, or nil when it is absent. Never open its stores in place: copy them
+    /// (with their `-wal` and `-shm`) with `copyRealStore` first.
+    public static var realStores: String? { shared.flatMap { existingDirectory($0 + "/real-stores") } }
+
+    /// Copies a real store's folder (`swiftdata-resourcesmanager`) to a new temporary directory, files
+    /// made writable, and returns the copy's path: a read-write open of the original would empty its `-wal`.
+    public static func copyRealStore(_ folder: String) throws -> String {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("tripconv-real-\(UUID().uuidString)").path
+        try FileManager.default.copyItem(atPath: realStores! + "/" + folder, toPath: target)
+        let files = FileManager.default.enumerator(atPath: target)?.allObjects.compactMap { $0 as? String } ?? []
+        for f in [""] + files { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target + "/" + f) }
+        return target
+    }
+
     private static func existingDirectory(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue ? path : nil

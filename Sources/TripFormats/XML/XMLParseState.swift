@@ -35,6 +35,9 @@ struct XMLParseState {
     var doctypeClose: Int?
     /// Whether libxml2 is being told the input has ended.
     var terminating = false
+    /// The name every child of the root must have (`trip`); nil for a document of any shape (an
+    /// Xcode model's `contents`), whose events a reader of its own walks.
+    var recordElementName: [UInt8]? = tripElementName
     /// Whether this libxml2 hands attribute values over with `&` escaped (see `XMLAttributeValue`).
     private let decodesAttributeValues = XMLAttributeValue.ampersands == .escaped
 
@@ -85,7 +88,7 @@ struct XMLParseState {
         if depth <= 2 {
             let start = tagStart()
             if depth == 2 {
-                guard cStringEquals(localname, tripElementName) else {
+                guard recordElementName.map({ cStringEquals(localname, $0) }) ?? true else {
                     stop("\(place(start)): expected a <trip> element, found <\(XMLParseState.qualifiedName(localname, start))>")
                     return
                 }

@@ -29,13 +29,15 @@ final class XMLTripParser: @unchecked Sendable {
     private var endOfInput = false
     private let chunk: UnsafeMutableRawBufferPointer
 
-    init(input: ByteInput, options: ReadOptions, encoding: TextEncoding) {
+    /// A parser of `input`; `recordElement` is the name every child of the root must have (nil: any).
+    init(input: ByteInput, options: ReadOptions, encoding: TextEncoding, recordElement: [UInt8]? = tripElementName) {
         XMLParseState.setUpLibXML2
         self.input = input
         self.options = options
         self.encoding = encoding
         state = .allocate(capacity: 1)
         state.initialize(to: XMLParseState(name: input.name))
+        state.pointee.recordElementName = recordElement
         chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: XMLLimits.chunkSize, alignment: 16)
     }
 

@@ -1,0 +1,198 @@
+import Foundation
+import TripKit
+
+/// Writes Core Data-layout stores with a model cache from an `ObjectModel`, in Python (`sqlite3`,
+/// `plistlib` with `plistlib.UID`, `zlib` raw DEFLATE): a writer independent of tripconv's reader,
+/// laying the store out as Core Data does (`Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`, a table per
+/// root entity with `Z_PK`, `Z_ENT`, `Z_OPT`, a column per attribute and to-one, `Z_<n><NAME>` join
+/// tables for many-to-many), `rows` objects per entity.
+///
+/// `damage` spoils the model cache: `truncate` (half its bytes), `baduid` (a UID past `$objects`),
+/// `notdeflate` (bytes that are no DEFLATE stream), `cycle` (the first two entities each other's
+/// superentity), `nocache` (no `Z_MODELCACHE` table).
+public enum ModelStoreWriter {
+    public static func write(_ model: ObjectModel, to path: String, rows: Int = 2, damage: String = "none",
+                             frameworkVersion: Int = 1345) throws -> ExternalTool.Result {
+        let spec: [String: Any] = [
+            "versions": model.versionIdentifiers, "framework": frameworkVersion, "rows": rows, "damage": damage,
+            "entities": model.entities.map { e -> [String: Any] in
+                [
+                    "name": e.name, "super": e.superentity ?? NSNull(), "abstract": e.isAbstract, "unique": e.uniquenessConstraints,
+                    "attributes": e.attributes.map { a -> [String: Any] in
+                        ["name": a.name, "code": a.kind.rawValue, "optional": a.isOptional, "transient": a.isTransient,
+                         "default": a.defaultValue.map(defaultSpec) ?? NSNull(), "class": a.valueClassName ?? NSNull(),
+                         "transformer": a.valueTransformerName ?? NSNull()]
+                    },
+                    "relationships": e.relationships.map { r -> [String: Any] in
+                        ["name": r.name, "dest": r.destination, "inverse": r.inverse ?? NSNull(), "max": r.isToMany ? 0 : 1,
+                         "ordered": r.isOrdered, "optional": r.isOptional,
+                         "rule": ["noAction": 0, "nullify": 1, "cascade": 2, "deny": 3][r.deleteRule.rawValue]!]
+                    },
+                ]
+            },
+        ]
+        let json = try JSONSerialization.data(withJSONObject: spec)
+        return try ExternalTool.python(script, [path], stdin: json)
+    }
+
+    static func defaultSpec(_ v: ObjectValue) -> [Any] {
+        switch v {
+        case .null: return ["null"]
+        case .string(let s): return ["string", s]
+        case .int(let i): return ["int", i]
+        case .double(let d): return ["real", d]
+        case .decimal(let s): return ["string", s]
+        case .bool(let b): return ["bool", b]
+        case .date(let t): return ["date", t]
+        case .data(let b): return ["data", b.map(Int.init)]
+        case .uuid(let u): return ["uuid", u.bytes.map(Int.init)]
+        case .url(let s): return ["url", s]
+        }
+    }
+
+    static let script = #"""
+import json, plistlib, sqlite3, sys, zlib
+from plistlib import UID
+spec = json.load(sys.stdin)
+path = sys.argv[1]
+objects = ['$null']
+classes = {}
+def add(o):
+    objects.append(o)
+    return UID(len(objects) - 1)
+def cls(name, chain):
+    if name not in classes:
+        classes[name] = add({'$classname': name, '$classes': chain + ['NSObject']})
+    return classes[name]
+strings = {}
+def s(text):
+    if text is None:
+        return UID(0)
+    if text not in strings:
+        strings[text] = add(text)
+    return strings[text]
+def array(uids, name='NSArray'):
+    return add({'NS.objects': list(uids), '$class': cls(name, [name] if name == 'NSArray' else [name, 'NSArray'])})
+def dictionary(pairs):
+    return add({'NS.keys': [k for k, _ in pairs], 'NS.objects': [v for _, v in pairs],
+                '$class': cls('NSMutableDictionary', ['NSMutableDictionary', 'NSDictionary'])})
+def default(d):
+    if d is None:
+        return UID(0)
+    kind, value = d[0], d[1] if len(d) > 1 else None
+    if kind == 'string': return s(value)
+    if kind in ('int', 'real', 'bool'): return add(value)
+    if kind == 'date': return add({'NS.time': float(value), '$class': cls('NSDate', ['NSDate'])})
+    if kind == 'data': return add(bytes(value))
+    if kind == 'uuid': return add({'NS.uuidbytes': bytes(value), '$class': cls('NSUUID', ['NSUUID'])})
+    if kind == 'url': return add({'NS.base': UID(0), 'NS.relative': s(value), '$class': cls('NSURL', ['NSURL'])})
+    return UID(0)
+model = add(None)
+ents = {e['name']: add(None) for e in spec['entities']}
+props = {}
+for e in spec['entities']:
+    for p in e['attributes'] + e['relationships']:
+        props[(e['name'], p['name'])] = add(None)
+for e in spec['entities']:
+    pairs = []
+    for a in e['attributes']:
+        flags = 1 | (2 if a['optional'] else 0) | (8 if a['transient'] else 0) | 0xF0
+        o = {'$class': cls('NSAttributeDescription', ['NSAttributeDescription', 'NSPropertyDescription']),
+             'NSPropertyName': s(a['name']), 'NSEntity': ents[e['name']], 'NSAttributeType': a['code'], '_P': flags,
+             'NSDefaultValue': default(a['default']), 'NSAttributeValueClassName': s(a['class']),
+             'NSValueTransformerName': s(a['transformer']), 'NSRenamingIdentifier': s(a['name']), 'NSFlagsKey': 0}
+        if a['optional']: o['NSIsOptional'] = True
+        if a['transient']: o['NSIsTransient'] = True
+        objects[props[(e['name'], a['name'])].data] = o
+        pairs.append((s(a['name']), props[(e['name'], a['name'])]))
+    for r in e['relationships']:
+        flags = 1 | (2 if r['optional'] else 0) | (0x400 if r['ordered'] else 0) | 0xF0
+        inv = props.get((r['dest'], r['inverse']), UID(0)) if r['inverse'] else UID(0)
+        o = {'$class': cls('NSRelationshipDescription', ['NSRelationshipDescription', 'NSPropertyDescription']),
+             'NSPropertyName': s(r['name']), 'NSEntity': ents[e['name']], 'NSDestinationEntity': ents[r['dest']],
+             'NSInverseRelationship': inv, '_NSInverseRelationshipName': s(r['inverse']), '_NSDestinationEntityName': s(r['dest']),
+             'NSMinCount': 0, 'NSMaxCount': r['max'], 'NSDeleteRule': r['rule'], '_P': flags, 'NSRenamingIdentifier': s(r['name'])}
+        if r['optional']: o['NSIsOptional'] = True
+        if r['ordered']: o['NSIsOrdered'] = True
+        objects[props[(e['name'], r['name'])].data] = o
+        pairs.append((s(r['name']), props[(e['name'], r['name'])]))
+    subs = [(s(x['name']), ents[x['name']]) for x in spec['entities'] if x['super'] == e['name']]
+    o = {'$class': cls('NSEntityDescription', ['NSEntityDescription']), 'NSEntityName': s(e['name']),
+         'NSClassNameForEntity': s(e['name']), 'NSManagedObjectModel': model,
+         'NSSuperentity': ents[e['super']] if e['super'] else UID(0), 'NSSubentities': dictionary(subs),
+         'NSProperties': dictionary(pairs), 'NSRenamingIdentifier': s(e['name']), 'NSVersionHashModifier': UID(0),
+         'NSUniqueTuples': array([array([s(n) for n in t], 'NSMutableArray') for t in e['unique']], 'NSMutableArray')}
+    if e['abstract']: o['NSIsAbstract'] = True
+    objects[ents[e['name']].data] = o
+names = sorted(ents)
+if spec['damage'] == 'cycle':
+    objects[ents[names[0]].data]['NSSuperentity'] = ents[names[1]]
+    objects[ents[names[1]].data]['NSSuperentity'] = ents[names[0]]
+keys = array([s(n) for n in names])
+mapping = add({'$class': cls('NSKnownKeysMappingStrategy1', ['NSKnownKeysMappingStrategy1', 'NSKnownKeysMappingStrategy']),
+               'keys': keys, 'length': len(names), 'version': 1})
+known = add({'$class': cls('NSKnownKeysDictionary1', ['NSKnownKeysDictionary1', 'NSKnownKeysDictionary', 'NSMutableDictionary', 'NSDictionary']),
+             'values': array([ents[n] for n in names]), 'searchMapping': mapping, 'version': 1})
+objects[model.data] = {'$class': cls('NSManagedObjectModel', ['NSManagedObjectModel']), 'NSEntities': known,
+                       'NSVersionIdentifiers': array([s(v) for v in spec['versions']], 'NSSet'), 'NSFetchRequestTemplates': UID(0)}
+if spec['damage'] == 'baduid':
+    objects[model.data]['NSEntities'] = UID(len(objects) + 40)
+archive = plistlib.dumps({'$version': 100000, '$archiver': 'NSKeyedArchiver', '$top': {'root': model}, '$objects': objects},
+                         fmt=plistlib.FMT_BINARY)
+c = zlib.compressobj(9, zlib.DEFLATED, -15)
+blob = c.compress(archive) + c.flush()
+if spec['damage'] == 'truncate': blob = blob[:len(blob) // 2]
+if spec['damage'] == 'notdeflate': blob = b'\xff' * 64
+db = sqlite3.connect(path)
+number = {n: i + 1 for i, n in enumerate(names)}
+byname = {e['name']: e for e in spec['entities']}
+def root(n):
+    while byname[n]['super']: n = byname[n]['super']
+    return n
+db.execute('CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)')
+db.execute('CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)')
+if spec['damage'] != 'nocache':
+    db.execute('CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)')
+    db.execute('INSERT INTO Z_MODELCACHE VALUES (?)', (blob,))
+meta = {'NSStoreModelVersionIdentifiers': spec['versions'], 'NSPersistenceFrameworkVersion': spec['framework'],
+        'NSStoreType': 'SQLite', 'NSStoreModelVersionHashesVersion': 3,
+        'NSStoreModelVersionHashes': {n: bytes(32) for n in names}}
+db.execute('INSERT INTO Z_METADATA VALUES (1, ?, ?)', ('0F2C1D8E-4B6A-4E8B-9C1D-2A3B4C5D6E7F', plistlib.dumps(meta, fmt=plistlib.FMT_BINARY)))
+types = {100: 'INTEGER', 200: 'INTEGER', 300: 'INTEGER', 400: 'DECIMAL', 500: 'FLOAT', 600: 'FLOAT', 700: 'VARCHAR',
+         800: 'INTEGER', 900: 'TIMESTAMP', 1000: 'BLOB', 1100: 'BLOB', 1200: 'BLOB', 1800: 'BLOB'}
+columns = {}
+for n in names:
+    r = root(n)
+    cols = columns.setdefault(r, [])
+    for a in byname[n]['attributes']:
+        if not a['transient']: cols.append('Z' + a['name'].upper() + ' ' + types.get(a['code'], 'BLOB'))
+    for rel in byname[n]['relationships']:
+        if rel['max'] == 1: cols.append('Z' + rel['name'].upper() + ' INTEGER')
+        elif rel['ordered'] and rel['inverse'] and byname[rel['dest']]['relationships'] and \
+                any(x['name'] == rel['inverse'] and x['max'] == 1 for x in byname[rel['dest']]['relationships']):
+            columns.setdefault(root(rel['dest']), []).append('Z_FOK_' + rel['inverse'].upper() + ' INTEGER')
+for n in names:
+    db.execute('INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)', (number[n], n, number[byname[n]['super']] if byname[n]['super'] else 0,
+                                                               spec['rows'] * len(names)))
+pk = 0
+for n in names:
+    if root(n) != n: continue
+    table = 'Z' + n.upper()
+    db.execute('CREATE TABLE %s ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER%s )' % (table, ''.join(', ' + c for c in columns.get(n, []))))
+for n in names:
+    if byname[n]['abstract']: continue
+    for _ in range(spec['rows']):
+        pk += 1
+        db.execute('INSERT INTO Z%s (Z_PK, Z_ENT, Z_OPT) VALUES (?, ?, 1)' % root(n).upper(), (pk, number[n]))
+for n in names:
+    for rel in byname[n]['relationships']:
+        inv = [x for x in byname[rel['dest']]['relationships'] if x['name'] == rel['inverse']]
+        if rel['max'] != 1 and inv and inv[0]['max'] != 1 and n <= rel['dest']:
+            a = 'Z_%d%s' % (number[n], rel['inverse'].upper())
+            b = 'Z_%d%s' % (number[rel['dest']], rel['name'].upper())
+            if a == b: b += '1'
+            db.execute('CREATE TABLE Z_%d%s ( %s INTEGER, %s INTEGER, PRIMARY KEY (%s, %s) )' % (number[n], rel['name'].upper(), a, b, a, b))
+db.commit()
+db.close()
+"""#
+}
