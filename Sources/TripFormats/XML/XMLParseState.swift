@@ -37,6 +37,9 @@ struct XMLParseState {
     var terminating = false
     /// Whether this libxml2 hands attribute values over with `&` escaped (see `XMLAttributeValue`).
     private let decodesAttributeValues = XMLAttributeValue.ampersands == .escaped
+    /// Whether the root's children may have any name (an object document's, one element per
+    /// object named by its entity) rather than only `<trip>`.
+    var anyRecordName = false
 
     // The input the trips lie in (see `keepSource`).
     /// The input offset of the open trip's `<`, or -1 (also once the trip is too long to keep).
@@ -85,7 +88,7 @@ struct XMLParseState {
         if depth <= 2 {
             let start = tagStart()
             if depth == 2 {
-                guard cStringEquals(localname, tripElementName) else {
+                guard anyRecordName || cStringEquals(localname, tripElementName) else {
                     stop("\(place(start)): expected a <trip> element, found <\(XMLParseState.qualifiedName(localname, start))>")
                     return
                 }
