@@ -72,8 +72,8 @@ struct ObjectTablesTests {
         #expect(run.status == 0, "\(run.stderr)")
         let tables = try JSONSerialization.jsonObject(with: run.stdout) as! [String: [[String]]]
         let layout = CSVObjectLayout(ObjectGraph.model, extension: "csv")
-        var names = layout.names
-        for o in ObjectGraph.objects { names.note(o) }
+        let names = layout.names
+        for o in ObjectGraph.objects { try names.note(o) }
         for table in layout.tables {
             let name = ObjectGraph.model.entities[table.entity].name
             var expected = [table.columns.map(\.name)]
@@ -182,25 +182,33 @@ struct ObjectTablesTests {
         #expect(dir.contents("export/mine.txt") == "keep")
     }
 
-    @Test("objects waiting for later names spill past the memory budget and come back in order")
-    func spills() throws {
+    @Test("names and objects waiting for them spill past the memory budget and come back in order", arguments: [false, true])
+    func spills(itemsFirst: Bool) throws {
         let dir = ScratchDirectory()
         let out = dir.path("export")
         var options = WriteOptions()
         options.budget = SpillBudget(limit: 1 << 20, directory: dir.path)
-        let model = ObjectModel(entities: [
-            EntityDescription("Part", attributes: [AttributeDescription("n", .int64)], relationships: [RelationshipDescription("item", to: "Item")]),
-            EntityDescription("Item", attributes: [AttributeDescription("name", .string, isOptional: false)], uniquenessConstraints: [["name"]]),
-        ])
-        let text = String(repeating: "x", count: 200)
-        let parts = (1...5000).map { ObjectRecord(entity: 0, key: Int64($0), attributes: [.int(Int64($0))],
-                                                  relationships: [[ObjectReference(entity: 1, key: Int64($0 % 3 + 1))]], origin: ObjectGraph.origin) }
-        let items = (1...3).map {
-            ObjectRecord(entity: 1, key: Int64($0), attributes: [.string("\(text)\($0)")], relationships: [], origin: ObjectGraph.origin)
+        let part = EntityDescription("Part", attributes: [AttributeDescription("n", .int64)], relationships: [RelationshipDescription("item", to: "Item")])
+        let item = EntityDescription("Item", attributes: [AttributeDescription("name", .string, isOptional: false)], uniquenessConstraints: [["name"]])
+        // Items first: only their names are held (and spill); parts first: the parts wait as well.
+        let model = ObjectModel(entities: itemsFirst ? [item, part] : [part, item])
+        let (p, i) = itemsFirst ? (1, 0) : (0, 1)
+        let text = String(repeating: "x", count: 300)
+        let items = (1...4000).map {
+            ObjectRecord(entity: i, key: Int64($0), attributes: [.string("\(text)\($0)")], relationships: [], origin: ObjectGraph.origin)
         }
-        try ObjectGraph.write(parts + items, model: model, with: CSVObjectTablesWriter(directory: out, format: .csv, options: options))
+        let parts = (1...4000).map { (n: Int) -> ObjectRecord in
+            let target = ObjectReference(entity: i, key: Int64((n * 7) % 4000 + 1))
+            return ObjectRecord(entity: p, key: Int64(n), attributes: [.int(Int64(n))], relationships: [[target]], origin: ObjectGraph.origin)
+        }
+        let objects = itemsFirst ? items + parts : parts + items
+        try ObjectGraph.write(objects, model: model, with: CSVObjectTablesWriter(directory: out, format: .csv, options: options))
         #expect(options.budget!.spilled.trips > 0)
         let read = try ObjectGraph.readAll(CSVObjectTablesReader(directory: out, format: .csv, model: model, options: ReadOptions()))
-        #expect(ObjectGraph.plain(read.objects) == parts + items)
+        #expect(ObjectGraph.plain(read.objects) == objects)
+        let xml = dir.path("objects.xml")
+        try ObjectGraph.write(objects, model: model, with: XMLObjectWriter(.file(xml), options: options))
+        let back = try ObjectGraph.readAll(XMLObjectReader(path: xml, model: model, options: ReadOptions()))
+        #expect(ObjectGraph.plain(back.objects) == objects)
     }
 }

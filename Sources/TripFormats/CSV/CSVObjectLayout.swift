@@ -50,9 +50,11 @@ struct CSVObjectLayout {
 
     static let keyColumn = "@key"
 
-    init(_ model: ObjectModel, extension ext: String) {
+    /// The layout of `model`'s objects in files ending `.ext`; the names a writer notes are held
+    /// within `budget`.
+    init(_ model: ObjectModel, extension ext: String, budget: SpillBudget? = nil) {
         self.model = model
-        names = ObjectReferenceNames(model) { e, r in CSVObjectLayout.isWritten(model, e, r) }
+        names = ObjectReferenceNames(model, budget: budget) { e, r in CSVObjectLayout.isWritten(model, e, r) }
         for (e, entity) in model.entities.enumerated() {
             var columns: [Column] = []
             if names.hasKey(e) { columns.append(Column(name: CSVObjectLayout.keyColumn, role: .key)) }

@@ -43,7 +43,7 @@ final class CSVObjectTablesWriter: ObjectRecordWriter {
     deinit { if !done { abort() } }
 
     func begin(_ model: ObjectModel) throws {
-        let layout = CSVObjectLayout(model, extension: CSVTableNames.fileExtension(format))
+        let layout = CSVObjectLayout(model, extension: CSVTableNames.fileExtension(format), budget: options.budget)
         self.layout = layout
         names = layout.names
         let temporary = try TemporaryPaths.makeDirectory(beside: target)
@@ -70,7 +70,7 @@ final class CSVObjectTablesWriter: ObjectRecordWriter {
         guard object.entity >= 0, object.entity < tableOf.count else {
             throw TripError.data("\(target): an object of entity \(object.entity), which the model does not have")
         }
-        names!.note(object)
+        try names!.note(object)
         if names!.waits[object.entity] {
             try waiting.append(object)
         } else {

@@ -8,7 +8,7 @@ import TripKit
 /// entity, a later key of its own). `waits` says which entities' objects must wait for that; the
 /// writers hold them (`ObjectRecordQueue`, spilling past the budget) and write them at the end.
 /// The unique values themselves are kept, one text per object of a family something refers to
-/// by value: the one thing a writer holds that grows with the input.
+/// by value, in an `ObjectNameTable` that spills past the budget.
 struct ObjectReferenceNames {
     let model: ObjectModel
     /// Per entity: the position in its records' attributes of its root's unique attribute; nil
@@ -19,11 +19,13 @@ struct ObjectReferenceNames {
     let waits: [Bool]
     /// Per entity: whether something refers to its objects by value (their names are kept).
     private let named: [Bool]
-    private var names: [ObjectReference: String] = [:]
+    private let names: ObjectNameTable
 
     /// The naming of `model`'s objects; `written(e, r)` says whether relationship `r` (a position
-    /// in `allRelationships(of: e)`) of entity `e` is written as references.
-    init(_ model: ObjectModel, written: (Int, Int) -> Bool) {
+    /// in `allRelationships(of: e)`) of entity `e` is written as references. The names noted are
+    /// held within `budget` (the default budget when nil), the rest in a spill file.
+    init(_ model: ObjectModel, budget: SpillBudget? = nil, written: (Int, Int) -> Bool) {
+        names = ObjectNameTable(budget: budget ?? SpillBudget(limit: SpillBudget.defaultLimit))
         self.model = model
         var slots: [Int?] = []
         for e in model.entities.indices {
@@ -58,10 +60,10 @@ struct ObjectReferenceNames {
 
     /// Notes an object's name, when something refers to its entity by value. An object whose
     /// unique value is null cannot be named; referring to it is then an error (`name(of:)`).
-    mutating func note(_ object: ObjectRecord) {
+    func note(_ object: ObjectRecord) throws {
         guard named[object.entity], let slot = uniqueSlot[object.entity], slot < object.attributes.count,
               let text = ObjectValueText.text(object.attributes[slot]) else { return }
-        names[object.reference] = text
+        try names.add(object.reference, text)
     }
 
     /// The text a reference is written as: the destination's unique value, or its key.
@@ -70,12 +72,121 @@ struct ObjectReferenceNames {
             throw TripError.data("\(output): a reference to entity \(reference.entity), which the model does not have")
         }
         guard uniqueSlot[reference.entity] != nil else { return String(reference.key) }
-        guard let text = names[reference] else {
+        guard let text = try names.text(of: reference) else {
             let entity = model.entities[reference.entity]
             throw TripError.data("\(output): a reference to the \(entity.name) of key \(reference.key), which is not among the objects "
                                  + "or has no \(entity.uniqueAttribute?.name ?? "unique value") to be referred to by")
         }
         return text
+    }
+}
+
+/// The names of objects, by reference: per entity in memory (keys and texts as they came, sorted
+/// by key when first looked up) while the budget allows, then written to a spill file as runs
+/// sorted by key, each found by binary search (`pread`) there. Objects come in key order, so a run
+/// is usually sorted as written.
+final class ObjectNameTable {
+    private struct Run { var index: Int; var count: Int }
+    private let budget: SpillBudget
+    private var keys: [Int: [Int64]] = [:]
+    private var texts: [Int: [String]] = [:]
+    private var unsorted: Set<Int> = []
+    private var held = 0
+    private var file: SpillFile?
+    private var runs: [Int: [Run]] = [:]
+    /// An entry of a run: key, offset of the text, its length.
+    private static let entry = 20
+
+    init(budget: SpillBudget) { self.budget = budget }
+
+    deinit { _ = budget.hold(-held) }
+
+    func add(_ reference: ObjectReference, _ text: String) throws {
+        if let last = keys[reference.entity]?.last, last >= reference.key { unsorted.insert(reference.entity) }
+        keys[reference.entity, default: []].append(reference.key)
+        texts[reference.entity, default: []].append(text)
+        let size = 48 + text.utf8.count
+        held += size
+        if budget.hold(size) { try spill() }
+    }
+
+    func text(of reference: ObjectReference) throws -> String? {
+        let e = reference.entity
+        if unsorted.contains(e) { sortMemory(e) }
+        if let list = keys[e], let i = ObjectNameTable.search(list.count, reference.key, { list[$0] }) { return texts[e]![i] }
+        guard let file else { return nil }
+        for run in runs[e] ?? [] {
+            var entries: [Int: [UInt8]] = [:]
+            func entry(_ i: Int) throws -> [UInt8] {
+                if let e = entries[i] { return e }
+                let bytes = try file.bytes(at: run.index + i * ObjectNameTable.entry, count: ObjectNameTable.entry)
+                entries[i] = bytes
+                return bytes
+            }
+            var found: Int?
+            var low = 0, high = run.count
+            while low < high {
+                let mid = (low + high) / 2
+                let k = Int64(bitPattern: ObjectNameTable.number(try entry(mid), 0, 8))
+                if k == reference.key { found = mid; break }
+                if k < reference.key { low = mid + 1 } else { high = mid }
+            }
+            guard let found else { continue }
+            let bytes = try entry(found)
+            let offset = Int(ObjectNameTable.number(bytes, 8, 8)), length = Int(ObjectNameTable.number(bytes, 16, 4))
+            return String(decoding: try file.bytes(at: offset, count: length), as: UTF8.self)
+        }
+        return nil
+    }
+
+    private static func search(_ count: Int, _ key: Int64, _ at: (Int) -> Int64) -> Int? {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if at(mid) == key { return mid }
+            if at(mid) < key { low = mid + 1 } else { high = mid }
+        }
+        return nil
+    }
+
+    private static func number(_ b: [UInt8], _ at: Int, _ width: Int) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<width { v |= UInt64(b[at + k]) << (8 * k) }
+        return v
+    }
+
+    private func sortMemory(_ e: Int) {
+        unsorted.remove(e)
+        guard let k = keys[e], let t = texts[e] else { return }
+        let order = k.indices.sorted { k[$0] < k[$1] }
+        keys[e] = order.map { k[$0] }; texts[e] = order.map { t[$0] }
+    }
+
+    /// Writes every name held to the spill file, a sorted run per entity.
+    private func spill() throws {
+        budget.startingToSpill()
+        if file == nil { file = try SpillFile(directory: budget.directory) }
+        let file = self.file!
+        for e in keys.keys.sorted() {
+            sortMemory(e)
+            let k = keys[e]!, t = texts[e]!
+            var offsets: [Int] = []
+            for text in t { offsets.append(file.size); try file.append(Array(text.utf8)) }
+            let index = file.size
+            var bytes: [UInt8] = []
+            for (i, key) in k.enumerated() {
+                for b in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: key) >> (8 * b))) }
+                for b in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: offsets[i] >> (8 * b))) }
+                for b in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: t[i].utf8.count >> (8 * b))) }
+            }
+            try file.append(bytes)
+            runs[e, default: []].append(Run(index: index, count: k.count))
+        }
+        try file.flush()
+        budget.noteSpill(trips: keys.values.reduce(0) { $0 + $1.count }, bytes: file.size)
+        keys = [:]; texts = [:]
+        _ = budget.hold(-held)
+        held = 0
     }
 }
 

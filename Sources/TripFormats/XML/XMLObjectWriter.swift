@@ -40,7 +40,7 @@ final class XMLObjectWriter: ObjectRecordWriter {
 
     func begin(_ model: ObjectModel) throws {
         self.model = model
-        names = ObjectReferenceNames(model) { _, _ in true }
+        names = ObjectReferenceNames(model, budget: options.budget) { _, _ in true }
         attributes = model.entities.indices.map { e in
             model.allAttributes(of: e).enumerated().filter { !$0.element.isTransient }.map { ($0.offset, $0.element) }
         }
@@ -54,7 +54,7 @@ final class XMLObjectWriter: ObjectRecordWriter {
         guard object.entity >= 0, object.entity < model.entities.count else {
             throw TripError.data("\(output.name): an object of entity \(object.entity), which the model does not have")
         }
-        names!.note(object)
+        try names!.note(object)
         if names!.waits[object.entity] { holding = true }
         if holding { try waiting.append(object) } else { try put(object) }
     }
