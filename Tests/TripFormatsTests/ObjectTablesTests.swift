@@ -49,6 +49,20 @@ struct ObjectTablesTests {
         let tsv = try Self.writeTables(other, .tsv)
         let categories = try String(contentsOfFile: tsv + "/Category.tsv", encoding: .utf8)
         #expect(categories == "uid\tlabel\n1B9FD00D-CB92-46CD-8711-5297025B78A1\tmetal\n1B9FD00D-CB92-46CD-8711-5297025B78A2\t\\N\n")
+        // A TSV as PostgreSQL's COPY writes one: \N is null in any column, \\N the text \N.
+        let model = ObjectModel(entities: [EntityDescription("Item", attributes: [
+            AttributeDescription("name", .string, isOptional: false), AttributeDescription("price", .decimal), AttributeDescription("note", .string),
+        ], uniquenessConstraints: [["name"]])])
+        let copy = other.path("copy")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        other.file("copy/Item.tsv", #"name|price|note/Nut|\N|\N/Bolt|1.5|\\N/Pin|2|/"#.replacingOccurrences(of: "/", with: "\n")
+            .replacingOccurrences(of: "|", with: "\t"))
+        let read = try ObjectGraph.readAll(CSVObjectTablesReader(directory: copy, format: .tsv, model: model, options: ReadOptions()))
+        #expect(ObjectGraph.plain(read.objects) == [
+            ObjectRecord(entity: 0, key: 1, attributes: [.string("Nut"), .null, .null], relationships: [], origin: ObjectGraph.origin),
+            ObjectRecord(entity: 0, key: 2, attributes: [.string("Bolt"), .decimal("1.5"), .string("\\N")], relationships: [], origin: ObjectGraph.origin),
+            ObjectRecord(entity: 0, key: 3, attributes: [.string("Pin"), .decimal("2"), .string("")], relationships: [], origin: ObjectGraph.origin),
+        ])
     }
 
     @Test("Python's csv module reads every cell as the writer meant it", .needsPython3, arguments: [Format.csv, .tsv])

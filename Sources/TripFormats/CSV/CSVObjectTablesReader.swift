@@ -33,6 +33,12 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     private var width = 0
     private var ordinal = 0
     private var record = 0
+    /// The current table's entity: its attributes, relationship count, and the join files and
+    /// inverse columns that give its to-manys (worked out once per table, not per row).
+    private var all: [AttributeDescription] = []
+    private var relationshipCount = 0
+    private var joinsHere: [(join: Int, slot: Int)] = []
+    private var inversesHere: [(inverse: Int, slot: Int)] = []
 
     /// A reader of `directory` in `format` (CSV or TSV), of `model`'s objects.
     init(directory: String, format: Format, model: ObjectModel, options: ReadOptions) throws {
@@ -87,7 +93,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
         guard i < rows.cellCount else { return nil }
         let textual = CSVObjectLayout.canBeEmpty(kind)
         if rows.dialect.usesEscapes {
-            if textual && rows.isNullMark(i) { return nil }
+            if rows.isNullMark(i) { return nil }
             if rows.isEmpty(i) { return textual ? "" : nil }
         } else if rows.isBlank(i) {
             return textual && rows.isQuoted(i) ? "" : nil
@@ -107,7 +113,13 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             let plan = try header(rows, table)
             let unique = layout.names.uniqueSlot[table.entity]
             let lineage = model.lineage(of: table.entity)
-            let inverses = layout.inverses.enumerated().filter { lineage.contains($0.element.destination) }
+            // The to-one columns that give a to-many of another entity back.
+            let inverses = layout.inverses.enumerated().filter { lineage.contains($0.element.destination) }.compactMap { n, inv in
+                plan.firstIndex { c in
+                    if let c, case .toOne(let slot, _) = table.columns[c].role { return slot == inv.inverseSlot }
+                    return false
+                }.map { (n, inv, $0) }
+            }
             while try rows.nextRow() {
                 ordinal += 1
                 var key: Int64?, value: ObjectValue?
@@ -121,11 +133,8 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                     }
                 }
                 guard let reference = index.add(entity: table.entity, key: key, value: value, ordinal: ordinal) else { continue }
-                for (n, inv) in inverses {
-                    guard let i = plan.firstIndex(where: { c in
-                        if let c, case .toOne(let slot, _) = table.columns[c].role { return slot == inv.inverseSlot }
-                        return false
-                    }), let owner = cell(rows, i, kind: layout.referenceKind(inv.entity)) else { continue }
+                for (n, inv, i) in inverses {
+                    guard let owner = cell(rows, i, kind: layout.referenceKind(inv.entity)) else { continue }
                     pending[n].append((owner, rows.rowLine, rows.name, reference))
                 }
             }
@@ -185,6 +194,11 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             guard table < layout.tables.count else { return nil }
             let rows = try open(layout.tables[table].file)
             plan = try header(rows, layout.tables[table])
+            let e = layout.tables[table].entity, lineage = model.lineage(of: e)
+            all = model.allAttributes(of: e)
+            relationshipCount = model.allRelationships(of: e).count
+            joinsHere = layout.joins.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
+            inversesHere = layout.inverses.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
             width = rows.cellCount
             record = 0
             self.rows = rows
@@ -201,9 +215,8 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             return .rejected(rejected)
         }
         guard rows.cellCount == width else { return reject("expected \(width) cells as the header has, found \(rows.cellCount)") }
-        let all = model.allAttributes(of: e)
         var attributes = [ObjectValue](repeating: .null, count: all.count)
-        var relationships = [[ObjectReference]](repeating: [], count: model.allRelationships(of: e).count)
+        var relationships = [[ObjectReference]](repeating: [], count: relationshipCount)
         var key: Int64?, uniqueValue: ObjectValue?
         for (i, c) in plan.enumerated() {
             guard let c else { continue }
@@ -241,12 +254,8 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             let name = layout.names.hasKey(e) ? CSVObjectLayout.keyColumn : (layout.names.uniqueSlot[e].map { all[$0].name } ?? "")
             return reject("\(name): the same as an earlier \(model.entities[e].name)'s")
         }
-        for (j, join) in layout.joins.enumerated() where model.lineage(of: e).contains(join.entity) {
-            relationships[join.slot] = joined[j][found.reference] ?? []
-        }
-        for (n, inv) in layout.inverses.enumerated() where model.lineage(of: e).contains(inv.entity) {
-            relationships[inv.slot] = inverse[n][found.reference] ?? []
-        }
+        for (j, slot) in joinsHere { relationships[slot] = joined[j][found.reference] ?? [] }
+        for (n, slot) in inversesHere { relationships[slot] = inverse[n][found.reference] ?? [] }
         if let problem = joinProblems[found.reference] {
             var rejected = SetAsideRecord(origin: origin, reason: problem.reason, text: rows.rawText)
             rejected.origin = RecordOrigin(source: problem.file, record: record, line: problem.line, column: problem.column)

@@ -45,9 +45,8 @@ struct XMLObjectReader: ObjectRecordReader {
         let origin = RecordOrigin(source: elements.name, record: ordinal, line: element.line, column: element.column)
         func reject(_ reason: String) -> ObjectReadItem { .rejected(SetAsideRecord(origin: origin, reason: reason)) }
         if let problem = element.problem { return reject(problem) }
-        guard let e = model.entityIndex(element.entity), !model.entities[e].isAbstract else {
-            return reject("<\(element.entity)> is no entity of the model")
-        }
+        guard let e = model.entityIndex(element.entity) else { return reject("<\(element.entity)> is no entity of the model") }
+        guard !model.entities[e].isAbstract else { return reject("<\(element.entity)> is abstract: its objects are of the entities under it") }
         let entity = model.entities[e]
         let attributes = model.allAttributes(of: e), relationships = model.allRelationships(of: e)
         var values = [ObjectValue](repeating: .null, count: attributes.count)
