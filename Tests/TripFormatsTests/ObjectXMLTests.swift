@@ -97,6 +97,19 @@ struct ObjectXMLTests {
         ])
     }
 
+    @Test("whitespace between an object's elements means nothing, where a chunk of input ends inside it too")
+    func whitespaceAcrossChunks() throws {
+        let dir = ScratchDirectory()
+        let padding = String(repeating: " ", count: 5000)
+        let body = (1...200).map { "<Item>\(padding)<name>n\($0)</name>\(padding)<weight>\($0)</weight></Item>\n" }.joined()
+        let path = dir.file("padded.xml", "<objects>\n\(body)</objects>\n")
+        let read = try ObjectGraph.readAll(XMLObjectReader(path: path, model: ObjectGraph.model, options: ReadOptions()))
+        #expect(read.rejected.isEmpty, "\(read.rejected.prefix(2))")
+        #expect(ObjectGraph.plain(read.objects) == (1...200).map {
+            ObjectRecord(entity: 1, key: Int64($0), attributes: [.string("n\($0)"), .double(Double($0))], relationships: [[], []], origin: ObjectGraph.origin)
+        })
+    }
+
     @Test("bad objects are set aside with their places; a broken document ends the read with its place")
     func badObjects() throws {
         let dir = ScratchDirectory()

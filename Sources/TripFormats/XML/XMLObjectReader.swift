@@ -163,7 +163,11 @@ struct XMLObjectElements {
                 start(elementName, attributeList, line: Int(event.line), column: Int(event.column))
             case .text:
                 if depth >= 3 { text += UnsafeBufferPointer(start: batch.bytes + event.offset, count: Int(event.count)) }
-                else if depth == 2 { note("text between the elements of an object") }
+                // Whitespace between elements means nothing (the parse thread drops it, but not
+                // when a chunk ends between it and the next start tag).
+                else if depth == 2, XMLText.blankPrefix(batch.bytes + event.offset, Int(event.count)) < Int(event.count) {
+                    note("text between the elements of an object")
+                }
             case .end:
                 end()
                 depth -= 1
