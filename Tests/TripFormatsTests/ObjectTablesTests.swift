@@ -194,6 +194,12 @@ struct ObjectTablesTests {
         dir.file("export/mine.txt", "keep")
         #expect(throws: TripError.self) { try ObjectGraph.write(with: CSVObjectTablesWriter(directory: out, format: .csv, options: WriteOptions())) }
         #expect(dir.contents("export/mine.txt") == "keep")
+        // A directory holding only a layout's files is replaced whole.
+        let again = dir.path("again")
+        try ObjectGraph.write(with: CSVObjectTablesWriter(directory: again, format: .tsv, options: WriteOptions()))
+        try ObjectGraph.write(Array(ObjectGraph.objects.prefix(7)), with: CSVObjectTablesWriter(directory: again, format: .csv, options: WriteOptions()))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: again).allSatisfy { $0.hasSuffix(".csv") })
+        #expect(try String(contentsOfFile: again + "/Animal.csv", encoding: .utf8) == "@key,legs,owner\n")
     }
 
     @Test("names and objects waiting for them spill past the memory budget and come back in order", arguments: [false, true])

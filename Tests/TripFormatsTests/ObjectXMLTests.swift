@@ -110,6 +110,18 @@ struct ObjectXMLTests {
         })
     }
 
+    @Test("a value XML cannot carry is an error naming the object, and no document is left")
+    func controlCharacter() throws {
+        let dir = ScratchDirectory()
+        let path = dir.path("objects.xml")
+        var objects = ObjectGraph.objects
+        objects[1].attributes[11] = .string("bell \u{7}")
+        #expect { try ObjectGraph.write(objects, with: XMLObjectWriter(.file(path), options: WriteOptions())) } throws: { error in
+            (error as? TripError)?.kind == .data && "\(error)".contains("Component of key 20: 'note': U+0007 cannot be written in XML 1.0")
+        }
+        #expect(dir.names().isEmpty)
+    }
+
     @Test("bad objects are set aside with their places; a broken document ends the read with its place")
     func badObjects() throws {
         let dir = ScratchDirectory()

@@ -96,10 +96,15 @@ final class XMLObjectWriter: ObjectRecordWriter {
 
     func finish() throws {
         guard let waiting else { throw TripError.usage("the XML object writer is finished before begin(_:)") }
-        try waiting.forEach { try put($0) }
-        self.waiting = nil
-        try output.write(Array("</objects>\n".utf8))
-        try output.commit()
+        do {
+            try waiting.forEach { try put($0) }
+            self.waiting = nil
+            try output.write(Array("</objects>\n".utf8))
+            try output.commit()
+        } catch {
+            abort()
+            throw error
+        }
     }
 
     func abort() {
