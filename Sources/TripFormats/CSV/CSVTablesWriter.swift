@@ -86,7 +86,8 @@ final class CSVTablesWriter: RecordWriter {
 
     deinit { if !done { abort() } }
 
-    private static func writeHeader(_ output: ByteOutput, _ names: [String], encoder: CSVCellEncoder) throws {
+    /// Writes a header row of `names`.
+    static func writeHeader(_ output: ByteOutput, _ names: [String], encoder: CSVCellEncoder) throws {
         var line: [UInt8] = []
         for (i, n) in names.enumerated() {
             if i > 0 { line.append(encoder.dialect.separator) }
@@ -145,21 +146,30 @@ final class CSVTablesWriter: RecordWriter {
         removeTemporary()
     }
 
-    private func removeTemporary() {
-        for name in fileNames { FileSystem.remove("\(temporary)/\(name)") }
+    private func removeTemporary() { CSVTablesWriter.removeTemporary(temporary, files: fileNames) }
+
+    /// Removes an unfinished directory `temporary` and the `files` written in it.
+    static func removeTemporary(_ temporary: String, files: [String]) {
+        for name in files { FileSystem.remove("\(temporary)/\(name)") }
         FileSystem.removeDirectory(temporary)
         TemporaryPaths.unregister(temporary)
     }
 
     /// Renames the finished directory over the target, setting an old one aside until then.
     private func moveIntoPlace() throws {
+        let ours = Set(["csv", "tsv"].flatMap { ext in fileNames.map { n in n.split(separator: ".").first.map { "\($0).\(ext)" } ?? n } })
+        try CSVTablesWriter.moveIntoPlace(temporary, target: target, ours: ours)
+    }
+
+    /// Renames the finished directory `temporary` over `target`, setting an old one aside until then;
+    /// an existing target is replaced only when it holds nothing but files named in `ours`.
+    static func moveIntoPlace(_ temporary: String, target: String, ours: Set<String>) throws {
         var setAside: String?
         if let kind = FileSystem.kind(target, followingLinks: false) {
             guard kind == .directory else {
                 throw TripError(.cantCreate, "\(target): exists and is not a directory")
             }
             let existing = (try? FileSystem.entries(of: target)) ?? []
-            let ours = Set(["csv", "tsv"].flatMap { ext in fileNames.map { n in n.split(separator: ".").first.map { "\($0).\(ext)" } ?? n } })
             guard existing.allSatisfy(ours.contains) else {
                 throw TripError(.cantCreate, "\(target): exists and holds files other than a tables layout's",
                                 notes: ["give a new or empty directory"])

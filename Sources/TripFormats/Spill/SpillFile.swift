@@ -69,6 +69,21 @@ final class SpillFile {
         }
     }
 
+    /// `count` bytes from `offset`, for a file read in no order (flush first).
+    func bytes(at offset: Int, count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw TripError(.io, "\(directory): cannot read temporary data back: \(String(cString: strerror(n < 0 ? errno : EIO)))")
+            }
+            done += n
+        }
+        return out
+    }
+
     /// A reader from the file's start, with a buffer of `bufferSize` bytes (smaller where many
     /// files are read at once); flush first.
     func reader(bufferSize: Int = SpillFile.bufferSize) -> SpillReader {

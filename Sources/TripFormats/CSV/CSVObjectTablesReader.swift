@@ -1,0 +1,278 @@
+import TripKit
+
+/// Reads the objects of a model given to it from a tables-layout directory (`CSVObjectLayout`), as
+/// `CSVObjectTablesWriter` writes one, or Python's `csv`, a spreadsheet or Miller does.
+///
+/// A first pass reads every entity's file for the objects' names (`ObjectReferenceIndex`: `@key`, or
+/// the unique value, numbered 1, 2, … in file order per family), the to-one columns that give
+/// to-manys back, and the join files; the second streams each entity's file in the model's order.
+/// What it holds is an entry per object and per to-many reference. A cell is read by
+/// `ObjectValueText` as its attribute's kind: an unquoted empty cell is null (but the empty text in a
+/// required String, URL or Data column, which cannot be null), a quoted one `""` the empty text; in
+/// TSV `\N` is null. A record with a value of the wrong kind, a required attribute null, a
+/// reference to no object or a repeated name is set aside with its place; a header with an unknown
+/// or a missing required column, a join row whose owner is no object, a broken file end the read
+/// (exit 65) with the place.
+struct CSVObjectTablesReader: ObjectRecordReader {
+    let model: ObjectModel
+    private let layout: CSVObjectLayout
+    private let directory: String
+    private let options: ReadOptions
+    private let dialect: CSVDialect
+    private let encoding: TextEncoding
+    private var index: ObjectReferenceIndex
+    /// Per join table: owner → targets, in file order.
+    private var joined: [[ObjectReference: [ObjectReference]]] = []
+    /// Per inverse to-many: owner → the objects whose to-one points at it, in key order.
+    private var inverse: [[ObjectReference: [ObjectReference]]] = []
+    /// Owners a join row refers to no object from: the reason, and where.
+    private var joinProblems: [ObjectReference: (reason: String, line: Int, column: Int, file: String)] = [:]
+    private var table = -1
+    private var rows: CSVRowReader?
+    private var plan: [Int?] = []
+    private var width = 0
+    private var ordinal = 0
+    private var record = 0
+    /// The current table's entity: its attributes, relationship count, and the join files and
+    /// inverse columns that give its to-manys (worked out once per table, not per row).
+    private var all: [AttributeDescription] = []
+    private var relationshipCount = 0
+    private var joinsHere: [(join: Int, slot: Int)] = []
+    private var inversesHere: [(inverse: Int, slot: Int)] = []
+
+    /// A reader of `directory` in `format` (CSV or TSV), of `model`'s objects.
+    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions) throws {
+        self.model = model; self.options = options
+        self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        layout = CSVObjectLayout(model, extension: CSVTableNames.fileExtension(format))
+        dialect = CSVDialect(format, delimiter: options.csvDelimiter)
+        encoding = try TextEncoding.of(options)
+        index = ObjectReferenceIndex(layout.names)
+        try readNames()
+        try readJoins()
+    }
+
+    private func open(_ file: String) throws -> CSVRowReader {
+        let separator: CSVRowReader.SeparatorChoice = options.csvDelimiter == nil ? .declaredOrDialect : .fixed
+        return CSVRowReader(try ByteInput(.file("\(directory)/\(file)")), dialect: dialect, encoding: encoding, separator: separator)
+    }
+
+    /// Reads a table's header: per column, the layout column it is (nil: an unknown one, ignored).
+    private func header(_ rows: CSVRowReader, _ table: CSVObjectLayout.EntityTable) throws -> [Int?] {
+        guard try rows.nextRow() else { throw TripError.data("\(rows.name):1:1: expected a header row, found an empty file") }
+        var plan: [Int?] = []
+        var seen: Set<Int> = []
+        for (i, name) in rows.strings.enumerated() {
+            let place = rows.position(ofCell: i)
+            guard let c = table.columns.firstIndex(where: { $0.name == name }) else {
+                guard options.ignoreUnknown else {
+                    throw TripError.data("\(rows.name):\(place.line):\(place.column): unknown column \(name.quotedForMessage) of a \(model.entities[table.entity].name)",
+                                         notes: ["to read the file without it, ignore unknown fields (--ignore-unknown)"])
+                }
+                plan.append(nil); continue
+            }
+            guard seen.insert(c).inserted else {
+                throw TripError.data("\(rows.name):\(place.line):\(place.column): column \(name.quotedForMessage) appears twice")
+            }
+            plan.append(c)
+        }
+        for (c, column) in table.columns.enumerated() where !seen.contains(c) {
+            let required: Bool
+            switch column.role {
+            case .key: required = true
+            case .attribute(let slot, let a): required = !a.isOptional || slot == layout.names.uniqueSlot[table.entity]
+            case .toOne: required = false
+            }
+            if required { throw TripError.data("\(rows.name):1:1: missing the column \(column.name.quotedForMessage) of a \(model.entities[table.entity].name)") }
+        }
+        return plan
+    }
+
+    /// The text of cell `i` (nil: null) in a column of `kind`.
+    private func cell(_ rows: CSVRowReader, _ i: Int, kind: AttributeKind) -> String? {
+        guard i < rows.cellCount else { return nil }
+        let textual = CSVObjectLayout.canBeEmpty(kind)
+        if rows.dialect.usesEscapes {
+            if rows.isNullMark(i) { return nil }
+            if rows.isEmpty(i) { return textual ? "" : nil }
+        } else if rows.isBlank(i) {
+            return textual && rows.isQuoted(i) ? "" : nil
+        }
+        guard textual, case .text(let s) = rows.token(i, emptyIsNull: false, safeFormulas: options.csvSafeFormulas) else {
+            return rows.string(i)
+        }
+        return s
+    }
+
+    /// The first pass: every object's name, and the to-one columns that give to-manys back.
+    private mutating func readNames() throws {
+        var pending: [[(owner: String, line: Int, file: String, child: ObjectReference)]] = Array(repeating: [], count: layout.inverses.count)
+        var ordinal = 0
+        for table in layout.tables {
+            let rows = try open(table.file)
+            let plan = try header(rows, table)
+            let unique = layout.names.uniqueSlot[table.entity]
+            let lineage = model.lineage(of: table.entity)
+            // The to-one columns that give a to-many of another entity back.
+            let inverses = layout.inverses.enumerated().filter { lineage.contains($0.element.destination) }.compactMap { n, inv in
+                plan.firstIndex { c in
+                    if let c, case .toOne(let slot, _) = table.columns[c].role { return slot == inv.inverseSlot }
+                    return false
+                }.map { (n, inv, $0) }
+            }
+            while try rows.nextRow() {
+                ordinal += 1
+                var key: Int64?, value: ObjectValue?
+                for (i, c) in plan.enumerated() {
+                    guard let c else { continue }
+                    switch table.columns[c].role {
+                    case .key: key = Int64(rows.string(i))
+                    case .attribute(let slot, let a) where slot == unique:
+                        value = cell(rows, i, kind: a.kind).flatMap { ObjectValueText.value($0, kind: a.kind) }
+                    default: break
+                    }
+                }
+                guard let reference = index.add(entity: table.entity, key: key, value: value, ordinal: ordinal) else { continue }
+                for (n, inv, i) in inverses {
+                    guard let owner = cell(rows, i, kind: layout.referenceKind(inv.entity)) else { continue }
+                    pending[n].append((owner, rows.rowLine, rows.name, reference))
+                }
+            }
+        }
+        inverse = pending.enumerated().map { n, list in
+            var owners: [ObjectReference: [ObjectReference]] = [:]
+            for p in list {
+                // A to-one to no object rejects its own record in the second pass.
+                if let owner = index.resolve(p.owner, destination: layout.inverses[n].entity) { owners[owner.reference, default: []].append(p.child) }
+            }
+            return owners.mapValues { $0.sorted() }
+        }
+    }
+
+    /// The join files: owner → targets. A file that is absent holds no references.
+    private mutating func readJoins() throws {
+        for join in layout.joins {
+            var map: [ObjectReference: [ObjectReference]] = [:]
+            defer { joined.append(map) }
+            guard FileSystem.exists("\(directory)/\(join.file)") else { continue }
+            let rows = try open(join.file)
+            guard try rows.nextRow() else { continue }
+            guard rows.strings == join.header else {
+                throw TripError.data("\(rows.name):1:1: expected the columns \(join.header.map(\.quotedForMessage).joined(separator: ", ")), "
+                                     + "found \(rows.strings.map(\.quotedForMessage).joined(separator: ", "))")
+            }
+            while try rows.nextRow() {
+                guard rows.cellCount == 2 else {
+                    throw TripError.data("\(rows.name):\(rows.rowLine):1: expected 2 cells as the header has, found \(rows.cellCount)")
+                }
+                let ownerText = cell(rows, 0, kind: layout.referenceKind(join.entity)) ?? ""
+                guard let owner = index.resolve(ownerText, destination: join.entity) else {
+                    let at = rows.position(ofCell: 0)
+                    throw TripError.data("\(rows.name):\(at.line):\(at.column): \(ownerText.quotedForMessage) is no \(model.entities[join.entity].name)")
+                }
+                let targetText = cell(rows, 1, kind: layout.referenceKind(join.destination)) ?? ""
+                guard let target = index.resolve(targetText, destination: join.destination) else {
+                    let at = rows.position(ofCell: 1)
+                    if joinProblems[owner.reference] == nil {
+                        joinProblems[owner.reference] = ("\(join.header[1]): \(targetText.quotedForMessage) is no \(model.entities[join.destination].name)",
+                                                         at.line, at.column, rows.name)
+                    }
+                    continue
+                }
+                map[owner.reference, default: []].append(target.reference)
+            }
+        }
+    }
+
+    mutating func next() throws -> ObjectReadItem? {
+        while true {
+            if let rows {
+                if try rows.nextRow() { return try read(rows) }
+                self.rows = nil
+            }
+            table += 1
+            guard table < layout.tables.count else { return nil }
+            let rows = try open(layout.tables[table].file)
+            plan = try header(rows, layout.tables[table])
+            let e = layout.tables[table].entity, lineage = model.lineage(of: e)
+            all = model.allAttributes(of: e)
+            relationshipCount = model.allRelationships(of: e).count
+            joinsHere = layout.joins.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
+            inversesHere = layout.inverses.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
+            width = rows.cellCount
+            record = 0
+            self.rows = rows
+        }
+    }
+
+    private mutating func read(_ rows: CSVRowReader) throws -> ObjectReadItem {
+        ordinal += 1; record += 1
+        let t = layout.tables[table], e = t.entity
+        let origin = RecordOrigin(source: rows.name, record: record, line: rows.rowLine)
+        func reject(_ reason: String, cell i: Int? = nil) -> ObjectReadItem {
+            var rejected = SetAsideRecord(origin: origin, reason: reason, text: rows.rawText)
+            if let i, i < rows.cellCount { let at = rows.position(ofCell: i); rejected.problemLine = at.line; rejected.problemColumn = at.column }
+            return .rejected(rejected)
+        }
+        guard rows.cellCount == width else { return reject("expected \(width) cells as the header has, found \(rows.cellCount)") }
+        var attributes = [ObjectValue](repeating: .null, count: all.count)
+        var relationships = [[ObjectReference]](repeating: [], count: relationshipCount)
+        var key: Int64?, uniqueValue: ObjectValue?
+        for (i, c) in plan.enumerated() {
+            guard let c else { continue }
+            switch t.columns[c].role {
+            case .key:
+                guard let k = Int64(rows.string(i)) else { return reject("expected a key (a whole number), found \(rows.string(i).quotedForMessage)", cell: i) }
+                key = k
+            case .attribute(let slot, let a):
+                var text = cell(rows, i, kind: a.kind)
+                if text == nil, !a.isOptional, CSVObjectLayout.canBeEmpty(a.kind), !(rows.dialect.usesEscapes && rows.isNullMark(i)) { text = "" }
+                guard let text else { continue }
+                guard let value = ObjectValueText.value(text, kind: a.kind) else {
+                    return reject("\(a.name): expected a \(a.kind), found \(text.quotedForMessage)", cell: i)
+                }
+                attributes[slot] = value
+                if slot == layout.names.uniqueSlot[e] { uniqueValue = value }
+            case .toOne(let slot, let destination):
+                guard let text = cell(rows, i, kind: layout.referenceKind(destination)) else { continue }
+                guard let target = index.resolve(text, destination: destination) else {
+                    return reject("\(t.columns[c].name): \(text.quotedForMessage) is no \(model.entities[destination].name)", cell: i)
+                }
+                relationships[slot] = [target.reference]
+            }
+        }
+        for (slot, a) in all.enumerated() where !a.isOptional && !a.isTransient && attributes[slot].isNull {
+            return reject("\(a.name): a \(model.entities[e].name) must have one", cell: plan.firstIndex { $0.map { t.columns[$0].name == a.name } == true })
+        }
+        // The object's own name must be the one the first pass gave it (not a repeat of an earlier one).
+        let found = layout.names.hasKey(e) ? key.flatMap { index.resolve(String($0), destination: e) }
+            : uniqueValue.flatMap { ObjectValueText.text($0) }.flatMap { index.resolve($0, destination: e) }
+        guard let found, found.ordinal == ordinal else {
+            if !layout.names.hasKey(e) && uniqueValue == nil, let slot = layout.names.uniqueSlot[e] {
+                return reject("\(all[slot].name): no value to refer to the \(model.entities[e].name) by")
+            }
+            let name = layout.names.hasKey(e) ? CSVObjectLayout.keyColumn : (layout.names.uniqueSlot[e].map { all[$0].name } ?? "")
+            return reject("\(name): the same as an earlier \(model.entities[e].name)'s")
+        }
+        for (j, slot) in joinsHere { relationships[slot] = joined[j][found.reference] ?? [] }
+        for (n, slot) in inversesHere { relationships[slot] = inverse[n][found.reference] ?? [] }
+        if let problem = joinProblems[found.reference] {
+            var rejected = SetAsideRecord(origin: origin, reason: problem.reason, text: rows.rawText)
+            rejected.origin = RecordOrigin(source: problem.file, record: record, line: problem.line, column: problem.column)
+            return .rejected(rejected)
+        }
+        return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
+    }
+}
+
+extension CSVRowReader {
+    /// Whether TSV cell `i` is exactly `\N`, the null mark (an escaped `\\N` is the text `\N`).
+    func isNullMark(_ i: Int) -> Bool {
+        let c = cells[i]
+        guard c.end - c.start == 2, bytes(i)[0] == CSVRowReader.backslash, bytes(i)[1] == UInt8(ascii: "N") else { return false }
+        let raw = window.pointer + c.rawStart
+        let after = c.rawStart + 2
+        return raw[0] == CSVRowReader.backslash && raw[1] == UInt8(ascii: "N")
+            && (after >= rowEnd || window.pointer[after] == dialect.separator)
+    }
+}

@@ -1,0 +1,399 @@
+import TripKit
+
+/// How an export of a graph names the objects it refers to (docs/DESIGN-NOTES.md, "The general object
+/// model"): by the unique attribute of the root of the destination's family (the entities sharing a
+/// table: keys and unique values are unique across it) where the root has one, else by `@key`.
+///
+/// Objects come entity by entity, so an object may refer by value to one not seen yet (a later
+/// entity, a later key of its own). `waits` says which entities' objects must wait for that; the
+/// writers hold them (`ObjectRecordQueue`, spilling past the budget) and write them at the end.
+/// The unique values themselves are kept, one text per object of a family something refers to
+/// by value, in an `ObjectNameTable` that spills past the budget.
+struct ObjectReferenceNames {
+    let model: ObjectModel
+    /// Per entity: the position in its records' attributes of its root's unique attribute; nil
+    /// when its objects are referred to by `@key`.
+    let uniqueSlot: [Int?]
+    /// Per entity: whether its objects must wait until every object has been seen, as it refers
+    /// by value to an entity at or after it.
+    let waits: [Bool]
+    /// Per entity: whether something refers to its objects by value (their names are kept).
+    private let named: [Bool]
+    private let names: ObjectNameTable
+
+    /// The naming of `model`'s objects; `written(e, r)` says whether relationship `r` (a position
+    /// in `allRelationships(of: e)`) of entity `e` is written as references. The names noted are
+    /// held within `budget` (the default budget when nil), the rest in a spill file.
+    init(_ model: ObjectModel, budget: SpillBudget? = nil, written: (Int, Int) -> Bool) {
+        names = ObjectNameTable(budget: budget ?? SpillBudget(limit: SpillBudget.defaultLimit))
+        self.model = model
+        var slots: [Int?] = []
+        for e in model.entities.indices {
+            let root = model.lineage(of: e)[0]
+            let slot = model.entities[root].uniqueAttribute.flatMap { u in model.allAttributes(of: e).firstIndex { $0.name == u.name } }
+            slots.append(slot)
+        }
+        uniqueSlot = slots
+        var named = [Bool](repeating: false, count: model.entities.count)
+        var waits = named
+        for e in model.entities.indices {
+            for (r, relationship) in model.allRelationships(of: e).enumerated() where written(e, r) {
+                guard let d = model.entityIndex(relationship.destination) else { continue }
+                let family = ObjectReferenceNames.family(model, of: d)
+                guard slots[d] != nil else { continue }
+                for f in family { named[f] = true }
+                if family.contains(where: { $0 >= e }) { waits[e] = true }
+            }
+        }
+        self.named = named
+        self.waits = waits
+    }
+
+    /// The positions of the entities sharing `entity`'s root.
+    static func family(_ model: ObjectModel, of entity: Int) -> [Int] {
+        let root = model.lineage(of: entity)[0]
+        return model.entities.indices.filter { model.lineage(of: $0)[0] == root }
+    }
+
+    /// Whether the objects of `entity` carry `@key` (its family has no unique attribute).
+    func hasKey(_ entity: Int) -> Bool { uniqueSlot[entity] == nil }
+
+    /// Notes an object's name, when something refers to its entity by value. An object whose
+    /// unique value is null cannot be named; referring to it is then an error (`name(of:)`).
+    func note(_ object: ObjectRecord) throws {
+        guard named[object.entity], let slot = uniqueSlot[object.entity], slot < object.attributes.count,
+              let text = ObjectValueText.text(object.attributes[slot]) else { return }
+        try names.add(object.reference, text)
+    }
+
+    /// The text a reference is written as: the destination's unique value, or its key.
+    func name(of reference: ObjectReference, in output: String) throws -> String {
+        guard reference.entity >= 0, reference.entity < uniqueSlot.count else {
+            throw TripError.data("\(output): a reference to entity \(reference.entity), which the model does not have")
+        }
+        guard uniqueSlot[reference.entity] != nil else { return String(reference.key) }
+        guard let text = try names.text(of: reference) else {
+            let entity = model.entities[reference.entity]
+            throw TripError.data("\(output): a reference to the \(entity.name) of key \(reference.key), which is not among the objects "
+                                 + "or has no \(entity.uniqueAttribute?.name ?? "unique value") to be referred to by")
+        }
+        return text
+    }
+}
+
+/// The names of objects, by reference: per entity in memory (keys and texts as they came, sorted
+/// by key when first looked up) while the budget allows, then written to a spill file as runs
+/// sorted by key, each found by binary search (`pread`) there. Objects come in key order, so a run
+/// is usually sorted as written.
+final class ObjectNameTable {
+    private struct Run { var index: Int; var count: Int }
+    private let budget: SpillBudget
+    private var keys: [Int: [Int64]] = [:]
+    private var texts: [Int: [String]] = [:]
+    private var unsorted: Set<Int> = []
+    private var held = 0
+    private var file: SpillFile?
+    private var runs: [Int: [Run]] = [:]
+    /// An entry of a run: key, offset of the text, its length.
+    private static let entry = 20
+
+    init(budget: SpillBudget) { self.budget = budget }
+
+    deinit { _ = budget.hold(-held) }
+
+    func add(_ reference: ObjectReference, _ text: String) throws {
+        if let last = keys[reference.entity]?.last, last >= reference.key { unsorted.insert(reference.entity) }
+        keys[reference.entity, default: []].append(reference.key)
+        texts[reference.entity, default: []].append(text)
+        let size = 48 + text.utf8.count
+        held += size
+        if budget.hold(size) { try spill() }
+    }
+
+    func text(of reference: ObjectReference) throws -> String? {
+        let e = reference.entity
+        if unsorted.contains(e) { sortMemory(e) }
+        if let list = keys[e], let i = ObjectNameTable.search(list.count, reference.key, { list[$0] }) { return texts[e]![i] }
+        guard let file else { return nil }
+        for run in runs[e] ?? [] {
+            var entries: [Int: [UInt8]] = [:]
+            func entry(_ i: Int) throws -> [UInt8] {
+                if let e = entries[i] { return e }
+                let bytes = try file.bytes(at: run.index + i * ObjectNameTable.entry, count: ObjectNameTable.entry)
+                entries[i] = bytes
+                return bytes
+            }
+            var found: Int?
+            var low = 0, high = run.count
+            while low < high {
+                let mid = (low + high) / 2
+                let k = Int64(bitPattern: ObjectNameTable.number(try entry(mid), 0, 8))
+                if k == reference.key { found = mid; break }
+                if k < reference.key { low = mid + 1 } else { high = mid }
+            }
+            guard let found else { continue }
+            let bytes = try entry(found)
+            let offset = Int(ObjectNameTable.number(bytes, 8, 8)), length = Int(ObjectNameTable.number(bytes, 16, 4))
+            return String(decoding: try file.bytes(at: offset, count: length), as: UTF8.self)
+        }
+        return nil
+    }
+
+    private static func search(_ count: Int, _ key: Int64, _ at: (Int) -> Int64) -> Int? {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if at(mid) == key { return mid }
+            if at(mid) < key { low = mid + 1 } else { high = mid }
+        }
+        return nil
+    }
+
+    private static func number(_ b: [UInt8], _ at: Int, _ width: Int) -> UInt64 {
+        var v: UInt64 = 0
+        for k in 0..<width { v |= UInt64(b[at + k]) << (8 * k) }
+        return v
+    }
+
+    private func sortMemory(_ e: Int) {
+        unsorted.remove(e)
+        guard let k = keys[e], let t = texts[e] else { return }
+        let order = k.indices.sorted { k[$0] < k[$1] }
+        keys[e] = order.map { k[$0] }; texts[e] = order.map { t[$0] }
+    }
+
+    /// Writes every name held to the spill file, a sorted run per entity.
+    private func spill() throws {
+        budget.startingToSpill()
+        if file == nil { file = try SpillFile(directory: budget.directory) }
+        let file = self.file!
+        for e in keys.keys.sorted() {
+            sortMemory(e)
+            let k = keys[e]!, t = texts[e]!
+            var offsets: [Int] = []
+            for text in t { offsets.append(file.size); try file.append(Array(text.utf8)) }
+            let index = file.size
+            var bytes: [UInt8] = []
+            for (i, key) in k.enumerated() {
+                for b in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: key) >> (8 * b))) }
+                for b in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: offsets[i] >> (8 * b))) }
+                for b in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: t[i].utf8.count >> (8 * b))) }
+            }
+            try file.append(bytes)
+            runs[e, default: []].append(Run(index: index, count: k.count))
+        }
+        try file.flush()
+        budget.noteSpill(trips: keys.values.reduce(0) { $0 + $1.count }, bytes: file.size)
+        keys = [:]; texts = [:]
+        _ = budget.hold(-held)
+        held = 0
+    }
+}
+
+/// Objects a writer holds until the end, in order: in memory while the run's budget allows, then
+/// in a spill file (`SpillFile`, gone with the queue).
+final class ObjectRecordQueue {
+    private let budget: SpillBudget
+    private var memory: [ObjectRecord] = []
+    private var held = 0
+    private var file: SpillFile?
+    private var onFile = 0
+    private var scratch: [UInt8] = []
+
+    init(budget: SpillBudget) { self.budget = budget }
+
+    deinit { _ = budget.hold(-held) }
+
+    var isEmpty: Bool { memory.isEmpty && onFile == 0 }
+
+    func append(_ object: ObjectRecord) throws {
+        if file != nil { try spill(object); return }
+        memory.append(object)
+        let size = ObjectRecordQueue.estimate(object)
+        held += size
+        if budget.hold(size) {
+            budget.startingToSpill()
+            file = try SpillFile(directory: budget.directory)
+            for o in memory { try spill(o) }
+            memory = []
+            _ = budget.hold(-held)
+            held = 0
+        }
+    }
+
+    /// Calls `body` with every object, in the order they came.
+    func forEach(_ body: (ObjectRecord) throws -> Void) throws {
+        if let file {
+            try file.flush()
+            var reader = file.reader()
+            for _ in 0..<onFile {
+                guard let head = try reader.read(4) else { throw TripError(.io, "temporary data ended early") }
+                let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
+                guard let bytes = try reader.read(length) else { throw TripError(.io, "temporary data ended early") }
+                var decoder = ObjectRecordCoding.Decoder(bytes: bytes)
+                try body(decoder.record())
+            }
+        }
+        try memory.forEach(body)
+    }
+
+    private func spill(_ object: ObjectRecord) throws {
+        scratch.removeAll(keepingCapacity: true)
+        scratch += [0, 0, 0, 0]
+        ObjectRecordCoding.encode(object, to: &scratch)
+        let n = scratch.count - 4
+        for k in 0..<4 { scratch[k] = UInt8(truncatingIfNeeded: n >> (8 * k)) }
+        try file!.append(scratch)
+        onFile += 1
+        budget.noteSpill(trips: 1, bytes: scratch.count)
+    }
+
+    private static func estimate(_ o: ObjectRecord) -> Int {
+        var size = 96 + 24 * o.attributes.count + 16 * o.relationships.count
+        for v in o.attributes {
+            switch v {
+            case .string(let s), .decimal(let s), .url(let s): size += s.utf8.count
+            case .data(let d): size += d.count
+            default: break
+            }
+        }
+        for r in o.relationships { size += 16 * r.count }
+        return size
+    }
+}
+
+/// An object record's bytes in a spill file: what `ObjectRecordQueue` writes and reads back.
+enum ObjectRecordCoding {
+    static func encode(_ o: ObjectRecord, to out: inout [UInt8]) {
+        put(UInt64(o.entity), &out); put(UInt64(bitPattern: o.key), &out)
+        put(UInt64(o.attributes.count), &out)
+        for v in o.attributes {
+            switch v {
+            case .null: out.append(0)
+            case .string(let s): out.append(1); putText(Array(s.utf8), &out)
+            case .int(let i): out.append(2); put(UInt64(bitPattern: i), &out)
+            case .double(let d): out.append(3); put(d.bitPattern, &out)
+            case .decimal(let s): out.append(4); putText(Array(s.utf8), &out)
+            case .bool(let b): out.append(b ? 6 : 5)
+            case .date(let d): out.append(7); put(d.bitPattern, &out)
+            case .data(let d): out.append(8); putText(d, &out)
+            case .uuid(let u): out.append(9); out += u.bytes
+            case .url(let s): out.append(10); putText(Array(s.utf8), &out)
+            }
+        }
+        put(UInt64(o.relationships.count), &out)
+        for r in o.relationships {
+            put(UInt64(r.count), &out)
+            for ref in r { put(UInt64(ref.entity), &out); put(UInt64(bitPattern: ref.key), &out) }
+        }
+        putText(Array(o.origin.source.utf8), &out)
+        put(UInt64(o.origin.record), &out); put(UInt64(bitPattern: Int64(o.origin.line ?? -1)), &out)
+        put(UInt64(bitPattern: Int64(o.origin.column ?? -1)), &out)
+    }
+
+    private static func put(_ v: UInt64, _ out: inout [UInt8]) {
+        for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: v >> (8 * k))) }
+    }
+
+    private static func putText(_ bytes: [UInt8], _ out: inout [UInt8]) {
+        put(UInt64(bytes.count), &out); out += bytes
+    }
+
+    /// Reads one record's bytes back.
+    struct Decoder {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var at = 0
+
+        mutating func record() throws -> ObjectRecord {
+            let entity = Int(try take()), key = Int64(bitPattern: try take())
+            var attributes: [ObjectValue] = []
+            for _ in 0..<Int(try take()) {
+                let tag = try byte()
+                switch tag {
+                case 0: attributes.append(.null)
+                case 1: attributes.append(.string(String(decoding: try text(), as: UTF8.self)))
+                case 2: attributes.append(.int(Int64(bitPattern: try take())))
+                case 3: attributes.append(.double(Double(bitPattern: try take())))
+                case 4: attributes.append(.decimal(String(decoding: try text(), as: UTF8.self)))
+                case 5, 6: attributes.append(.bool(tag == 6))
+                case 7: attributes.append(.date(Double(bitPattern: try take())))
+                case 8: attributes.append(.data(try text()))
+                case 9: attributes.append(.uuid(UUIDBytes(try slice(16))!))
+                default: attributes.append(.url(String(decoding: try text(), as: UTF8.self)))
+                }
+            }
+            var relationships: [[ObjectReference]] = []
+            for _ in 0..<Int(try take()) {
+                var refs: [ObjectReference] = []
+                for _ in 0..<Int(try take()) { refs.append(ObjectReference(entity: Int(try take()), key: Int64(bitPattern: try take()))) }
+                relationships.append(refs)
+            }
+            let source = String(decoding: try text(), as: UTF8.self)
+            let record = Int(try take()), line = Int64(bitPattern: try take()), column = Int64(bitPattern: try take())
+            let origin = RecordOrigin(source: source, record: record, line: line < 0 ? nil : Int(line), column: column < 0 ? nil : Int(column))
+            return ObjectRecord(entity: entity, key: key, attributes: attributes, relationships: relationships, origin: origin)
+        }
+
+        private mutating func slice(_ n: Int) throws -> [UInt8] {
+            guard at + n <= bytes.count else { throw TripError(.io, "temporary data ended early") }
+            defer { at += n }
+            return Array(bytes[at..<(at + n)])
+        }
+        private mutating func byte() throws -> UInt8 { try slice(1)[0] }
+        private mutating func take() throws -> UInt64 {
+            let b = try slice(8)
+            var v: UInt64 = 0
+            for k in 0..<8 { v |= UInt64(b[k]) << (8 * k) }
+            return v
+        }
+        private mutating func text() throws -> [UInt8] { try slice(Int(try take())) }
+    }
+}
+
+/// The other side of `ObjectReferenceNames`, for a reader of an export: every object's name (its
+/// unique value or `@key`) and the reference it stands for, so that a reference written as a name
+/// resolves to an entity and key. Objects of a family named by value are numbered 1, 2, … in the
+/// order they are added. Built in a first pass over the input; it holds an entry per object.
+struct ObjectReferenceIndex {
+    let names: ObjectReferenceNames
+    private var byValue: [Int: [ObjectValue: (reference: ObjectReference, ordinal: Int)]] = [:]
+    private var byKey: [Int: [Int64: (entity: Int, ordinal: Int)]] = [:]
+    private var counts: [Int: Int64] = [:]
+
+    init(_ names: ObjectReferenceNames) { self.names = names }
+
+    private func root(_ entity: Int) -> Int { names.model.lineage(of: entity)[0] }
+
+    /// Adds the object of `entity` named `value` (its unique value, for a family named by value) or
+    /// `key`; `ordinal` tells it from others (its place in the input). Nil when the name repeats.
+    mutating func add(entity: Int, key: Int64?, value: ObjectValue?, ordinal: Int) -> ObjectReference? {
+        let r = root(entity)
+        if names.uniqueSlot[entity] != nil {
+            guard let value, !value.isNull, byValue[r]?[value] == nil else { return nil }
+            let next = (counts[r] ?? 0) + 1
+            counts[r] = next
+            let reference = ObjectReference(entity: entity, key: next)
+            byValue[r, default: [:]][value] = (reference, ordinal)
+            return reference
+        }
+        guard let key, byKey[r]?[key] == nil else { return nil }
+        byKey[r, default: [:]][key] = (entity, ordinal)
+        return ObjectReference(entity: entity, key: key)
+    }
+
+    /// The object a name written for a reference to `destination` stands for, and the ordinal it was
+    /// added with; nil when the text is not a name of that kind, or no object of `destination` (or
+    /// an entity under it) has it.
+    func resolve(_ text: String, destination: Int) -> (reference: ObjectReference, ordinal: Int)? {
+        let r = root(destination)
+        let found: (reference: ObjectReference, ordinal: Int)?
+        if let slot = names.uniqueSlot[destination] {
+            let kind = names.model.allAttributes(of: destination)[slot].kind
+            found = ObjectValueText.value(text, kind: kind).flatMap { byValue[r]?[$0] }
+        } else {
+            found = Int64(text).flatMap { key in byKey[r]?[key].map { (ObjectReference(entity: $0.entity, key: key), $0.ordinal) } }
+        }
+        guard let found, names.model.lineage(of: found.reference.entity).contains(destination) else { return nil }
+        return found
+    }
+}
