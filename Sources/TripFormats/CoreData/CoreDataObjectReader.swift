@@ -31,11 +31,13 @@ public final class CoreDataObjectReader: ObjectRecordReader {
     /// Opens a store to read the objects of `model`. `entityNumbers` are `Z_PRIMARYKEY`'s `Z_ENT` by
     /// entity name; when nil they are read from the store. A missing file is `.noInput`; a store
     /// whose tables do not hold this model as Core Data lays it out is `.data`; a lock held past
-    /// the timeout is `.busy`.
-    public init(path: String, model: ObjectModel, entityNumbers: [String: Int64]? = nil, busyTimeoutMilliseconds: Int = 5000) throws {
+    /// the timeout is `.busy`. A store with a `-wal` but no `-shm` is read from a private copy made in
+    /// `temporaryDirectory` (`--temp-dir`; nil: `$TMPDIR`, else `/tmp`).
+    public init(path: String, model: ObjectModel, entityNumbers: [String: Int64]? = nil, busyTimeoutMilliseconds: Int = 5000,
+                temporaryDirectory: String? = nil) throws {
         self.path = path
         self.model = model
-        snapshot = try StoreSnapshot(path: path, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
+        snapshot = try StoreSnapshot(path: path, busyTimeout: Int32(clamping: busyTimeoutMilliseconds), temporaryDirectory: temporaryDirectory)
         do {
             let c = snapshot.connection!
             guard CoreDataStoreLayout.isCoreData(tables: try SQLiteStoreStructure(c).tableNames()) else {

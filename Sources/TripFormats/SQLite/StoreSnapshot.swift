@@ -29,8 +29,9 @@ final class StoreSnapshot {
     private(set) var connection: SQLiteConnection!
     private let copyDirectory: String?
 
-    /// Opens `path` to read and begins the read transaction. A missing file is `.noInput`.
-    init(path: String, busyTimeout: Int32) throws {
+    /// Opens `path` to read and begins the read transaction; a private copy is made in `temporaryDirectory`
+    /// (nil: `$TMPDIR`, else `/tmp`). A missing file is `.noInput`.
+    init(path: String, busyTimeout: Int32, temporaryDirectory: String? = nil) throws {
         try SQLiteStore.requireFile(path)
         let wal = path + "-wal"
         var uri: String?
@@ -44,7 +45,7 @@ final class StoreSnapshot {
             uri = "file:" + SQLiteConnection.uriPath(path) + "?mode=ro&readonly_shm=1"
         } else {
             route = .privateCopy
-            let folder = try FileSystem.makeUniqueDirectory(template: SpillBudget.temporaryDirectory + "/tripconv-store.XXXXXX",
+            let folder = try FileSystem.makeUniqueDirectory(template: (temporaryDirectory ?? SpillBudget.temporaryDirectory) + "/tripconv-store.XXXXXX",
                                                             mode: 0o700, name: "a private copy of \(path)")
             directory = folder
             do {
