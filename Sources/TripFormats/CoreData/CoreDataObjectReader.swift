@@ -18,6 +18,7 @@ import TripKit
 /// while let item = try reader.next() { … }
 /// ```
 public final class CoreDataObjectReader: ObjectRecordReader {
+    /// The model whose objects are read, as given.
     public let model: ObjectModel
     /// The store's file, as messages and origins name it.
     public let path: String
