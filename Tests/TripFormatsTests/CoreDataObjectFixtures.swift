@@ -34,6 +34,7 @@ enum LibraryStore {
         ]),
         EntityDescription("Tag", attributes: [AttributeDescription("label", .string)], relationships: [
             RelationshipDescription("books", to: "Book", inverse: "tags", toMany: true),
+            RelationshipDescription("featured", to: "Media"),
         ]),
         EntityDescription("Video", superentity: "Media", attributes: [
             AttributeDescription("width", .int32), AttributeDescription("format", .string),
@@ -64,7 +65,7 @@ enum LibraryStore {
         CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, Z_FOK_AUTHOR INTEGER, ZTITLE VARCHAR );
         CREATE TABLE ZMEDIA ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSECONDS INTEGER, ZWIDTH INTEGER, ZBOOK INTEGER,
             ZTITLE VARCHAR, ZFORMAT VARCHAR, ZFORMAT1 VARCHAR );
-        CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZLABEL VARCHAR );
+        CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZFEATURED INTEGER, ZLABEL VARCHAR );
         CREATE TABLE Z_2TAGS ( Z_2BOOKS INTEGER, Z_6TAGS INTEGER, Z_FOK_6TAGS INTEGER, PRIMARY KEY (Z_2BOOKS, Z_6TAGS) );
         CREATE INDEX Z_2TAGS_Z_6TAGS_INDEX ON Z_2TAGS (Z_6TAGS, Z_2BOOKS);
         CREATE INDEX ZAUTHOR_ZMENTOR_INDEX ON ZAUTHOR (ZMENTOR);
@@ -84,8 +85,8 @@ enum LibraryStore {
         db.execute("INSERT INTO ZAUTHOR VALUES (3, 1, 1, NULL, NULL, NULL, NULL, 1, NULL, NULL, NULL, NULL, 'Cléo ☕', NULL, NULL, NULL, NULL)")
         for row in [(1, 2, 1, 1, 2, "Notes"), (2, 2, 1, 1, 1, "Engines"), (3, 2, 1, 2, 1, "Poems"), (4, 2, 1, None, None, "Loose")]:
             db.execute("INSERT INTO ZBOOK VALUES (?, ?, ?, ?, ?, ?)", row)
-        for row in [(1, 6, 1, "math"), (2, 6, 1, "poetry"), (3, 6, 1, "history")]:
-            db.execute("INSERT INTO ZTAG VALUES (?, ?, ?, ?)", row)
+        for row in [(1, 6, 1, 2, "math"), (2, 6, 1, 3, "poetry"), (3, 6, 1, None, "history")]:
+            db.execute("INSERT INTO ZTAG VALUES (?, ?, ?, ?, ?)", row)
         for row in [(1, 1, 2), (1, 3, 1), (3, 2, 1), (2, 1, 1)]:
             db.execute("INSERT INTO Z_2TAGS VALUES (?, ?, ?)", row)
         db.execute("INSERT INTO ZMEDIA VALUES (1, 4, 1, 300, NULL, 1, 'Talk', 'mp3', NULL)")

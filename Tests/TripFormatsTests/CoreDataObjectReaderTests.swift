@@ -61,6 +61,10 @@ struct CoreDataObjectReaderTests {
         #expect(object(L.book, 4).references("tags", in: m) == [])
         #expect(object(L.tag, 1).references("books", in: m) == [ref(L.book, 1), ref(L.book, 2)])
         #expect(object(L.tag, 3).references("books", in: m) == [ref(L.book, 1)])
+        // A to-one whose destination has sub-entities names the object's own entity.
+        #expect(object(L.tag, 1).references("featured", in: m) == [ref(L.video, 2)])
+        #expect(object(L.tag, 2).references("featured", in: m) == [ref(L.media, 3)])
+        #expect(object(L.tag, 3).references("featured", in: m) == [])
         // Inheritance: inherited attributes first, a clash numbered ZFORMAT1 for the later entity number.
         #expect(object(L.audio, 1).attributes == [.string("Talk"), .int(300), .string("mp3")])
         #expect(object(L.video, 2).attributes == [.string("Film"), .int(1920), .string("mp4")])
@@ -72,10 +76,13 @@ struct CoreDataObjectReaderTests {
     @Test("a value of the wrong storage class sets its object aside with table, Z_PK and column; the rest is read")
     func wrongStorageClass() throws {
         let path = scratch.path("library.store")
-        try L.write(path, ["damage=UPDATE ZAUTHOR SET ZCOUNT16 = 'many' WHERE Z_PK = 2; UPDATE ZTAG SET ZLABEL = X'00' WHERE Z_PK = 3;"])
+        try L.write(path, ["damage=UPDATE ZAUTHOR SET ZCOUNT16 = 'many' WHERE Z_PK = 2; UPDATE ZTAG SET ZLABEL = X'00' WHERE Z_PK = 3; "
+                           + "UPDATE ZAUTHOR SET ZACTIVE = 2 WHERE Z_PK = 3; UPDATE ZMEDIA SET ZSECONDS = 3000000000 WHERE Z_PK = 1;"])
         let items = try L.drain(try CoreDataObjectReader(path: path, model: L.model))
         let reasons = items.compactMap { item -> String? in if case .rejected(let r) = item { return r.reason } else { return nil } }
-        #expect(reasons == ["ZAUTHOR row Z_PK 2: column ZCOUNT16 (count16): holds TEXT where a Int16 is stored as INTEGER",
+        #expect(reasons == ["ZMEDIA row Z_PK 1: column ZSECONDS (seconds): holds 3000000000, out of the range of Int32",
+                            "ZAUTHOR row Z_PK 2: column ZCOUNT16 (count16): holds TEXT where an Int16 is stored as INTEGER",
+                            "ZAUTHOR row Z_PK 3: column ZACTIVE (active): holds 2 where a Bool is stored as 0 or 1",
                             "ZTAG row Z_PK 3: column ZLABEL (label): holds BLOB where a String is stored as TEXT"])
         #expect(items.count == 13)
     }
@@ -83,6 +90,9 @@ struct CoreDataObjectReaderTests {
     @Test("a reference to a row that is not there is exit 65 naming table, row and column",
           arguments: [("UPDATE ZBOOK SET ZAUTHOR = 99 WHERE Z_PK = 3;", "ZBOOK row Z_PK 3: column ZAUTHOR names Z_PK 99"),
                       ("INSERT INTO Z_2TAGS VALUES (2, 42, 2);", "Z_2TAGS row of owner Z_PK 2: column Z_6TAGS names Z_PK 42"),
+                      ("UPDATE ZTAG SET ZFEATURED = 4 WHERE Z_PK = 2;", "ZTAG row Z_PK 2: column ZFEATURED names Z_PK 4"),
+                      ("UPDATE ZTAG SET ZFEATURED = 1 WHERE Z_PK = 2; UPDATE ZMEDIA SET Z_ENT = 2 WHERE Z_PK = 1;",
+                       "ZMEDIA row Z_PK 1: Z_ENT 2 is no entity of the model sharing ZMEDIA"),
                       ("UPDATE ZMEDIA SET ZBOOK = 2 WHERE Z_PK = 1; UPDATE ZBOOK SET Z_ENT = 6 WHERE Z_PK = 2;", "Z_ENT 6 is no entity")])
     func dangling(damage: String, place: String) throws {
         let path = scratch.path("library.store")

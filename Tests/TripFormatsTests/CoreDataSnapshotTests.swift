@@ -59,7 +59,7 @@ struct CoreDataSnapshotTests {
         let write = try ExternalTool.python("""
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
-            db.executescript("DELETE FROM ZAUTHOR WHERE Z_PK = 3; INSERT INTO ZTAG VALUES (4, 6, 1, 'new'); UPDATE ZBOOK SET ZAUTHOR = NULL;")
+            db.executescript("DELETE FROM ZAUTHOR WHERE Z_PK = 3; INSERT INTO ZTAG VALUES (4, 6, 1, NULL, 'new'); UPDATE ZBOOK SET ZAUTHOR = NULL;")
             print(db.execute("SELECT count(*) FROM ZAUTHOR").fetchone()[0])
             """, [path])
         #expect(write.status == 0 && write.out == "2\n", "\(write.stderr)")

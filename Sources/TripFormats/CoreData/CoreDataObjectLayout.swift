@@ -21,11 +21,21 @@ struct CoreDataObjectLayout {
     /// How one relationship of an entity is read.
     enum Slot {
         /// The owner statement's columns from `first`: the foreign key, then the joined destination's
-        /// `Z_PK` and `Z_ENT` (NULL when the key names no row).
+        /// `Z_PK` and `Z_ENT` (NULL when the key names no row), or, where the destination has no
+        /// sub-entities and a `Check` has proved every key names a row, the key and the entity's number.
         case toOne(first: Int32, column: String)
         /// A statement of rows (owner key, destination key, destination `Z_PK` or NULL, destination
         /// `Z_ENT`) in the order of the owner keys, then of the objects in the relationship.
         case toMany(sql: String, table: String, column: String)
+    }
+
+    /// A statement whose first row, if any, is a reference naming no row: (owner `Z_PK`, key).
+    struct Check {
+        let sql: String
+        let table: String
+        let column: String
+        /// Whether the statement's table is a join table (its rows are named by their owner).
+        let isJoinTable: Bool
     }
 
     /// How the objects of one entity are read.
@@ -40,6 +50,8 @@ struct CoreDataObjectLayout {
         /// The numbers of each relationship's destination and its sub-entities.
         let destinations: [Set<Int64>]
         let slots: [Slot]
+        /// Run before the entity's first object.
+        let checks: [Check]
         /// The entity's rows in `Z_PK` order: `Z_PK`, the attribute columns, three per to-one.
         let sql: String
     }
@@ -137,6 +149,14 @@ struct CoreDataObjectLayout {
             var joins: [String] = []
             var slots: [Slot] = []
             var destinations: [Set<Int64>] = []
+            var checks: [Check] = []
+            // Keys naming no row of the destination, found with one scan per relationship (SQLite holds
+            // the destination's keys in a list while it scans) rather than a lookup per row.
+            func dangling(_ from: String, _ owner: String, _ key: String, _ d: Int, where filter: String) -> String {
+                let ents = family(d).sorted().map(String.init).joined(separator: ", ")
+                return "SELECT \(owner), \(key) FROM \(from) WHERE \(filter)\(key) IS NOT NULL AND \(key) NOT IN "
+                    + "(SELECT \"Z_PK\" FROM \(quoted(table(d))) WHERE \"Z_ENT\" IN (\(ents))) ORDER BY \(owner), \(key) LIMIT 1"
+            }
             for r in model.allRelationships(of: i) {
                 guard let d = model.entityIndex(r.destination) else {
                     throw fail("\(e.name).\(r.name) points at \(r.destination.quotedForMessage), which the model has no entity of")
@@ -145,10 +165,16 @@ struct CoreDataObjectLayout {
                 let owner = declaring(r.name, in: i) ?? i
                 if !r.isToMany {
                     let c = columnOf(r.name, in: i)!
-                    let alias = "d\(joins.count)"
                     slots.append(.toOne(first: Int32(selected.count), column: c))
-                    selected += ["o." + quoted(c), alias + "." + quoted(CoreDataObjectLayout.key), alias + "." + quoted(CoreDataObjectLayout.entityColumn)]
-                    joins.append("LEFT JOIN \(quoted(table(d))) AS \(alias) ON \(alias).\(quoted(CoreDataObjectLayout.key)) = o.\(quoted(c))")
+                    if family(d).count == 1 {
+                        checks.append(Check(sql: dangling("\(quoted(t)) AS o", "o.\"Z_PK\"", "o." + quoted(c), d, where: "o.\"Z_ENT\" = \(number[i]) AND "),
+                                            table: t, column: c, isJoinTable: false))
+                        selected += ["o." + quoted(c), "o." + quoted(c), String(number[d])]
+                    } else {
+                        let alias = "d\(joins.count)"
+                        selected += ["o." + quoted(c), alias + "." + quoted(CoreDataObjectLayout.key), alias + "." + quoted(CoreDataObjectLayout.entityColumn)]
+                        joins.append("LEFT JOIN \(quoted(table(d))) AS \(alias) ON \(alias).\(quoted(CoreDataObjectLayout.key)) = o.\(quoted(c))")
+                    }
                     continue
                 }
                 guard let inverse = model.inverse(of: r, in: model.entities[owner].name) else {
@@ -160,7 +186,7 @@ struct CoreDataObjectLayout {
                     guard let fk = columnOf(inverse.name, in: d) else {
                         throw fail("\(e.name).\(r.name): the inverse \(r.destination).\(inverse.name) is not a stored to-one of \(r.destination)")
                     }
-                    var order = ["d." + quoted(fk)]
+                    var order = ["+d." + quoted(fk)]
                     if r.isOrdered {
                         let fok = "Z_FOK_" + fk.dropFirst()
                         guard tableColumns[dt]?.contains(fok) == true else {
@@ -171,7 +197,7 @@ struct CoreDataObjectLayout {
                     order.append("d." + quoted(CoreDataObjectLayout.key))
                     let ents = family(d).sorted().map(String.init).joined(separator: ", ")
                     let sql = "SELECT d.\(quoted(fk)), d.\"Z_PK\", d.\"Z_PK\", d.\"Z_ENT\" FROM \(quoted(dt)) AS d "
-                        + "WHERE d.\(quoted(fk)) IS NOT NULL AND d.\"Z_ENT\" IN (\(ents)) ORDER BY \(order.joined(separator: ", "))"
+                        + "WHERE +d.\(quoted(fk)) IS NOT NULL AND d.\"Z_ENT\" IN (\(ents)) ORDER BY \(order.joined(separator: ", "))"
                     slots.append(.toMany(sql: sql, table: dt, column: fk))
                     continue
                 }
@@ -201,15 +227,24 @@ struct CoreDataObjectLayout {
                     order.append("j." + quoted(fok))
                 }
                 order.append("j." + quoted(destColumn))
-                let sql = "SELECT j.\(quoted(ownerColumn)), j.\(quoted(destColumn)), d.\"Z_PK\", d.\"Z_ENT\" FROM \(quoted(jt)) AS j "
-                    + "LEFT JOIN \(quoted(table(d))) AS d ON d.\"Z_PK\" = j.\(quoted(destColumn)) "
-                    + "WHERE j.\(quoted(ownerColumn)) IS NOT NULL ORDER BY \(order.joined(separator: ", "))"
+                if r.isOrdered { order[0] = "+" + order[0] }
+                let sql: String
+                if family(d).count == 1 {
+                    checks.append(Check(sql: dangling(quoted(jt) + " AS j", "j." + quoted(ownerColumn), "j." + quoted(destColumn), d, where: ""),
+                                        table: jt, column: destColumn, isJoinTable: true))
+                    sql = "SELECT j.\(quoted(ownerColumn)), j.\(quoted(destColumn)), j.\(quoted(destColumn)), \(number[d]) FROM \(quoted(jt)) AS j "
+                        + "WHERE j.\(quoted(ownerColumn)) IS NOT NULL ORDER BY \(order.joined(separator: ", "))"
+                } else {
+                    sql = "SELECT j.\(quoted(ownerColumn)), j.\(quoted(destColumn)), d.\"Z_PK\", d.\"Z_ENT\" FROM \(quoted(jt)) AS j "
+                        + "LEFT JOIN \(quoted(table(d))) AS d ON d.\"Z_PK\" = j.\(quoted(destColumn)) "
+                        + "WHERE j.\(quoted(ownerColumn)) IS NOT NULL ORDER BY \(order.joined(separator: ", "))"
+                }
                 slots.append(.toMany(sql: sql, table: jt, column: destColumn))
             }
             let sql = "SELECT \(selected.joined(separator: ", ")) FROM \(quoted(t)) AS o \(joins.joined(separator: " ")) "
                 + "WHERE o.\"Z_ENT\" = \(number[i]) ORDER BY o.\"Z_PK\""
             plans.append(EntityPlan(index: i, number: number[i], table: t, attributes: attributes, attributeColumns: attributeColumns,
-                                    attributeColumnNames: attributeNames, destinations: destinations, slots: slots, sql: sql))
+                                    attributeColumnNames: attributeNames, destinations: destinations, slots: slots, checks: checks, sql: sql))
         }
         entities = plans
 

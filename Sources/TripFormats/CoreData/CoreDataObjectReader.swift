@@ -112,6 +112,12 @@ final class CoreDataEntityCursor {
 
     init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String) throws {
         self.plan = plan; self.entityByNumber = entityByNumber; self.path = path
+        for check in plan.checks {
+            let s = try connection.prepare(check.sql)
+            guard try s.step() else { continue }
+            let place = check.isJoinTable ? "\(check.table) row of owner Z_PK \(s.int64(0))" : "\(check.table) row Z_PK \(s.int64(0))"
+            throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: s.int64(1))
+        }
         rows = try connection.prepare(plan.sql)
         lists = try plan.slots.map { slot in
             guard case .toMany(let sql, let table, let column) = slot else { return nil }
@@ -168,9 +174,13 @@ final class CoreDataEntityCursor {
     /// The reference to row `target`, whose `Z_ENT` is `found` (nil when no row has that key).
     private func reference(_ found: Int64?, _ target: Int64, _ slot: Int, place: String) throws -> ObjectReference {
         guard let found, plan.destinations[slot].contains(found), let entity = entityByNumber[found] else {
-            throw TripError.data("\(path): \(place) names Z_PK \(target), which no row of the relationship's destination has",
-                                 notes: ["a reference to a row that is gone: the store is damaged"])
+            throw CoreDataEntityCursor.dangling(path, place: place, target: target)
         }
         return ObjectReference(entity: entity, key: target)
+    }
+
+    private static func dangling(_ path: String, place: String, target: Int64) -> TripError {
+        TripError.data("\(path): \(place) names Z_PK \(target), which no row of the relationship's destination has",
+                       notes: ["a reference to a row that is gone: the store is damaged"])
     }
 }

@@ -14,7 +14,7 @@ enum CoreDataValues {
         let storage = s.storage(c)
         if storage == .null { return .success(.null) }
         func wrong(_ expected: String) -> Result<ObjectValue, CoreDataValueProblem> {
-            .failure(CoreDataValueProblem(text: "holds \(name(storage)) where a \(kind) is stored as \(expected)"))
+            .failure(CoreDataValueProblem(text: "holds \(name(storage)) where \(article(kind)) \(kind) is stored as \(expected)"))
         }
         switch kind {
         case .string, .uri:
@@ -57,6 +57,11 @@ enum CoreDataValues {
         case .undefined, .objectID, .composite:
             return wrong("nothing tripconv reads")
         }
+    }
+
+    /// "an Int16", "a String".
+    private static func article(_ kind: AttributeKind) -> String {
+        "AEIOU".contains(kind.description.first ?? "x") ? "an" : "a"
     }
 
     private static func name(_ storage: SQLiteStatement.Storage) -> String {
