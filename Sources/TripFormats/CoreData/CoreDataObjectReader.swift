@@ -109,9 +109,19 @@ final class CoreDataEntityCursor {
     private let path: String
     private let rows: SQLiteStatement
     private let lists: [List?]
+    /// Per relationship, the entity number last met and its entity: most references name one entity.
+    private var lastNumber: [Int64]
+    private var lastEntity: [Int]
+    /// The attributes' kinds and columns (-1: transient), read without copying their descriptions.
+    private let kinds: [AttributeKind]
+    private let columns: [Int32]
 
     init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String) throws {
         self.plan = plan; self.entityByNumber = entityByNumber; self.path = path
+        lastNumber = Array(repeating: Int64.min, count: plan.slots.count)
+        lastEntity = Array(repeating: 0, count: plan.slots.count)
+        kinds = plan.attributes.map(\.kind)
+        columns = plan.attributeColumns.map { $0 ?? -1 }
         for check in plan.checks {
             let s = try connection.prepare(check.sql)
             guard try s.step() else { continue }
@@ -134,13 +144,16 @@ final class CoreDataEntityCursor {
         var values: [ObjectValue] = []
         values.reserveCapacity(plan.attributes.count)
         var problem: String?
-        for (n, a) in plan.attributes.enumerated() {
-            guard let c = plan.attributeColumns[n] else { values.append(.null); continue }
-            switch CoreDataValues.value(rows, c, a.kind) {
+        for n in 0..<kinds.count {
+            let c = columns[n]
+            guard c >= 0 else { values.append(.null); continue }
+            switch CoreDataValues.value(rows, c, kinds[n]) {
             case .success(let v): values.append(v)
             case .failure(let why):
                 values.append(.null)
-                if problem == nil { problem = "\(plan.table) row Z_PK \(key): column \(plan.attributeColumnNames[n]!) (\(a.name)): \(why.text)" }
+                if problem == nil {
+                    problem = "\(plan.table) row Z_PK \(key): column \(plan.attributeColumnNames[n]!) (\(plan.attributes[n].name)): \(why.text)"
+                }
             }
         }
         var references: [[ObjectReference]] = []
@@ -171,11 +184,15 @@ final class CoreDataEntityCursor {
         return .object(ObjectRecord(entity: plan.index, key: key, attributes: values, relationships: references, origin: origin))
     }
 
-    /// The reference to row `target`, whose `Z_ENT` is `found` (nil when no row has that key).
-    private func reference(_ found: Int64?, _ target: Int64, _ slot: Int, place: String) throws -> ObjectReference {
+    /// The reference to row `target`, whose `Z_ENT` is `found` (nil when no row has that key);
+    /// `place` is made only for the message.
+    private func reference(_ found: Int64?, _ target: Int64, _ slot: Int, place: @autoclosure () -> String) throws -> ObjectReference {
+        if let found, found == lastNumber[slot] { return ObjectReference(entity: lastEntity[slot], key: target) }
         guard let found, plan.destinations[slot].contains(found), let entity = entityByNumber[found] else {
-            throw CoreDataEntityCursor.dangling(path, place: place, target: target)
+            throw CoreDataEntityCursor.dangling(path, place: place(), target: target)
         }
+        lastNumber[slot] = found
+        lastEntity[slot] = entity
         return ObjectReference(entity: entity, key: target)
     }
 
