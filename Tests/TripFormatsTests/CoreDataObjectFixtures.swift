@@ -45,15 +45,16 @@ enum LibraryStore {
     static let audio = 0, author = 1, book = 2, media = 3, tag = 4, video = 5
 
     /// The Python script: writes the store at argv[1]; argv[2] `wal` leaves every row in a `-wal`
-    /// (the files are copied to argv[3] while the writer still has them open); argv[2] `damage=SQL`
-    /// runs SQL after the rows are in.
+    /// (the files are copied to argv[3] while the writer still has them open), `walclosed` makes a
+    /// WAL-mode store and closes it (no `-wal` is left), `damage=SQL` runs SQL after the rows are in.
     static let script = #"""
         import sqlite3, sys, uuid, plistlib, shutil, os
         path = sys.argv[1]
         mode = sys.argv[2] if len(sys.argv) > 2 else ""
         db = sqlite3.connect(path, isolation_level=None)
-        if mode == "wal":
+        if mode in ("wal", "walclosed"):
             db.execute("PRAGMA journal_mode=WAL")
+        if mode == "wal":
             db.execute("PRAGMA wal_autocheckpoint=0")
         db.executescript("""
         CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);

@@ -10,6 +10,12 @@ private let resourcesManager: String? = TestPaths.shared.flatMap { shared in
     return FileManager.default.fileExists(atPath: p + "/default.store") ? p : nil
 }
 
+/// `../shared/real-stores/coredata-feedback`, or nil when it is absent.
+private let feedback: String? = TestPaths.shared.flatMap { shared in
+    let p = shared + "/real-stores/coredata-feedback"
+    return FileManager.default.fileExists(atPath: p + "/Model.sqlite") ? p : nil
+}
+
 @Suite("Core Data stores read as SQLite reads them, unchanged", .needsPython3)
 struct CoreDataSnapshotTests {
     let scratch = ScratchDirectory()
@@ -49,6 +55,18 @@ struct CoreDataSnapshotTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
     }
 
+    @Test("a WAL-mode store without a -wal is opened immutable: no -wal or -shm appears beside it")
+    func walModeWithoutLog() throws {
+        try FileManager.default.createDirectory(atPath: scratch.path("closed"), withIntermediateDirectories: true)
+        let path = scratch.path("closed/library.store")
+        try L.write(path, ["walclosed"])
+        let before = try L.checksums(scratch.path("closed"))
+        let reader = try CoreDataObjectReader(path: path, model: L.model)
+        #expect(reader.route == .immutable)
+        #expect(try L.objects(reader).count == 13)
+        #expect(try L.checksums(scratch.path("closed")) == before)
+    }
+
     @Test("one snapshot: what another connection commits while the store is read is not half-seen")
     func oneSnapshot() throws {
         let path = try walStore()
@@ -68,6 +86,42 @@ struct CoreDataSnapshotTests {
         #expect(rest.count == 12)
         #expect(rest.filter { $0.entity == L.author }.map(\.key) == [1, 2, 3])
         #expect(rest.first { $0.entity == L.book && $0.key == 3 }?.references("author", in: L.model) == [ObjectReference(entity: L.author, key: 2)])
+    }
+
+    @Test("the real Core Data store of 2014 (rollback journal, no model cache), read with its Xcode model's entities",
+          .enabled(if: feedback != nil, "needs ../shared/real-stores/coredata-feedback, which is absent"))
+    func realCoreDataStore() throws {
+        let copy = scratch.path("feedback")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: feedback! + "/Model.sqlite", toPath: copy + "/Model.sqlite")
+        chmod(copy + "/Model.sqlite", 0o644)
+        let before = try L.checksums(copy)
+        let model = ObjectModel(entities: [
+            EntityDescription("FeedbackCategory", attributes: [AttributeDescription("name", .string)], relationships: [
+                RelationshipDescription("subcategory", to: "FeedbackSubCategory", inverse: "category", toMany: true)]),
+            EntityDescription("FeedbackSubCategory", attributes: [AttributeDescription("name", .string)], relationships: [
+                RelationshipDescription("category", to: "FeedbackCategory", inverse: "subcategory")]),
+        ])
+        let reader = try CoreDataObjectReader(path: copy + "/Model.sqlite", model: model)
+        #expect(reader.route == .ordinary)
+        let objects = try L.objects(reader)
+        #expect(try L.checksums(copy) == before)
+        let categories = objects.filter { $0.entity == 0 }, subcategories = objects.filter { $0.entity == 1 }
+        #expect(categories.count == 19 && subcategories.count == 79)
+        // Each category's to-many is the subcategories whose to-one names it, in Z_PK order.
+        for c in categories {
+            #expect(c.relationships[0] == subcategories.filter { $0.relationships[0] == [c.reference] }.map(\.reference))
+        }
+        #expect(categories.flatMap { $0.relationships[0] }.count == subcategories.filter { !$0.relationships[0].isEmpty }.count)
+        // The names, as Python's sqlite3 reads them.
+        let dump = try ExternalTool.python("""
+            import sqlite3, sys, json
+            db = sqlite3.connect(sys.argv[1])
+            print(json.dumps([r[0] for r in db.execute("SELECT ZNAME FROM ZFEEDBACKCATEGORY ORDER BY Z_PK")]
+                             + [r[0] for r in db.execute("SELECT ZNAME FROM ZFEEDBACKSUBCATEGORY ORDER BY Z_PK")]))
+            """, [copy + "/Model.sqlite"])
+        let names = try JSONSerialization.jsonObject(with: dump.stdout) as! [Any]
+        #expect(objects.map(\.attributes) == names.map { [($0 as? String).map(ObjectValue.string) ?? .null] })
     }
 
     static let resourcesModel = ObjectModel(entities: [
