@@ -111,6 +111,16 @@ struct CoreDataObjectReaderTests {
         #expect(error?.message.hasSuffix("ZMEDIA has no column ZFORMAT1 for Video.format") == true, "\(error?.message ?? "")")
     }
 
+    @Test("a model whose inheritance does not end in a root entity is refused, not a crash", arguments: ["Nowhere", "Video"])
+    func brokenInheritance(superentity: String) throws {
+        let path = scratch.path("library.store")
+        try L.write(path)
+        var model = L.model
+        model.entities[L.media].superentity = superentity
+        let error = #expect(throws: TripError.self) { try CoreDataObjectReader(path: path, model: model) }
+        #expect(error?.message.contains("does not end in a root entity") == true, "\(error?.message ?? "")")
+    }
+
     @Test("a to-many without an inverse, whose layout is not known, is refused, not guessed")
     func toManyWithoutInverse() throws {
         let path = scratch.path("library.store")

@@ -86,6 +86,11 @@ struct CoreDataObjectLayout {
         }
         entityByNumber = Dictionary(number.indices.map { (number[$0], $0) }, uniquingKeysWith: { a, _ in a })
         func root(_ i: Int) -> Int { model.lineage(of: i)[0] }
+        // Every entity's inheritance ends in a root (no unknown superentity, no cycle), whose table it shares.
+        for i in model.entities.indices where model.entities[root(i)].superentity != nil {
+            throw fail("the inheritance of entity \(model.entities[i].name.quotedForMessage) does not end in a root entity",
+                       ["its superentity \(model.entities[root(i)].superentity!.quotedForMessage) is unknown or inherits from it"])
+        }
         func table(_ i: Int) -> String { "Z" + model.entities[root(i)].name.uppercased() }
         func family(_ i: Int) -> Set<Int64> {
             Set(model.entities.indices.filter { model.lineage(of: $0).contains(i) }.map { number[$0] })
