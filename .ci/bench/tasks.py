@@ -211,3 +211,40 @@ def compressed_tasks(n, want, yaml_ok, o):
                  "sqlite", count_sqlite, needs="tar", clean=lambda: shutil.rmtree(unpacked, ignore_errors=True)),
         ], "<= 1x unpacking first (tar -xzf, then tripconv)"))
     return tasks
+
+
+# ---------------------------------------------------------------- a store of another app's model (issue 26)
+
+def count_sqlite_json_objects(path):
+    """The rows of the entity tables (those with Z_ENT) in `sqlite3 -json`'s output: one array per statement.
+    Read as Latin-1: sqlite3 3.40 writes a BLOB's bytes raw into its JSON strings (not UTF-8)."""
+    with open(path, encoding="latin-1") as f:
+        text = f.read()
+    decoder, i, n = json.JSONDecoder(), 0, 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return n
+        rows, i = decoder.raw_decode(text, i)
+        n += sum(1 for r in rows if "Z_ENT" in r)
+
+
+def coredata_graph_task(n, tripconv_cmd):
+    """The store-reading task, ready to add to make_tasks once tripconv reads any model's store:
+    N objects (.ci/bench/coredata_graph.py: Author, Book, Tag, an ordered to-many and a many-to-many)
+    to JSON Lines, one line an object. `tripconv_cmd(src, out)` gives tripconv's command, e.g.
+    `lambda src, p: tc(src, "--to", "jsonl", "-o", p)`. The peer is `sqlite3 -json` dumping the entity
+    tables and the join table, no relationship resolved (the issue's peer)."""
+    from coredata_graph import write
+    d = os.path.join(SCRATCH, "data", str(n))
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "graph.store")
+    if not os.path.exists(src):
+        write(n, src)
+    sql = "SELECT * FROM ZAUTHOR; SELECT * FROM ZBOOK; SELECT * FROM ZTAG; SELECT * FROM Z_2TAGS;"
+    return Task("store2jsonl", "Core Data store of any model -> JSON Lines", n, src, n, [
+        Tool("tripconv", lambda p, src=src: tripconv_cmd(src, p), "jsonl", count_jsonl, role="tripconv"),
+        Tool("sqlite3 -json (4 tables, no relationships)", lambda p, src=src: ["sqlite3", "-readonly", "-json", src, sql], "json",
+             count_sqlite_json_objects, needs="sqlite3"),
+    ], "at least as fast as sqlite3 -json, bounded memory")

@@ -2,6 +2,7 @@
 //
 //   tripgen --trips N [--version 1.0.0|2.0.0|3.0.0] [--duplicates 0.10] [--nasty 0.02] [--seed S]
 //           [--to FORMAT] [-o FILE]
+//   tripgen --drain-coredata STORE   (reads a .ci/bench/coredata_graph.py store; see DrainCoreData.swift)
 //
 // N trips at the chosen schema version; the given share of them repeat an earlier trip's name with a
 // differing bucket list; 0-5 bucket-list items and 0-1 accommodation per trip; about 2 % of strings
@@ -121,6 +122,7 @@ struct Generator {
     }
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--drain-coredata" { drainCoreData(CommandLine.arguments[2]) }
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 guard let schema = TripMigrationPlan.schema(for: settings.version) else { fail("unknown version \(settings.version)") }
 var generator = Generator(rng: SplitMix64(state: settings.seed), settings: settings, schema: schema)

@@ -67,7 +67,8 @@ final class SQLiteConnection {
     /// there is nothing in a WAL to read, and an ordinary open would create `-wal` and `-shm` files
     /// beside the user's store that a read-only connection cannot remove. With a `-wal` file present
     /// the open is ordinary, so what the WAL holds is read (SQLite may then create a `-shm` index).
-    init(path: String, access: SQLiteAccess, create: Bool = false, busyTimeout milliseconds: Int32 = 5000) throws {
+    /// `uri`, for a read, is the `file:` URI to open instead (`StoreSnapshot` chooses one that writes nothing).
+    init(path: String, access: SQLiteAccess, create: Bool = false, busyTimeout milliseconds: Int32 = 5000, uri: String? = nil) throws {
         self.path = path
         self.access = access
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -75,7 +76,10 @@ final class SQLiteConnection {
         switch access {
         case .reading:
             flags |= SQLITE_OPEN_READONLY
-            if SQLiteConnection.isWALModeFile(path), !FileSystem.exists(path + "-wal") {
+            if let uri {
+                flags |= SQLITE_OPEN_URI
+                name = uri
+            } else if SQLiteConnection.isWALModeFile(path), !FileSystem.exists(path + "-wal") {
                 flags |= SQLITE_OPEN_URI
                 name = "file:" + SQLiteConnection.uriPath(path) + "?immutable=1"
             }
@@ -307,6 +311,8 @@ final class SQLiteStatement {
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
     /// The size in bytes of a text or blob value (of a number, its text's size).
     func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }

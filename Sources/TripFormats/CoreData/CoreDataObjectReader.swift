@@ -1,0 +1,203 @@
+import TripKit
+
+/// Reads the objects of any model out of a Core Data SQLite store (a SwiftData `default.store` is
+/// one): entity by entity in the model's order, each entity's objects in `Z_PK` order, each an
+/// `ObjectRecord` whose key is its `Z_PK` and whose relationships are references.
+///
+/// The store is read as SQLite reads it, its `-wal` honoured, at one snapshot, and none of its files
+/// is written, not even the `-shm` (`StoreSnapshot`). Memory is bounded: one row of each open
+/// statement, the object being built and its references; a to-many is a statement ordered by the
+/// owner's key, merge-joined with the owner rows.
+///
+/// A value of the wrong storage class (text in an INTEGER column) sets its object aside, naming
+/// table, `Z_PK` and column; a reference that names no row, or a layout that is not Core Data's for
+/// this model, is `.data` (exit 65) with the place.
+///
+/// ```swift
+/// let reader = try CoreDataObjectReader(path: "default.store", model: model)
+/// while let item = try reader.next() { … }
+/// ```
+public final class CoreDataObjectReader: ObjectRecordReader {
+    /// The model whose objects are read, as given.
+    public let model: ObjectModel
+    /// The store's file, as messages and origins name it.
+    public let path: String
+    private let snapshot: StoreSnapshot
+    private let layout: CoreDataObjectLayout
+    private var position = 0
+    private var cursor: CoreDataEntityCursor?
+    private var count = 0
+    private var isDone = false
+
+    /// Opens a store to read the objects of `model`. `entityNumbers` are `Z_PRIMARYKEY`'s `Z_ENT` by
+    /// entity name; when nil they are read from the store. A missing file is `.noInput`; a store
+    /// whose tables do not hold this model as Core Data lays it out is `.data`; a lock held past
+    /// the timeout is `.busy`. A store with a `-wal` but no `-shm` is read from a private copy made in
+    /// `temporaryDirectory` (`--temp-dir`; nil: `$TMPDIR`, else `/tmp`).
+    public init(path: String, model: ObjectModel, entityNumbers: [String: Int64]? = nil, busyTimeoutMilliseconds: Int = 5000,
+                temporaryDirectory: String? = nil) throws {
+        self.path = path
+        self.model = model
+        snapshot = try StoreSnapshot(path: path, busyTimeout: Int32(clamping: busyTimeoutMilliseconds), temporaryDirectory: temporaryDirectory)
+        do {
+            let c = snapshot.connection!
+            guard CoreDataStoreLayout.isCoreData(tables: try SQLiteStoreStructure(c).tableNames()) else {
+                throw TripError.data("\(path): not a Core Data store: it has no Z_PRIMARYKEY and Z_METADATA tables")
+            }
+            layout = try CoreDataObjectLayout(c, model: model, numbers: try entityNumbers ?? CoreDataObjectLayout.entityNumbers(c))
+        } catch {
+            snapshot.end()
+            throw error
+        }
+    }
+
+    /// How the store was opened (for tests and `detect`): immutable, with a read-only `-shm`, from a
+    /// private copy, or in rollback-journal mode.
+    var route: StoreSnapshot.Route { snapshot.route }
+
+    /// The next object, or a record set aside; nil after the last (the read transaction ends).
+    public func next() throws -> ObjectReadItem? {
+        guard !isDone else { return nil }
+        do {
+            while position < layout.entities.count {
+                if cursor == nil {
+                    cursor = try CoreDataEntityCursor(snapshot.connection, layout.entities[position], layout.entityByNumber, path: path)
+                }
+                if let item = try cursor!.next(record: count + 1) {
+                    count += 1
+                    return item
+                }
+                cursor = nil
+                position += 1
+            }
+        } catch {
+            finish()
+            throw error
+        }
+        finish()
+        return nil
+    }
+
+    private func finish() {
+        isDone = true
+        cursor = nil
+        snapshot.end()
+    }
+}
+
+/// The objects of one entity: its rows in `Z_PK` order and, per to-many, a statement in owner order.
+final class CoreDataEntityCursor {
+    private final class List {
+        let statement: SQLiteStatement
+        let table: String
+        let column: String
+        var hasRow = false
+        var owner: Int64 = 0
+
+        init(_ statement: SQLiteStatement, table: String, column: String) {
+            self.statement = statement; self.table = table; self.column = column
+        }
+
+        func advance() throws {
+            hasRow = try statement.step()
+            if hasRow { owner = statement.int64(0) }
+        }
+    }
+
+    private let plan: CoreDataObjectLayout.EntityPlan
+    private let entityByNumber: [Int64: Int]
+    private let path: String
+    private let rows: SQLiteStatement
+    private let lists: [List?]
+    /// Per relationship, the entity number last met and its entity: most references name one entity.
+    private var lastNumber: [Int64]
+    private var lastEntity: [Int]
+    /// The attributes' kinds and columns (-1: transient), read without copying their descriptions.
+    private let kinds: [AttributeKind]
+    private let columns: [Int32]
+
+    init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String) throws {
+        self.plan = plan; self.entityByNumber = entityByNumber; self.path = path
+        lastNumber = Array(repeating: Int64.min, count: plan.slots.count)
+        lastEntity = Array(repeating: 0, count: plan.slots.count)
+        kinds = plan.attributes.map(\.kind)
+        columns = plan.attributeColumns.map { $0 ?? -1 }
+        for check in plan.checks {
+            let s = try connection.prepare(check.sql)
+            guard try s.step() else { continue }
+            let place = check.isJoinTable ? "\(check.table) row of owner Z_PK \(s.int64(0))" : "\(check.table) row Z_PK \(s.int64(0))"
+            throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: s.int64(1))
+        }
+        rows = try connection.prepare(plan.sql)
+        lists = try plan.slots.map { slot in
+            guard case .toMany(let sql, let table, let column) = slot else { return nil }
+            let list = List(try connection.prepare(sql), table: table, column: column)
+            try list.advance()
+            return list
+        }
+    }
+
+    /// The next object of the entity, nil after its last.
+    func next(record: Int) throws -> ObjectReadItem? {
+        guard try rows.step() else { return nil }
+        let key = rows.int64(0)
+        var values: [ObjectValue] = []
+        values.reserveCapacity(plan.attributes.count)
+        var problem: String?
+        for n in 0..<kinds.count {
+            let c = columns[n]
+            guard c >= 0 else { values.append(.null); continue }
+            switch CoreDataValues.value(rows, c, kinds[n]) {
+            case .success(let v): values.append(v)
+            case .failure(let why):
+                values.append(.null)
+                if problem == nil {
+                    problem = "\(plan.table) row Z_PK \(key): column \(plan.attributeColumnNames[n]!) (\(plan.attributes[n].name)): \(why.text)"
+                }
+            }
+        }
+        var references: [[ObjectReference]] = []
+        references.reserveCapacity(plan.slots.count)
+        for (n, slot) in plan.slots.enumerated() {
+            switch slot {
+            case .toOne(let first, let column):
+                if rows.isNull(first) { references.append([]); continue }
+                let target = rows.int64(first)
+                let found = rows.isNull(first + 1) ? nil : rows.int64(first + 2)
+                references.append([try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(column)")])
+            case .toMany:
+                let list = lists[n]!
+                while list.hasRow, list.owner < key { try list.advance() }
+                var out: [ObjectReference] = []
+                while list.hasRow, list.owner == key {
+                    let s = list.statement
+                    let target = s.int64(1)
+                    let found = s.isNull(2) ? nil : s.int64(3)
+                    out.append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"))
+                    try list.advance()
+                }
+                references.append(out)
+            }
+        }
+        let origin = RecordOrigin(source: path, record: record)
+        if let problem { return .rejected(SetAsideRecord(origin: origin, reason: problem)) }
+        return .object(ObjectRecord(entity: plan.index, key: key, attributes: values, relationships: references, origin: origin))
+    }
+
+    /// The reference to row `target`, whose `Z_ENT` is `found` (nil when no row has that key);
+    /// `place` is made only for the message.
+    private func reference(_ found: Int64?, _ target: Int64, _ slot: Int, place: @autoclosure () -> String) throws -> ObjectReference {
+        if let found, found == lastNumber[slot] { return ObjectReference(entity: lastEntity[slot], key: target) }
+        guard let found, plan.destinations[slot].contains(found), let entity = entityByNumber[found] else {
+            throw CoreDataEntityCursor.dangling(path, place: place(), target: target)
+        }
+        lastNumber[slot] = found
+        lastEntity[slot] = entity
+        return ObjectReference(entity: entity, key: target)
+    }
+
+    private static func dangling(_ path: String, place: String, target: Int64) -> TripError {
+        TripError.data("\(path): \(place) names Z_PK \(target), which no row of the relationship's destination has",
+                       notes: ["a reference to a row that is gone: the store is damaged"])
+    }
+}
