@@ -27,8 +27,9 @@ struct Convert: ParsableCommand {
             A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
             PGUSER, PGPASSWORD and ~/.pgpass fill in the rest); many runs may load one store at once, each in one \
             transaction, ending as if they had run one after another in the order they committed. \
-            libpq and libarchive are loaded only by the runs that need them (a PostgreSQL store; an archive, a bzip2, \
-            xz or zstd input, a compressed output): where one is not installed, those runs fail with exit 69, naming it.
+            libpq, libarchive and libxml2 are loaded only by the runs that need them (a PostgreSQL store; an archive, \
+            a bzip2, xz or zstd input, a compressed output; an XML input): where one is not installed, those runs fail \
+            with exit 69, naming it.
             """)
 
     @Argument(help: ArgumentHelp("Input files, directories, archives or PostgreSQL addresses; - or none for standard input.", valueName: "input"))
