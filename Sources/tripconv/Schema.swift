@@ -12,7 +12,7 @@ struct Schema: ParsableCommand {
     @Argument(help: ArgumentHelp("Print only this version.", valueName: "version"))
     var version: SchemaVersion?
 
-    @Flag(name: .long, help: "Print JSON.")
+    @Flag(name: .customLong("json"), help: "Print JSON.")
     var json = false
 
     func run() throws {
