@@ -16,7 +16,6 @@ let package = Package(
     targets: [
         // C libraries, linked through pkg-config; Debian's -dev packages provide them.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // Compressed inputs (issue 17): gzip through zlib, which checks each member's CRC; bzip2, xz
         // and zstd through libarchive.
@@ -27,6 +26,9 @@ let package = Package(
         // first use"). No pkgConfig: SwiftPM would link its libs; the headers are in /usr/include.
         .systemLibrary(name: "CLibPQ"),
         .systemLibrary(name: "CLibArchive"),
+        // libxml2's headers (libxml2-dev), opened the same way (LibXML2.swift): a C target, whose
+        // include/ every dependent gets with -I; include/libxml links to /usr/include/libxml2/libxml.
+        .target(name: "CLibXML2"),
 
         // The domain: schemas, the plan, migration, dedupe, the pipeline. No file I/O, no C.
         .target(name: "TripKit"),

@@ -81,7 +81,8 @@ def main():
                           "load_start": load0}, "tripconv": version, "runs": runs, "sizes": sizes, "tasks": [],
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     md = []
-    for n in sizes:
+    # `--tasks startup` alone runs no sized task (an empty selection would mean all of them).
+    for n in sizes if selected != {"startup"} else []:
         log("\n== %d trips ==" % n)
         try:
             tasks = make_tasks(n, selected - {"startup"}, yaml_ok, yaml_why, cinsert)
@@ -140,7 +141,10 @@ def main():
                     parts.append("%s: FAIL %s" % (label, v["error"]))
                     startup_ok = False
                 else:
-                    parts.append("%s %.1f ms, %s MiB (%s)" % (label, v["ms"], fmt_mib(v["rss_kib"]), v["how"]))
+                    parts.append("%s min %.2f / mean %.2f / median %.2f ms, %s MiB (%s)"
+                                 % (label, v["min_ms"], v["mean_ms"], v["ms"], fmt_mib(v["rss_kib"]), v["how"]))
+            if "ratio_mean" in row:
+                parts.append("tripconv/%s x%.1f (min) x%.1f (mean)" % (row["peer"], row["ratio_min"], row["ratio_mean"]))
             mine = row["tripconv"]
             verdict = ""
             if mine and "ms" in mine:

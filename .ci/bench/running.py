@@ -106,13 +106,15 @@ def startup_task(runs):
     hf = shutil.which("hyperfine")
     for name, mine, theirs, count, stores in pairs:
         row = {"name": name, "tripconv": None, "jq": None, "peer": theirs[0]}
+        timed = {}
         for who, cmd in (("tripconv", mine), ("jq", theirs)):
             if not shutil.which(cmd[0]) and not os.path.exists(cmd[0]):
                 continue
             ms = []
             rss = []
             status = 0
-            for _ in range(runs):
+            # With hyperfine, these runs only check the command and take its RSS; hyperfine times it.
+            for _ in range(3 if hf and runs >= 10 else runs):
                 for f in stores or ():
                     if os.path.exists(f):
                         os.remove(f)
@@ -128,16 +130,22 @@ def startup_task(runs):
                 if got != 3:
                     row[who] = {"error": "wrote %d trips, expected 3" % got}
                     continue
-            median = statistics.median(ms)
-            how = "bench.py, /usr/bin/time"
-            if hf and runs >= 10:
-                jf = os.path.join(out, "hyperfine.json")
-                prepare = ["--prepare", "rm -f " + " ".join(shlex.quote(f) for f in stores)] if stores else []
-                r = subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", jf, *prepare,
-                                    "--output", "null", shlex.join(cmd)], capture_output=True, text=True)
-                if r.returncode == 0:
-                    median = json.load(open(jf))["results"][0]["median"] * 1000
-                    how = "hyperfine -N"
-            row[who] = {"ms": median, "rss_kib": statistics.median(rss), "how": how}
+            row[who] = {"ms": statistics.median(ms), "min_ms": min(ms), "mean_ms": statistics.mean(ms),
+                        "rss_kib": statistics.median(rss), "how": "bench.py, /usr/bin/time"}
+            timed[who] = cmd
+        if hf and runs >= 10 and timed:
+            # Both commands in one hyperfine run (tripconv's first), so that the ratio compares like with like.
+            jf = os.path.join(out, "hyperfine.json")
+            prepare = ["--prepare", "rm -f " + " ".join(shlex.quote(f) for f in stores)] if stores else []
+            r = subprocess.run(["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", jf, *prepare,
+                                "--output", "null", *[shlex.join(c) for c in timed.values()]], capture_output=True, text=True)
+            if r.returncode == 0:
+                for who, result in zip(timed, json.load(open(jf))["results"]):
+                    row[who].update({"ms": result["median"] * 1000, "min_ms": result["min"] * 1000,
+                                     "mean_ms": result["mean"] * 1000, "how": "hyperfine -N"})
+        if row["tripconv"] and row["jq"] and "ms" in row["tripconv"] and "ms" in row["jq"]:
+            # tripconv's time over the peer's, same run (higher is worse for tripconv, unlike the tasks' ratios).
+            row["ratio_min"] = row["tripconv"]["min_ms"] / row["jq"]["min_ms"]
+            row["ratio_mean"] = row["tripconv"]["mean_ms"] / row["jq"]["mean_ms"]
         results.append(row)
     return results

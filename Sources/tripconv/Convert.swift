@@ -27,62 +27,63 @@ struct Convert: ParsableCommand {
             A PostgreSQL store, as an input or -o, is a postgresql:// URI or libpq key=value address (PGHOST, \
             PGUSER, PGPASSWORD and ~/.pgpass fill in the rest); many runs may load one store at once, each in one \
             transaction, ending as if they had run one after another in the order they committed. \
-            libpq and libarchive are loaded only by the runs that need them (a PostgreSQL store; an archive, a bzip2, \
-            xz or zstd input, a compressed output): where one is not installed, those runs fail with exit 69, naming it.
+            libpq, libarchive and libxml2 are loaded only by the runs that need them (a PostgreSQL store; an archive, \
+            a bzip2, xz or zstd input, a compressed output; an XML input): where one is not installed, those runs fail \
+            with exit 69, naming it.
             """)
 
     @Argument(help: ArgumentHelp("Input files, directories, archives or PostgreSQL addresses; - or none for standard input.", valueName: "input"))
     var inputs: [String] = []
 
-    @Option(name: .short, help: ArgumentHelp("The output file or store (a PostgreSQL address for a PostgreSQL store); - for standard output.", valueName: "output"))
+    @Option(name: .customShort("o"), help: ArgumentHelp("The output file or store (a PostgreSQL address for a PostgreSQL store); - for standard output.", valueName: "output"))
     var output: String?
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .long, help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
+    @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
     var to: OutputFormatArgument?
 
-    @Option(name: .long, help: ArgumentHelp("Write this schema version (an older one reverses the renames).", valueName: "version"))
+    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames).", valueName: "version"))
     var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
 
-    @Option(name: .long, help: ArgumentHelp("What to do with trips that share a name where names are unique: merge, last, first, fail.", valueName: "policy"))
+    @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
-    @Option(name: .long, help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
+    @Option(name: .customLong("rejects"), help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
     var rejects: String?
 
-    @Flag(name: .long, help: "Migrate an existing store older than the target version in place first, in the same transaction, backed up and accounted for as by migrate.")
+    @Flag(name: .customLong("migrate"), help: "Migrate an existing store older than the target version in place first, in the same transaction, backed up and accounted for as by migrate.")
     var migrate = false
 
     @OptionGroup var backup: BackupOptions
 
-    @Option(name: .long, help: ArgumentHelp("CSV and TSV output: rows (one row per trip, the default) or tables (a directory with trips, bucket_list_items and living_accommodations joined by trip_id).", valueName: "layout"))
+    @Option(name: .customLong("csv-layout"), help: ArgumentHelp("CSV and TSV output: rows (one row per trip, the default) or tables (a directory with trips, bucket_list_items and living_accommodations joined by trip_id).", valueName: "layout"))
     var csvLayout: CSVLayout = .rows
 
-    @Flag(name: .long, help: "CSV and TSV: write a field that starts with =, +, -, @ or ' behind a ', so spreadsheets do not run it as a formula, and read such fields back without it.")
+    @Flag(name: .customLong("csv-safe-formulas"), help: "CSV and TSV: write a field that starts with =, +, -, @ or ' behind a ', so spreadsheets do not run it as a formula, and read such fields back without it.")
     var csvSafeFormulas = false
 
-    @Option(name: .long, help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
+    @Option(name: .customLong("output-csv-delimiter"), help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
     var outputCsvDelimiter: CSVDelimiterArgument?
 
-    @Option(name: .long, help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named.", valueName: "dir"))
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
+    @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
+    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
     var report: String?
 
-    @Option(name: .long, help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))
+    @Option(name: .customLong("compress"), help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))
     var compress: Compression?
 
     @OptionGroup var memory: MemoryOptions
 
-    @Flag(name: [.short, .long], help: "Print no summary.")
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: [.short, .long], help: "Print a line per input and per record set aside.")
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print a line per input and per record set aside.")
     var verbose = false
 
     /// The options, described once: the runs are built from them.

@@ -15,12 +15,12 @@ struct Detect: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Flag(name: .long, help: "Print a JSON array with one object per input.")
+    @Flag(name: .customLong("json"), help: "Print a JSON array with one object per input.")
     var json = false
 
     @OptionGroup var memory: MemoryOptions
 
-    @Flag(name: [.short, .long], help: "Print a line per input whose names went to temporary files, with how many.")
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print a line per input whose names went to temporary files, with how many.")
     var verbose = false
 
     func run() throws {

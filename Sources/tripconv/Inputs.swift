@@ -83,7 +83,6 @@ enum InputResolver {
             }
             return RunInput(.standardInput, sniffed: sniffed)
         case .empty:
-            if head.isEmpty { return RunInput(.standardInput, sniffed: noTrips) }
             throw TripError.usage("standard input: only blanks, which tell no format; pass --from FORMAT", notes: [formatsNote])
         case .unknown(let line):
             throw TripError.usage("standard input: its first bytes tell no format; pass --from FORMAT",
@@ -109,7 +108,6 @@ enum InputResolver {
             }
             return RunInput(.file(path), sniffed: sniffed)
         case .empty:
-            if head.bytes.isEmpty { return RunInput(.file(path), sniffed: noTrips) }
             throw TripError.usage("\(path): only blanks, and no known extension, tell no format; pass --from FORMAT", notes: notes)
         case .unknown(let line):
             notes.append(lookedAtNote(line))
@@ -119,10 +117,6 @@ enum InputResolver {
             throw TripError.usage("\(path): neither its extension nor its first bytes tell its format; pass --from FORMAT", notes: notes)
         }
     }
-
-    /// An input of no bytes whose format nothing names: an empty stream, read as JSON Lines, which
-    /// holds no trips (the rule for empty inputs, issue 25), rather than asking for --from.
-    private static let noTrips = SniffedFormat(.jsonl, "no bytes: an empty stream, no trips", assumed: true)
 
     private static let formatsNote = "formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")
 

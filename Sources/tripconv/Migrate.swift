@@ -23,32 +23,32 @@ struct Migrate: ParsableCommand {
     @Argument(help: ArgumentHelp("The store to migrate: a SQLite file, or a PostgreSQL address.", valueName: "store"))
     var store: String
 
-    @Option(name: .long, help: ArgumentHelp("A PostgreSQL store: the schema its tables are in (default: the server's search path).", valueName: "name"))
+    @Option(name: .customLong("pg-schema"), help: ArgumentHelp("A PostgreSQL store: the schema its tables are in (default: the server's search path).", valueName: "name"))
     var pgSchema: String?
 
-    @Option(name: .long, help: ArgumentHelp("Migrate to this schema version.", valueName: "version"))
+    @Option(name: .customLong("target-version"), help: ArgumentHelp("Migrate to this schema version.", valueName: "version"))
     var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
 
-    @Option(name: .long, help: ArgumentHelp("What to do with trips that share a name: merge, last, first, fail.", valueName: "policy"))
+    @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
-    @Flag(name: .long, help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped.")
+    @Flag(name: .customLong("dry-run"), help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped.")
     var dryRun = false
 
     @OptionGroup var backup: BackupOptions
 
-    @Option(name: .long, help: ArgumentHelp("Write the trips merged or dropped to FILE as JSON Lines, as convert's rejects file.", valueName: "file"))
+    @Option(name: .customLong("rejects"), help: ArgumentHelp("Write the trips merged or dropped to FILE as JSON Lines, as convert's rejects file.", valueName: "file"))
     var rejects: String?
 
-    @Option(name: .long, help: ArgumentHelp("How long to wait for another process's lock on the store (for PostgreSQL, for the loads under way to commit) before giving up (exit 75).", valueName: "seconds"))
+    @Option(name: .customLong("busy-timeout"), help: ArgumentHelp("How long to wait for another process's lock on the store (for PostgreSQL, for the loads under way to commit) before giving up (exit 75).", valueName: "seconds"))
     var busyTimeout: Double = 5
 
     @OptionGroup var memory: MemoryOptions
 
-    @Flag(name: [.short, .long], help: "Print no summary.")
+    @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: [.short, .long], help: "Print a line per stage and per trip merged or dropped.")
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print a line per stage and per trip merged or dropped.")
     var verbose = false
 
     func validate() throws {

@@ -40,31 +40,31 @@ extension DateEpoch: ExpressibleByArgument {
 
 /// The options every command that reads shares.
 struct ReadingOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The input format, overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).", valueName: "format"))
+    @Option(name: .customLong("from"), help: ArgumentHelp("The input format, overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).", valueName: "format"))
     var from: Format?
 
-    @Option(name: .long, help: ArgumentHelp("Read every input as this schema version instead of detecting it.", valueName: "version"))
+    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it.", valueName: "version"))
     var sourceVersion: SchemaVersion?
 
-    @Option(name: .long, help: ArgumentHelp("How numbers in date fields count time: reference (seconds since 2001-01-01, the default), unix (seconds since 1970), unix-ms.", valueName: "epoch"))
+    @Option(name: .customLong("date-epoch"), help: ArgumentHelp("How numbers in date fields count time: reference (seconds since 2001-01-01, the default), unix (seconds since 1970), unix-ms.", valueName: "epoch"))
     var dateEpoch: DateEpoch = .reference
 
-    @Option(name: .long, help: ArgumentHelp("The encoding of CSV, TSV and JSON inputs (and XML that declares none): utf-8 (the default), latin1, windows-1252, utf-16le, utf-16be or utf-16. A UTF-16 byte order mark at the start of a CSV or TSV input is honoured whatever this says.", valueName: "encoding"))
+    @Option(name: .customLong("input-encoding"), help: ArgumentHelp("The encoding of CSV, TSV and JSON inputs (and XML that declares none): utf-8 (the default), latin1, windows-1252, utf-16le, utf-16be or utf-16. A UTF-16 byte order mark at the start of a CSV or TSV input is honoured whatever this says.", valueName: "encoding"))
     var inputEncoding: TextEncoding = .utf8
 
-    @Option(name: .long, help: ArgumentHelp("CSV: the character between cells, read and written (, ; | tab or any ASCII character but a quote). Without it, a CSV input's Excel 'sep=X' first line or else its header tells: , ; tab or |, whichever splits the header into trip columns.", valueName: "c"))
+    @Option(name: .customLong("csv-delimiter"), help: ArgumentHelp("CSV: the character between cells, read and written (, ; | tab or any ASCII character but a quote). Without it, a CSV input's Excel 'sep=X' first line or else its header tells: , ; tab or |, whichever splits the header into trip columns.", valueName: "c"))
     var csvDelimiter: CSVDelimiterArgument?
 
-    @Flag(name: .long, help: "Ignore fields or columns that no schema version declares, instead of rejecting the record.")
+    @Flag(name: .customLong("ignore-unknown"), help: "Ignore fields or columns that no schema version declares, instead of rejecting the record.")
     var ignoreUnknown = false
 
-    @Option(name: .long, help: ArgumentHelp("PostgreSQL stores (inputs and -o): the schema their tables are in, so one database holds several stores; created when written to (default: the server's search path, usually public).", valueName: "name"))
+    @Option(name: .customLong("pg-schema"), help: ArgumentHelp("PostgreSQL stores (inputs and -o): the schema their tables are in, so one database holds several stores; created when written to (default: the server's search path, usually public).", valueName: "name"))
     var pgSchema: String?
 
-    @Option(name: .long, help: ArgumentHelp("Compressed inputs and archives: refuse one whose data expands more than N times its compressed size, once past 64M (default 200; 0: no limit).", valueName: "n"))
+    @Option(name: .customLong("max-expansion-ratio"), help: ArgumentHelp("Compressed inputs and archives: refuse one whose data expands more than N times its compressed size, once past 64M (default 200; 0: no limit).", valueName: "n"))
     var maxExpansionRatio: Int = 200
 
-    @Option(name: .long, help: ArgumentHelp("Compressed inputs and archives: refuse one whose data expands past SIZE in all, such as 100G (default 64G; 0: no limit).", valueName: "size"))
+    @Option(name: .customLong("max-expanded-size"), help: ArgumentHelp("Compressed inputs and archives: refuse one whose data expands past SIZE in all, such as 100G (default 64G; 0: no limit).", valueName: "size"))
     var maxExpandedSize: ExpandedSizeArgument?
 
     var readOptions: ReadOptions {
@@ -119,10 +119,10 @@ struct ExpandedSizeArgument: ExpressibleByArgument {
 /// The memory options `convert` and `detect` share: the budget of the run and where what does not
 /// fit in it goes.
 struct MemoryOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). What does not fit goes to temporary files: the output is the same, only slower.", valueName: "size"))
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). What does not fit goes to temporary files: the output is the same, only slower.", valueName: "size"))
     var memoryLimit: MemorySizeArgument?
 
-    @Option(name: .long, help: ArgumentHelp("Where temporary files go when the run does not fit in --memory-limit (default: $TMPDIR, else /tmp). They have no name and vanish when the run ends, however it ends.", valueName: "dir"))
+    @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where temporary files go when the run does not fit in --memory-limit (default: $TMPDIR, else /tmp). They have no name and vanish when the run ends, however it ends.", valueName: "dir"))
     var tempDir: String?
 
     /// Sets the run's budget and temporary directory from the options.
@@ -135,10 +135,10 @@ struct MemoryOptions: ParsableArguments {
 /// Where a store migrated in place is backed up first: the options `migrate` and `convert --migrate`
 /// share. A backup never replaces a file (see `StoreBackup`).
 struct BackupOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Before migrating a SQLite store in place, back it up to FILE instead of STORE.VERSION.bak, the store's name and the version the backup holds (trips.sqlite.1.0.0.bak). A backup never replaces a file: when the name is taken, .2, .3, ... is added; the summary names the file.", valueName: "file"))
+    @Option(name: .customLong("backup"), help: ArgumentHelp("Before migrating a SQLite store in place, back it up to FILE instead of STORE.VERSION.bak, the store's name and the version the backup holds (trips.sqlite.1.0.0.bak). A backup never replaces a file: when the name is taken, .2, .3, ... is added; the summary names the file.", valueName: "file"))
     var backup: String?
 
-    @Flag(name: .long, help: "Take no backup before migrating a store in place.")
+    @Flag(name: .customLong("no-backup"), help: "Take no backup before migrating a store in place.")
     var noBackup = false
 
     /// Whether either option was given.
@@ -154,4 +154,9 @@ struct BackupOptions: ParsableArguments {
     }
 }
 
-extension Compression: ExpressibleByArgument {}
+extension Compression: ExpressibleByArgument {
+    // What ArgumentParser's defaults for a CaseIterable enum give, without their reflection (1.2M
+    // instructions of every run; docs/BENCHMARKS.md, "Start-up: ArgumentParser's share").
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+    public static var allValueDescriptions: [String: String] { [:] }
+}

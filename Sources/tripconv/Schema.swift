@@ -12,12 +12,12 @@ struct Schema: ParsableCommand {
     @Argument(help: ArgumentHelp("Print only this version.", valueName: "version"))
     var version: SchemaVersion?
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .customLong("model"), help: ArgumentHelp(
         "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodeld or .xcdatamodel "
             + "folder or its contents file, or model JSON, instead of SampleTrips' schemas.", valueName: "path"))
     var model: String?
 
-    @Flag(name: .long, help: "Print JSON (with --model: a model JSON that --model reads back).")
+    @Flag(name: .customLong("json"), help: "Print JSON (with --model: a model JSON that --model reads back).")
     var json = false
 
     func run() throws {

@@ -7,9 +7,9 @@ private let loaderLists: Bool = {
     return (try? CLI.run(sh, ["-c", "true"], environment: ["LD_DEBUG": "files"]))?.stderr.contains("file=libc.so.6") ?? false
 }()
 
-/// What a run loads (issue 25, item 14): libpq and libarchive (with the Kerberos, LDAP, GnuTLS, nettle,
-/// … they bring) are opened when a run needs them, so that a run without PostgreSQL or an archive
-/// starts without them. Told by glibc's loader itself (`LD_DEBUG=files` lists every object it maps).
+/// What a run loads (issue 25, item 14): libpq, libarchive and libxml2 (with the Kerberos, LDAP, GnuTLS,
+/// nettle, ICU, liblzma, … they bring) are opened when a run needs them, so that a run without
+/// PostgreSQL, an archive or XML starts without them. Told by glibc's loader itself (`LD_DEBUG=files` lists every object it maps).
 @Suite("start-up: libraries loaded when needed", .enabled(if: loaderLists, "the loader is not glibc's (no LD_DEBUG=files)"))
 struct StartupCLITests {
 
@@ -37,7 +37,7 @@ struct StartupCLITests {
 
     static func has(_ loaded: Set<String>, _ prefix: String) -> Bool { loaded.contains { $0.hasPrefix(prefix) } }
 
-    @Test("--version and 3-trip conversions to JSON Lines, CSV and SQLite map neither libpq nor libarchive")
+    @Test("--version and 3-trip conversions to JSON Lines, CSV and SQLite map none of libpq, libarchive, libxml2 and ICU")
     func plainRunsLoadNeither() throws {
         let dir = try CLI.temporaryDirectory()
         let store = dir.appendingPathComponent("three.sqlite").path
@@ -50,6 +50,7 @@ struct StartupCLITests {
             #expect(!Self.has(loaded, "libpq"), "\(arguments) mapped libpq: \(loaded.sorted())")
             #expect(!Self.has(loaded, "libarchive"), "\(arguments) mapped libarchive: \(loaded.sorted())")
             #expect(!Self.has(loaded, "libkrb5") && !Self.has(loaded, "libldap") && !Self.has(loaded, "libgnutls"), "\(arguments): \(loaded.sorted())")
+            #expect(!Self.has(loaded, "libxml2") && !Self.has(loaded, "libicu") && !Self.has(loaded, "liblzma"), "\(arguments): \(loaded.sorted())")
         }
         if let sqlite3 = CLI.tool("sqlite3") {
             let count = try CLI.run(sqlite3, [store, "SELECT count(*) FROM trips"])
@@ -67,6 +68,24 @@ struct StartupCLITests {
         #expect(r.out == plain.out && plain.status == 0)
         #expect(Self.has(loaded, "libarchive.so"), "\(loaded.sorted())")
         #expect(!Self.has(loaded, "libpq"), "\(loaded.sorted())")
+    }
+
+    @Test("an XML input opens libxml2 when it is read, and reads its trips; XML written maps no libxml2")
+    func xmlInputOpensLibxml2() throws {
+        // The names, as Python's ElementTree reads them, and as tripconv's JSON Lines give them.
+        let expected = try CLI.python("import xml.etree.ElementTree as E, sys; [print(t.findtext('name')) for t in E.parse(sys.argv[1]).getroot()]",
+                                      ["samples/trips-v3.xml"])
+        let (r, loaded) = try Self.run(["-q", "samples/trips-v3.xml", "--to", "jsonl"])
+        #expect(r.status == 0 && expected.status == 0, "\(r.stderr) \(expected.stderr)")
+        let names = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json, sys; [print(json.loads(l)['name']) for l in sys.stdin]"],
+                                stdin: Data(r.out.utf8))
+        #expect(names.out == expected.out && expected.out.split(separator: "\n").count == 3, "\(names.out) \(expected.out)")
+        #expect(Self.has(loaded, "libxml2.so"), "\(loaded.sorted())")
+        #expect(!Self.has(loaded, "libpq") && !Self.has(loaded, "libarchive"), "\(loaded.sorted())")
+        // tripconv writes XML itself: libxml2 only parses.
+        let (w, written) = try Self.run(["samples/trips-v3.json", "--to", "xml"])
+        #expect(w.status == 0 && w.out.contains("<trip"), "\(w.stderr)")
+        #expect(!Self.has(written, "libxml2"), "\(written.sorted())")
     }
 
     @Test("--version alone (answered before ArgumentParser) prints what ArgumentParser prints for it")

@@ -82,9 +82,12 @@ struct FormatSnifferTests {
         #expect(FormatSniffer.sniff(Array(utf16("- a: b\n", bigEndian: false).dropLast()), atEnd: false).told?.format == .yaml)
     }
 
-    @Test("nothing but blanks is empty; text in no format is unknown, quoting its first line")
+    @Test("no bytes at all is an empty stream (JSON Lines, assumed); nothing but blanks is empty; text in no format is unknown, quoting its first line")
     func emptyAndUnknown() {
-        #expect(FormatSniffer.sniff([], atEnd: true) == .empty)
+        // The sniffer alone owns what an unnamed input of no bytes is (issue 25's rule for empty inputs).
+        #expect(FormatSniffer.sniff([], atEnd: true) == .told(FormatSniffer.noBytes))
+        #expect(FormatSniffer.noBytes.format == .jsonl && FormatSniffer.noBytes.isAssumed)
+        #expect(FormatSniffer.sniff([], atEnd: false) == .empty)
         #expect(FormatSniffer.sniff(Array(" \n\r\n\t".utf8), atEnd: true) == .empty)
         #expect(FormatSniffer.sniff(Array("// swift-tools-version:6.0\nimport PackageDescription\n".utf8), atEnd: true)
                 == .unknown("// swift-tools-version:6.0"))

@@ -34,9 +34,37 @@ struct SharedLibraryTests {
         }
     }
 
-    @Test("libpq and libarchive load, with every function the tables name")
+    @Test("libpq, libarchive and libxml2 load, with every function the tables name")
     func tablesLoad() throws {
         _ = try LibPQ.load()
         _ = try LibArchive.load()
+        let xml = try LibXML2.load()
+        #expect(xml.xmlStrEqual(Array("trip\0".utf8), Array("trip\0".utf8)) == 1)
     }
+
+    @Test("a table resolves each function its line names; one the library lacks fails the table, naming the function")
+    func tableOfFunctions() throws {
+        let libc = try LibCTable.resolve()
+        #expect(libc.strlen("four") == 4)
+        do {
+            _ = try LackingTable.resolve()
+            Issue.record("built a table with a function that does not exist")
+        } catch let e as TripError {
+            #expect(e.kind == .unavailable)
+            #expect(e.message.contains("has no tripconv_no_such_function, which a test needs"), "\(e.message)")
+        }
+    }
+}
+
+/// A table over libc, as the library tables are declared.
+private struct LibCTable: SharedLibraryTable {
+    static let library = Result { try SharedLibrary(["libc.so.6", "libSystem.B.dylib"], package: "libc6", for: "a test") }
+    let strlen: @convention(c) (UnsafePointer<CChar>?) -> Int = Self.function("strlen")
+}
+
+/// A table naming a function libc lacks.
+private struct LackingTable: SharedLibraryTable {
+    static let library = Result { try SharedLibrary(["libc.so.6", "libSystem.B.dylib"], package: "libc6", for: "a test") }
+    let strlen: @convention(c) (UnsafePointer<CChar>?) -> Int = Self.function("strlen")
+    let absent: @convention(c) () -> Void = Self.function("tripconv_no_such_function")
 }

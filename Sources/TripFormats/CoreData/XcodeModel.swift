@@ -58,7 +58,7 @@ enum XcodeModel {
     /// The elements of an XML file, in document order (at most `limit` of them).
     static func elements(_ path: String, limit: Int = 1 << 20) throws -> [Element] {
         let input = try ByteInput(InputLocation(path))
-        let parser = XMLTripParser(input: input, options: ReadOptions(), encoding: .utf8, recordElement: nil)
+        let parser = try XMLTripParser(input: input, options: ReadOptions(), encoding: .utf8, recordElement: nil)
         var out: [Element] = []
         var open: [Int] = []
         var lastLine = 0

@@ -31,6 +31,11 @@ public struct SniffedFormat: Sendable, Equatable {
 /// print(sniffed.told?.format.rawValue ?? "none")   // csv
 /// ```
 public enum FormatSniffer {
+    /// What an input of no bytes whose format nothing names is: an empty stream, read as JSON
+    /// Lines, which holds no trips, rather than a reason to ask for --from. What an input of no
+    /// bytes of a named format is, `FormatFactory.emptyReader` says (the rule for empty inputs, issue 25).
+    public static let noBytes = SniffedFormat(.jsonl, "no bytes: an empty stream, no trips", assumed: true)
+
     /// The most bytes looked at: 64 KiB, a reader's first chunk.
     public static let windowSize = 64 << 10
 
@@ -38,7 +43,7 @@ public enum FormatSniffer {
     public enum Outcome: Sendable, Equatable {
         /// A format, and how it was told.
         case told(SniffedFormat)
-        /// No byte but blanks (or none at all): nothing to tell a format by.
+        /// No byte but blanks: nothing to tell a format by. (No bytes at all is `noBytes`.)
         case empty
         /// The bytes tell no format; the payload quotes where they start (`// swift-tools-version: 6.0`).
         case unknown(String)
@@ -54,6 +59,7 @@ public enum FormatSniffer {
     /// all of it. `options` give `--input-encoding` (a byte order mark overrides it) and
     /// `--csv-delimiter`.
     public static func sniff(_ head: [UInt8], atEnd: Bool, options: ReadOptions = ReadOptions()) -> Outcome {
+        if head.isEmpty, atEnd { return .told(noBytes) }
         if head.starts(with: Array("SQLite format 3\0".utf8)) { return .told(SniffedFormat(.sqlite, "SQLite's file header")) }
         // UTF-16 XML without a byte order mark: `<` and a NUL, as libxml2 tells it.
         if head.starts(with: [0x3C, 0x00]) || head.starts(with: [0x00, 0x3C]) {

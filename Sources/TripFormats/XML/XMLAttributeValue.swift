@@ -37,7 +37,8 @@ enum XMLAttributeValue {
     /// handler with the reader's settings (no entity substitution, no DTD, no network); nil when
     /// the document gives none.
     static func probe(_ document: [UInt8]) -> [UInt8]? {
-        XMLParseState.setUpLibXML2
+        // Asked only once a parser has opened libxml2 (`XMLTripParser`); nil if it cannot be.
+        guard let xml = try? LibXML2.load() else { return nil }
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { ctx, _, _, _, _, _, count, _, attributes in
@@ -48,17 +49,17 @@ enum XMLAttributeValue {
         sax.serror = { _, _ in }
         var value: [UInt8]? = nil
         withUnsafeMutablePointer(to: &value) { slot in
-            guard let ctxt = xmlCreatePushParserCtxt(&sax, slot, nil, 0, nil) else { return }
-            _ = xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
+            guard let ctxt = xml.xmlCreatePushParserCtxt(&sax, slot, nil, 0, nil) else { return }
+            _ = xml.xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
             ctxt.pointee.replaceEntities = 0
             ctxt.pointee.loadsubset = 0
             ctxt.pointee.validate = 0
             document.withUnsafeBufferPointer { bytes in
                 bytes.withMemoryRebound(to: CChar.self) {
-                    _ = xmlParseChunk(ctxt, $0.baseAddress, Int32($0.count), 1)
+                    _ = xml.xmlParseChunk(ctxt, $0.baseAddress, Int32($0.count), 1)
                 }
             }
-            xmlFreeParserCtxt(ctxt)
+            xml.xmlFreeParserCtxt(ctxt)
         }
         return value
     }

@@ -127,8 +127,7 @@ struct XMLObjectElements {
 
     init(path: String, options: ReadOptions) throws {
         let input = try ByteInput(.file(path), options: options)
-        parser = XMLTripParser(input: input, options: options, encoding: try TextEncoding.of(options))
-        parser.state.pointee.recordElementName = nil
+        parser = try XMLTripParser(input: input, options: options, encoding: try TextEncoding.of(options), recordElement: nil)
         name = input.name
     }
 

@@ -1,8 +1,7 @@
 internal import CLibXML2
 import TripKit
 
-// libxml2's side of the reader: the SAX2 handler table, the process-wide safety settings, and the
-// C callbacks, each of which finds the parse thread's state through the context's user data.
+// libxml2's side of the reader: the SAX2 handler table and the C callbacks, each of which finds the parse thread's state through the context's user data.
 //
 // What is refused, and why it is enough: libxml2 only expands an entity it has been told about,
 // and it is told about entities only through `entityDecl` (here a refusal) or a loaded DTD (the
@@ -10,15 +9,9 @@ import TripKit
 // and ignored). `getEntity` is absent, so `&name;` other than the five predefined entities is an
 // undeclared entity, an error. Any markup declaration in an internal subset stops the read before
 // the next token, which also keeps libxml2 from applying ATTLIST default attributes. Every external
-// load goes through an entity loader that refuses everything.
+// load goes through an entity loader that refuses everything (set with libxml2's opening, `LibXML2.setUp`).
 
 extension XMLParseState {
-    /// Once per process: initialize libxml2 and refuse every external entity, DTD or XInclude load.
-    static let setUpLibXML2: Void = {
-        xmlInitParser()
-        xmlSetExternalEntityLoader { _, _, _ in nil }
-    }()
-
     /// The SAX2 handlers; libxml2 copies the table into each context.
     static var saxHandler: xmlSAXHandler {
         var sax = xmlSAXHandler()
@@ -41,10 +34,11 @@ extension XMLParseState {
             XMLParseState.from(ctx).pointee.refuseDeclaration("ENTITY", name)
         }
         sax.attributeDecl = { ctx, element, _, _, _, _, tree in
-            // The handler owns the enumeration libxml2 passes.
-            if let tree { xmlFreeEnumeration(tree) }
+            // The handler owns the enumeration libxml2 passes (and libxml2 always passes the context).
             guard let ctx else { return }
-            XMLParseState.from(ctx).pointee.refuseDeclaration("ATTLIST", element)
+            let state = XMLParseState.from(ctx)
+            if let tree { state.pointee.xml.xmlFreeEnumeration(tree) }
+            state.pointee.refuseDeclaration("ATTLIST", element)
         }
         sax.elementDecl = { ctx, name, _, _ in
             guard let ctx else { return }

@@ -12,6 +12,8 @@ import TripKit
 /// trips lie in, for the texts of rejected ones. What a trip's elements mean is the reader's part.
 struct XMLParseState {
     let name: String
+    /// libxml2's functions.
+    let xml: LibXML2
     var ctxt: xmlParserCtxtPtr?
     /// The events since the last chunk ended.
     var batch = XMLEventBuffer(events: 4096, bytes: XMLLimits.chunkSize)
@@ -50,8 +52,9 @@ struct XMLParseState {
     /// How far the input has been copied.
     private var copiedTo = 0
 
-    init(name: String) {
+    init(name: String, xml: LibXML2) {
         self.name = name
+        self.xml = xml
     }
 
     /// Frees the memory the state holds (it is dropped with the parser).
@@ -113,7 +116,7 @@ struct XMLParseState {
             // An attribute in another namespace than its element's (`xml:lang`, `xsi:type`,
             // `xsi:schemaLocation`, a vendor's) is about the document, not the trip. Namespace
             // declarations (`xmlns`, `xmlns:t`) are not attributes in SAX2: they never come here.
-            if let uri = a[2], !XMLParseState.sameNamespace(uri, namespace) { continue }
+            if let uri = a[2], !sameNamespace(uri, namespace) { continue }
             if decodesAttributeValues {
                 let (offset, count) = batch.append(start, count: end - start, rewrite: XMLAttributeValue.decode)
                 batch.append(XMLEvent(kind: .attribute, count: Int32(count), name: name, offset: offset, line: 0, column: 0, source: -1))
@@ -127,9 +130,9 @@ struct XMLParseState {
 
     /// Whether an attribute's namespace is its element's (`<t:trip t:name="…">`, as a schema with
     /// `attributeFormDefault="qualified"` has it written).
-    static func sameNamespace(_ uri: UnsafePointer<UInt8>, _ element: UnsafePointer<UInt8>?) -> Bool {
+    func sameNamespace(_ uri: UnsafePointer<UInt8>, _ element: UnsafePointer<UInt8>?) -> Bool {
         guard let element else { return false }
-        return uri == element || xmlStrEqual(uri, element) != 0
+        return uri == element || xml.xmlStrEqual(uri, element) != 0
     }
 
     /// An element ends; libxml2 has checked that it is the one that started last.
@@ -230,8 +233,8 @@ struct XMLParseState {
         guard failure == nil else { return }
         // libxml2 2.9.14 drops a partial character at the end of a converted input (an odd
         // byte of UTF-16) without a word: what is left unconverted is a truncated character.
-        if endOfInput, let buffer = ctxt?.pointee.input?.pointee.buf, let raw = buffer.pointee.raw, xmlBufUse(raw) > 0 {
-            failure = .data("\(place(nil)): the input ends inside a character (\(xmlBufUse(raw)) bytes left over in its encoding)")
+        if endOfInput, let buffer = ctxt?.pointee.input?.pointee.buf, let raw = buffer.pointee.raw, xml.xmlBufUse(raw) > 0 {
+            failure = .data("\(place(nil)): the input ends inside a character (\(xml.xmlBufUse(raw)) bytes left over in its encoding)")
         } else if status != 0 {
             failure = .data("\(place(nil)): not well-formed XML (libxml2 error \(status))")
         } else if endOfInput, !rootClosed {
@@ -284,7 +287,7 @@ struct XMLParseState {
     mutating func stop(_ message: String, notes: [String] = []) {
         guard failure == nil else { return }
         failure = .data(message, notes: notes)
-        if let ctxt { xmlStopParser(ctxt) }
+        if let ctxt { xml.xmlStopParser(ctxt) }
     }
 
     /// `prefix:local` for a start tag, read from the tag itself.

@@ -32,7 +32,7 @@ public struct XMLRecordReader: RecordReader {
     /// Reads an opened input.
     init(_ bytes: ByteInput, options: ReadOptions, threaded: Bool) throws {
         let encoding = try TextEncoding.of(options)
-        engine = XMLTripReader(parser: XMLTripParser(input: bytes, options: options, encoding: encoding), threaded: threaded)
+        engine = XMLTripReader(parser: try XMLTripParser(input: bytes, options: options, encoding: encoding), threaded: threaded)
         engine.state.builder.compression = bytes.compression?.rawValue
     }
 

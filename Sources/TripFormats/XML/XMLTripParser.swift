@@ -29,20 +29,24 @@ final class XMLTripParser: @unchecked Sendable {
     private var endOfInput = false
     private let chunk: UnsafeMutableRawBufferPointer
 
+    /// libxml2's functions (opened with the first parser of the run).
+    let xml: LibXML2
+
     /// A parser of `input`; `recordElement` is the name every child of the root must have (nil: any).
-    init(input: ByteInput, options: ReadOptions, encoding: TextEncoding, recordElement: [UInt8]? = tripElementName) {
-        XMLParseState.setUpLibXML2
+    /// Opens libxml2 if this is the run's first parser: `.unavailable` (exit 69) when it is not installed.
+    init(input: ByteInput, options: ReadOptions, encoding: TextEncoding, recordElement: [UInt8]? = tripElementName) throws {
+        xml = try LibXML2.load()
         self.input = input
         self.options = options
         self.encoding = encoding
         state = .allocate(capacity: 1)
-        state.initialize(to: XMLParseState(name: input.name))
+        state.initialize(to: XMLParseState(name: input.name, xml: xml))
         state.pointee.recordElementName = recordElement
         chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: XMLLimits.chunkSize, alignment: 16)
     }
 
     deinit {
-        if let ctxt = state.pointee.ctxt { xmlFreeParserCtxt(ctxt) }
+        if let ctxt = state.pointee.ctxt { xml.xmlFreeParserCtxt(ctxt) }
         state.pointee.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
@@ -81,9 +85,9 @@ final class XMLTripParser: @unchecked Sendable {
         state.pointee.terminating = count == 0
         // Errors libxml2 raises without a parser context (encoding conversion) go to the thread's
         // structured handler: point it at this parser for the call, and at a silent one after.
-        xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
-        let status = xmlParseChunk(state.pointee.ctxt, bytes + start, Int32(count - start), terminate)
-        xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError)
+        xml.xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
+        let status = xml.xmlParseChunk(state.pointee.ctxt, bytes + start, Int32(count - start), terminate)
+        xml.xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError)
         if count == 0 { endOfInput = true }
         return state.pointee.sealBatch(status: status, endOfInput: endOfInput, reusing: old)
     }
@@ -91,18 +95,18 @@ final class XMLTripParser: @unchecked Sendable {
     private func createContext(_ bytes: UnsafePointer<CChar>, _ count: Int, sniffed: UnsafeRawBufferPointer) throws {
         var handler = XMLParseState.saxHandler
         let name = state.pointee.name
-        xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
-        defer { xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError) }
+        xml.xmlSetStructuredErrorFunc(state, xmlParseStateStructuredError)
+        defer { xml.xmlSetStructuredErrorFunc(nil, xmlSilentStructuredError) }
         // A document that does not say its encoding is UTF-8, unless `--input-encoding` says otherwise.
         let given = XMLTripParser.libxml2EncodingName(self.encoding)
         let encoding = given != nil && !XMLTripParser.declaresEncoding(sniffed) ? given : nil
-        guard let context = xmlCreatePushParserCtxt(&handler, state, encoding != nil ? nil : bytes, encoding != nil ? 0 : Int32(count), name) else {
+        guard let context = xml.xmlCreatePushParserCtxt(&handler, state, encoding != nil ? nil : bytes, encoding != nil ? 0 : Int32(count), name) else {
             throw TripError.data("\(name): libxml2 could not start a parser")
         }
         state.pointee.ctxt = context
-        if let encoding { _ = xmlCtxtResetPush(context, bytes, Int32(count), name, encoding) }
+        if let encoding { _ = xml.xmlCtxtResetPush(context, bytes, Int32(count), name, encoding) }
         // No entity substitution, no DTD loading or defaulting, no validation, no network, no XInclude.
-        _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+        _ = xml.xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
         context.pointee.replaceEntities = 0
         context.pointee.loadsubset = 0
         context.pointee.validate = 0

@@ -1,3 +1,0 @@
-#include <libxml/xmlreader.h>
-#include <libxml/parser.h>
-#include <libxml/xmlerror.h>
