@@ -41,7 +41,7 @@ struct ObjectXMLTests {
         let run = try ExternalTool.python(script, [path])
         #expect(run.status == 0, "\(run.stderr)")
         let objects = try JSONSerialization.jsonObject(with: run.stdout) as! [[Any]]
-        let names = ObjectReferenceNames(ObjectGraph.model) { _, _ in true }
+        let names = ObjectNaming(ObjectGraph.model) { _, _ in true }
         for o in ObjectGraph.objects { try names.note(o) }
         #expect(objects.count == ObjectGraph.objects.count)
         for (element, o) in zip(objects, ObjectGraph.objects) {

@@ -43,7 +43,7 @@ struct CSVObjectLayout {
     }
 
     let model: ObjectModel
-    let names: ObjectReferenceNames
+    let names: ObjectNaming
     var tables: [EntityTable] = []
     var joins: [JoinTable] = []
     var inverses: [InverseToMany] = []
@@ -54,7 +54,7 @@ struct CSVObjectLayout {
     /// within `budget`.
     init(_ model: ObjectModel, extension ext: String, budget: SpillBudget? = nil) {
         self.model = model
-        names = ObjectReferenceNames(model, budget: budget) { e, r in CSVObjectLayout.isWritten(model, e, r) }
+        names = ObjectNaming(model, budget: budget) { e, r in CSVObjectLayout.isWritten(model, e, r) }
         for (e, entity) in model.entities.enumerated() {
             var columns: [Column] = []
             if names.hasKey(e) { columns.append(Column(name: CSVObjectLayout.keyColumn, role: .key)) }

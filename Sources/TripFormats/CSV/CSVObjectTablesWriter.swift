@@ -9,7 +9,7 @@ import TripKit
 /// trip writer's mark), and in TSV, which cannot quote, a null of an attribute whose values can be
 /// empty text (String, URL, Data) is `\N` instead, as PostgreSQL's and MySQL's text formats write it.
 ///
-/// An object referring by value to one not yet seen waits (`ObjectReferenceNames.waits`) in an
+/// An object referring by value to one not yet seen waits (`ObjectNaming.waits`) in an
 /// `ObjectRecordQueue` and is written at `finish()`.
 final class CSVObjectTablesWriter: ObjectRecordWriter {
     private let target: String
@@ -21,7 +21,7 @@ final class CSVObjectTablesWriter: ObjectRecordWriter {
     private var layout: CSVObjectLayout?
     /// The layout's naming, with the unique values noted so far (kept apart from `layout`, so that
     /// noting one does not copy the layout).
-    private var names: ObjectReferenceNames?
+    private var names: ObjectNaming?
     private var outputs: [ByteOutput] = []
     /// Per entity: its table's position in `layout.tables`.
     private var tableOf: [Int?] = []

@@ -14,7 +14,7 @@ struct XMLObjectReader: ObjectRecordReader {
     let model: ObjectModel
     private let path: String
     private let options: ReadOptions
-    private let names: ObjectReferenceNames
+    private let names: ObjectNaming
     private var index: ObjectReferenceIndex
     private var elements: XMLObjectElements
     private var ordinal = 0
@@ -22,7 +22,7 @@ struct XMLObjectReader: ObjectRecordReader {
     /// A reader of the document at `path`, of `model`'s objects.
     init(path: String, model: ObjectModel, options: ReadOptions) throws {
         self.model = model; self.path = path; self.options = options
-        names = ObjectReferenceNames(model) { _, _ in true }
+        names = ObjectNaming(model) { _, _ in true }
         index = ObjectReferenceIndex(names)
         var first = try XMLObjectElements(path: path, options: options)
         var n = 0

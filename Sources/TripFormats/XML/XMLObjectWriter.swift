@@ -18,13 +18,13 @@ import TripKit
 /// gives the text); a child per relationship holding one `<ref>` per reference, in order (absent
 /// when it holds none). Text is escaped as the trips' writer escapes it (`XMLEscaping`); a value
 /// XML 1.0 cannot carry is a data error naming the object and attribute. The output is complete or
-/// absent; an object referring by value to one not seen yet waits (`ObjectReferenceNames.waits`),
+/// absent; an object referring by value to one not seen yet waits (`ObjectNaming.waits`),
 /// and with it every object after it, in an `ObjectRecordQueue` until `finish()`.
 final class XMLObjectWriter: ObjectRecordWriter {
     private let output: ByteOutput
     private let options: WriteOptions
     private var model = ObjectModel(entities: [])
-    private var names: ObjectReferenceNames?
+    private var names: ObjectNaming?
     private var waiting: ObjectRecordQueue?
     private var holding = false
     private var record = RecordBuffer()
@@ -40,7 +40,7 @@ final class XMLObjectWriter: ObjectRecordWriter {
 
     func begin(_ model: ObjectModel) throws {
         self.model = model
-        names = ObjectReferenceNames(model, budget: options.budget) { _, _ in true }
+        names = ObjectNaming(model, budget: options.budget) { _, _ in true }
         attributes = model.entities.indices.map { e in
             model.allAttributes(of: e).enumerated().filter { !$0.element.isTransient }.map { ($0.offset, $0.element) }
         }

@@ -9,7 +9,7 @@ import TripKit
 /// writers hold them (`ObjectRecordQueue`, spilling past the budget) and write them at the end.
 /// The unique values themselves are kept, one text per object of a family something refers to
 /// by value, in an `ObjectNameTable` that spills past the budget.
-struct ObjectReferenceNames {
+struct ObjectNaming {
     let model: ObjectModel
     /// Per entity: the position in its records' attributes of its root's unique attribute; nil
     /// when its objects are referred to by `@key`.
@@ -39,7 +39,7 @@ struct ObjectReferenceNames {
         for e in model.entities.indices {
             for (r, relationship) in model.allRelationships(of: e).enumerated() where written(e, r) {
                 guard let d = model.entityIndex(relationship.destination) else { continue }
-                let family = ObjectReferenceNames.family(model, of: d)
+                let family = ObjectNaming.family(model, of: d)
                 guard slots[d] != nil else { continue }
                 for f in family { named[f] = true }
                 if family.contains(where: { $0 >= e }) { waits[e] = true }
@@ -350,17 +350,17 @@ enum ObjectRecordCoding {
     }
 }
 
-/// The other side of `ObjectReferenceNames`, for a reader of an export: every object's name (its
+/// The other side of `ObjectNaming`, for a reader of an export: every object's name (its
 /// unique value or `@key`) and the reference it stands for, so that a reference written as a name
 /// resolves to an entity and key. Objects of a family named by value are numbered 1, 2, … in the
 /// order they are added. Built in a first pass over the input; it holds an entry per object.
 struct ObjectReferenceIndex {
-    let names: ObjectReferenceNames
+    let names: ObjectNaming
     private var byValue: [Int: [ObjectValue: (reference: ObjectReference, ordinal: Int)]] = [:]
     private var byKey: [Int: [Int64: (entity: Int, ordinal: Int)]] = [:]
     private var counts: [Int: Int64] = [:]
 
-    init(_ names: ObjectReferenceNames) { self.names = names }
+    init(_ names: ObjectNaming) { self.names = names }
 
     private func root(_ entity: Int) -> Int { names.model.lineage(of: entity)[0] }
 
