@@ -55,6 +55,9 @@ struct ObjectGraphIndex {
         return Int64(ordinals[roots[entity]])
     }
 
+    /// Numbers the objects from 1 again, for the second pass.
+    mutating func restartNumbering() { ordinals = Array(repeating: 0, count: ordinals.count) }
+
     /// Notes an object of the first pass.
     mutating func note(entity: Int, fields: [GraphField]) {
         let ordinal = nextOrdinal(entity)
@@ -91,7 +94,10 @@ struct ObjectGraphDecoder {
     let relationships: [[RelationshipDescription]]
     let destinations: [[Int]]
 
+    /// A decoder for the second pass, with what the first learnt in `index` (its numbering restarted).
     init(_ index: ObjectGraphIndex) {
+        var index = index
+        index.restartNumbering()
         self.index = index
         let model = index.model
         relationships = model.entities.indices.map(model.allRelationships)

@@ -131,13 +131,14 @@ public enum ObjectValueText {
     /// `seconds` exactly; nil when none does (or the year is outside 0001...9999).
     private static func dateParts(_ seconds: Double) -> (Int64, Int64, Int)? {
         guard seconds.isFinite else { return nil }
-        let unix = seconds + unixOffset
-        let whole = unix.rounded(.down)
+        // The fraction is taken from the seconds since 2001, not since 1970: adding the offset first
+        // would round away digits past the 7th (a Double near 1.7e9 is spaced 2.4e-7 apart).
+        let whole = seconds.rounded(.down)
         // Years 0001...9999 only, as `Timestamp` says them.
-        guard whole >= -62_135_596_800, whole <= 253_402_300_799 else { return nil }
-        let wholeSeconds = Int64(whole)
+        guard whole + unixOffset >= -62_135_596_800, whole + unixOffset <= 253_402_300_799 else { return nil }
+        let wholeSeconds = Int64(whole) + Timestamp.referenceDateOffset
         for (n, power) in powers.enumerated() {
-            let digits = ((unix - whole) * power).rounded()
+            let digits = ((seconds - whole) * power).rounded()
             guard digits < power else { continue }
             guard combine(wholeSeconds, Int64(digits), n) == seconds else { continue }
             return (wholeSeconds, Int64(digits), n)
