@@ -177,6 +177,17 @@ import TripTestSupport
         #expect(dir.contents("out.json") == nil)
     }
 
+    /// Names noted out of key order, and again, are found by key; keys never noted are not.
+    @Test func referenceNamesInAnyOrder() {
+        var names = ObjectReferenceNames(model: ObjectGraphSample.model)
+        for key in [5, 1, 9, 3, 7, 3] as [Int64] { names.note(ObjectReference(entity: 2, key: key), value: .string("t\(key)")) }
+        names.note(ObjectReference(entity: 0, key: 1), value: .string("not kept: Thing is referred to by @key"))
+        #expect(names.count == 5)
+        for key in [1, 3, 5, 7, 9] as [Int64] { #expect(names.value(of: ObjectReference(entity: 2, key: key)) == .string("t\(key)")) }
+        #expect(names.value(of: ObjectReference(entity: 2, key: 4)) == nil)
+        #expect(names.value(of: ObjectReference(entity: 0, key: 1)) == nil)
+    }
+
     /// The byte-appending text of a value is the text `ObjectValueText.text` gives.
     @Test func appendTextAgreesWithText() {
         let values: [ObjectValue] = [.int(0), .int(-1), .int(Int64.min), .int(Int64.max), .date(752_000_000.123456789), .date(0.5),

@@ -21,6 +21,8 @@ struct ObjectGraphLayout {
 
     let model: ObjectModel
     let entities: [Entity]
+    /// Per entity, how many attribute values its objects have (transient ones included).
+    private let valueCounts: [Int]
 
     init(_ model: ObjectModel) {
         self.model = model
@@ -32,6 +34,7 @@ struct ObjectGraphLayout {
             return Entity(name: model.entities[e].name, writesKey: model.referenceAttribute(of: e) == nil,
                           attributes: model.allAttributes(of: e).filter { !$0.isTransient }, relationships: relationships)
         }
+        valueCounts = model.entities.indices.map { model.allAttributes(of: $0).count }
     }
 
     /// Checks that objects come entity by entity in the model's order and that `object` has the
@@ -44,7 +47,7 @@ struct ObjectGraphLayout {
             throw TripError.data("an object of \(entities[object.entity].name) after those of \(entities[previous].name): objects must come in the model's order")
         }
         let e = entities[object.entity]
-        guard object.attributes.count >= model.allAttributes(of: object.entity).count,
+        guard object.attributes.count >= valueCounts[object.entity],
               object.relationships.count >= e.relationships.count else {
             throw TripError.data("\(e.name) \(object.key): fewer values than the entity has attributes and relationships")
         }

@@ -22,7 +22,8 @@ extension ObjectModel {
 /// each object's key and that attribute's value.
 ///
 /// It holds one entry per object of such an entity that some relationship leads to (a key and a
-/// value: about 60 bytes and the value's text past 15 bytes), for as long as the writer writes;
+/// value in two arrays kept in key order: 32 bytes, and the value's text past 15 bytes), for as
+/// long as the writer writes;
 /// the objects of other entities cost nothing. A caller fills it in a first pass over the objects
 /// (`collect`), or from a source that can look the values up (a store's `Z_PK` and column).
 ///
@@ -35,7 +36,9 @@ public struct ObjectReferenceNames: Sendable {
     /// Per entity: the position of the value its objects are referred to by, nil for `@key`.
     public let slots: [Int?]
     private let kept: [Bool]
-    private var values: [[Int64: ObjectValue]]
+    /// Per entity, keys in ascending order and their values at the same positions.
+    private var keys: [[Int64]]
+    private var values: [[ObjectValue]]
 
     /// An empty table for `model`'s entities.
     public init(model: ObjectModel) {
@@ -43,31 +46,55 @@ public struct ObjectReferenceNames: Sendable {
         let referred = model.referredEntities
         self.slots = slots
         kept = model.entities.indices.map { referred[$0] && slots[$0] != nil }
-        values = Array(repeating: [:], count: model.entities.count)
+        keys = Array(repeating: [], count: model.entities.count)
+        values = Array(repeating: [], count: model.entities.count)
     }
 
     /// Keeps `object`'s value if objects of its entity are referred to by value.
     public mutating func note(_ object: ObjectRecord) {
         guard object.entity < kept.count, kept[object.entity], let slot = slots[object.entity],
               slot < object.attributes.count else { return }
-        values[object.entity][object.key] = object.attributes[slot]
+        store(object.attributes[slot], entity: object.entity, key: object.key)
+    }
+
+    /// Objects come in key order: appended; any other order is inserted in place.
+    private mutating func store(_ value: ObjectValue, entity e: Int, key: Int64) {
+        if let last = keys[e].last, key <= last {
+            let i = position(of: key, in: keys[e])
+            if i < keys[e].count, keys[e][i] == key { values[e][i] = value; return }
+            keys[e].insert(key, at: i); values[e].insert(value, at: i)
+        } else {
+            keys[e].append(key); values[e].append(value)
+        }
+    }
+
+    /// The first position whose key is not less than `key`.
+    private func position(of key: Int64, in list: [Int64]) -> Int {
+        var low = 0, high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if list[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// Keeps the value of the object `reference` names.
     public mutating func note(_ reference: ObjectReference, value: ObjectValue) {
         guard reference.entity < kept.count, kept[reference.entity] else { return }
-        values[reference.entity][reference.key] = value
+        store(value, entity: reference.entity, key: reference.key)
     }
 
     /// The value the object `reference` names is referred to by; nil when it is not known (or the
     /// entity is referred to by `@key`).
     public func value(of reference: ObjectReference) -> ObjectValue? {
-        guard reference.entity < values.count else { return nil }
-        return values[reference.entity][reference.key]
+        guard reference.entity >= 0, reference.entity < keys.count else { return nil }
+        let list = keys[reference.entity]
+        let i = position(of: reference.key, in: list)
+        return i < list.count && list[i] == reference.key ? values[reference.entity][i] : nil
     }
 
     /// How many values are kept.
-    public var count: Int { values.reduce(0) { $0 + $1.count } }
+    public var count: Int { keys.reduce(0) { $0 + $1.count } }
 
     /// Reads every object of `reader` (a first pass) and keeps the values references need;
     /// records the reader rejects are skipped (the second pass sets them aside).
