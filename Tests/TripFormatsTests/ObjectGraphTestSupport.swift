@@ -101,8 +101,9 @@ enum ObjectGraphSample {
         try writer.finish()
     }
 
-    /// Everything read from `path`: objects (sorted by entity and key) and rejections.
-    static func read(_ format: Format, from path: String) throws -> (objects: [ObjectRecord], rejected: [SetAsideRecord]) {
+    /// Everything read from `path`: objects (sorted by entity and key) and rejections; whether the
+    /// objects came entity by entity in the model's order.
+    static func read(_ format: Format, from path: String) throws -> (objects: [ObjectRecord], rejected: [SetAsideRecord], inModelOrder: Bool) {
         var objects: [ObjectRecord] = [], rejected: [SetAsideRecord] = []
         func drain<R: ObjectRecordReader>(_ reader: inout R) throws {
             while let item = try reader.next() {
@@ -119,7 +120,8 @@ enum ObjectGraphSample {
             var reader = try JSONObjectReader(.file(path), format: format, model: model)
             try drain(&reader)
         }
-        return (objects.sorted { ($0.entity, $0.key) < ($1.entity, $1.key) }, rejected)
+        let inOrder = zip(objects, objects.dropFirst()).allSatisfy { $0.entity <= $1.entity }
+        return (objects.sorted { ($0.entity, $0.key) < ($1.entity, $1.key) }, rejected, inOrder)
     }
 
     /// The parts of an object that a round trip keeps (not where it was read from).

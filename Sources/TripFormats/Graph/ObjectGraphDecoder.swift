@@ -104,6 +104,9 @@ struct ObjectGraphDecoder {
         destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
     }
 
+    /// Counts an object of `entity` that another pass gives.
+    mutating func skip(_ entity: Int) { _ = index.nextOrdinal(entity) }
+
     /// The object of `entity` these members make, or its rejection.
     mutating func decode(entity: Int, fields: [GraphField], origin: RecordOrigin) -> ObjectReadItem {
         let name = index.model.entities[entity].name

@@ -6,7 +6,9 @@ import TripKit
 ///
 /// It reads its input twice: a first pass notes each referred-to object's key (`ObjectGraphIndex`:
 /// one entry per object some relationship may lead to, held for the whole read), the second makes
-/// the objects, so a reference may come before the object it names. An entity with a unique
+/// the objects, so a reference may come before the object it names. Objects come entity by entity
+/// in the model's order: an input that has them in another order is read once more per entity
+/// (`ObjectGraphPasses`). An entity with a unique
 /// attribute has its objects numbered 1, 2, … in the order they come (per family of entities that
 /// share keys); the others carry `"@key"`. Standard input, which cannot be read twice, is refused.
 ///
@@ -21,8 +23,7 @@ import TripKit
 public struct JSONObjectReader: ObjectRecordReader {
     /// The model the objects are read in.
     public let model: ObjectModel
-    private var parser: JSONGraphParser
-    private var decoder: ObjectGraphDecoder
+    private var passes: ObjectGraphPasses<JSONGraphParser>
 
     /// Opens `input` (a file) as JSON (`format: .json`) or JSON Lines (`.jsonl`) of `model`'s objects.
     public init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions = ReadOptions()) throws {
@@ -33,33 +34,17 @@ public struct JSONObjectReader: ObjectRecordReader {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        var first = JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
-        var index = ObjectGraphIndex(model)
-        while let item = try first.next() {
-            if case .object(let entity, let fields, _) = item { index.note(entity: entity, fields: fields) }
-        }
-        parser = JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
-        decoder = ObjectGraphDecoder(index)
-    }
-
-    /// The next object or rejection; nil at the end.
-    public mutating func next() throws -> ObjectReadItem? {
-        guard let item = try parser.next() else { return nil }
-        switch item {
-        case .object(let entity, let fields, let origin): return decoder.decode(entity: entity, fields: fields, origin: origin)
-        case .rejected(let r): return .rejected(r)
+        passes = try ObjectGraphPasses(model: model) {
+            JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
         }
     }
-}
 
-/// One object's members as a parser of a graph's text gives them, before the model checks them.
-enum GraphParsedItem {
-    case object(entity: Int, fields: [GraphField], origin: RecordOrigin)
-    case rejected(SetAsideRecord)
+    /// The next object or rejection, entity by entity in the model's order; nil at the end.
+    public mutating func next() throws -> ObjectReadItem? { try passes.next() }
 }
 
 /// The JSON and JSON Lines shapes of a graph, parsed into members per object.
-struct JSONGraphParser {
+struct JSONGraphParser: GraphParsing {
     private let input: ByteInput
     private var scanner: JSONScanner
     private let name: String

@@ -13,8 +13,7 @@ import TripKit
 public struct YAMLObjectReader: ObjectRecordReader {
     /// The model the objects are read in.
     public let model: ObjectModel
-    private var parser: YAMLGraphParser
-    private var decoder: ObjectGraphDecoder
+    private var passes: ObjectGraphPasses<YAMLGraphParser>
 
     /// Opens `input` (a file) as YAML of `model`'s objects.
     public init(_ input: InputLocation, model: ObjectModel, options: ReadOptions = ReadOptions()) throws {
@@ -22,27 +21,15 @@ public struct YAMLObjectReader: ObjectRecordReader {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        var first = YAMLGraphParser(try ByteInput(input, options: options), model: model)
-        var index = ObjectGraphIndex(model)
-        while let item = try first.next() {
-            if case .object(let entity, let fields, _) = item { index.note(entity: entity, fields: fields) }
-        }
-        parser = YAMLGraphParser(try ByteInput(input, options: options), model: model)
-        decoder = ObjectGraphDecoder(index)
+        passes = try ObjectGraphPasses(model: model) { YAMLGraphParser(try ByteInput(input, options: options), model: model) }
     }
 
-    /// The next object or rejection; nil at the end.
-    public mutating func next() throws -> ObjectReadItem? {
-        guard let item = try parser.next() else { return nil }
-        switch item {
-        case .object(let entity, let fields, let origin): return decoder.decode(entity: entity, fields: fields, origin: origin)
-        case .rejected(let r): return .rejected(r)
-        }
-    }
+    /// The next object or rejection, entity by entity in the model's order; nil at the end.
+    public mutating func next() throws -> ObjectReadItem? { try passes.next() }
 }
 
 /// The YAML shape of a graph, parsed into members per object from the resolved events.
-struct YAMLGraphParser {
+struct YAMLGraphParser: GraphParsing {
     private var events: YAMLNodeStream<YAMLEventParser>
     private let model: ObjectModel
     private let name: String
