@@ -106,6 +106,7 @@ import TripTestSupport
         {"@entity": "Tag", "name": "Iron"}
         {"@entity": "Nope"}
         {"@entity": "Tag", "name":
+        {"@entity": "Thing", "@key": 5, "i64": 0, "str": "ok", "tags": ["Gold"]}
         """)
         let read = try ObjectGraphSample.read(.jsonl, from: path)
         #expect(read.inModelOrder)
@@ -122,6 +123,7 @@ import TripTestSupport
             "8:1 a second Tag whose 'name' is 'Iron'",
             "9:13 \"@entity\" is not an entity of the model: a string 'Nope'",
             "10:27 expected a JSON value, found end of line",
+            "11:65 'tags': no Tag has name 'Gold'",
         ], "\(places)")
     }
 

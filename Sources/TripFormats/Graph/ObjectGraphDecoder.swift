@@ -58,10 +58,11 @@ struct ObjectGraphIndex {
     /// Numbers the objects from 1 again, for the second pass.
     mutating func restartNumbering() { ordinals = Array(repeating: 0, count: ordinals.count) }
 
-    /// Notes an object of the first pass.
-    mutating func note(entity: Int, fields: [GraphField]) {
+    /// Notes an object of the first pass; one the second pass will refuse for its own members
+    /// (`isValid` false) is counted but not kept, so that a reference to it is refused too.
+    mutating func note(entity: Int, fields: [GraphField], isValid: Bool = true) {
         let ordinal = nextOrdinal(entity)
-        guard referred[entity] else { return }
+        guard referred[entity], isValid else { return }
         let root = roots[entity]
         if let slot = slots[entity] {
             let attribute = attributes[entity][slot]
@@ -94,11 +95,16 @@ struct ObjectGraphDecoder {
     let relationships: [[RelationshipDescription]]
     let destinations: [[Int]]
 
-    /// A decoder for the second pass, with what the first learnt in `index` (its numbering restarted).
-    init(_ index: ObjectGraphIndex) {
+    /// Whether references are looked up (false: the first pass's check of an object's own members).
+    let resolvesReferences: Bool
+
+    /// A decoder for the second pass, with what the first learnt in `index` (its numbering
+    /// restarted); or, `resolvesReferences` false, the first pass's checker.
+    init(_ index: ObjectGraphIndex, resolvesReferences: Bool = true) {
         var index = index
         index.restartNumbering()
         self.index = index
+        self.resolvesReferences = resolvesReferences
         let model = index.model
         relationships = model.entities.indices.map(model.allRelationships)
         destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
@@ -159,7 +165,7 @@ struct ObjectGraphDecoder {
                 }
                 var references: [ObjectReference] = []
                 references.reserveCapacity(scalars.count)
-                for (s, line, column) in scalars {
+                for (s, line, column) in scalars where resolvesReferences {
                     let at = GraphField(name: field.name, value: .scalar(s), line: line, column: column)
                     switch resolve(s, destination: destinations[entity][r]) {
                     case .success(let reference): references.append(reference)

@@ -35,12 +35,15 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         self.open = open
         var first = try open()
         var index = ObjectGraphIndex(model)
+        var checker = ObjectGraphDecoder(index, resolvesReferences: false)
         var present = Set<Int>()
         var previous = -1
         var inOrder = true
         while let item = try first.next() {
-            guard case .object(let entity, let fields, _) = item else { continue }
-            index.note(entity: entity, fields: fields)
+            guard case .object(let entity, let fields, let origin) = item else { continue }
+            var isValid = false
+            if case .object = checker.decode(entity: entity, fields: fields, origin: origin) { isValid = true }
+            index.note(entity: entity, fields: fields, isValid: isValid)
             present.insert(entity)
             if entity < previous { inOrder = false }
             previous = entity
