@@ -55,4 +55,16 @@ import TripKit
         #expect(ObjectValueText.value("1.2.3", kind: .decimal) == nil)
         #expect(ObjectValueText.value("e5", kind: .decimal) == nil)
     }
+
+    /// Nine fraction digits of a date of today (as near as a Double near 7.5e8 holds them) are text,
+    /// not a number: the fraction is taken before
+    /// the 1970 offset is added, which would round away digits past the seventh.
+    @Test func nanosecondsOfTodayAreText() {
+        let seconds = 752_000_000 + 123_456_789 / 1e9
+        #expect(ObjectValueText.text(.date(seconds)) == "2024-10-30T16:53:20.123456836Z")
+        #expect(ObjectValueText.value("2024-10-30T16:53:20.123456836Z", kind: .date) == .date(seconds))
+        var bytes: [UInt8] = []
+        ObjectValueText.appendText(.date(seconds), to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "2024-10-30T16:53:20.123456836Z")
+    }
 }

@@ -24,6 +24,29 @@ public enum ObjectValueText {
         }
     }
 
+    /// Appends the UTF-8 of `text(value)` to `bytes` (nothing for `.null`) without making a String
+    /// where it can: the writers' hot path (a date, an integer, a UUID).
+    public static func appendText(_ value: ObjectValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .null: return
+        case .date(let seconds): appendDate(seconds, to: &bytes)
+        case .int(let i):
+            if i < 0 { bytes.append(UInt8(ascii: "-")) }
+            let start = bytes.count
+            var rest = i.magnitude
+            repeat { bytes.append(UInt8(48 + rest % 10)); rest /= 10 } while rest > 0
+            bytes[start...].reverse()
+        case .uuid(let u):
+            let digits: StaticString = "0123456789ABCDEF"
+            for (i, b) in u.bytes.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(digits.withUTF8Buffer { $0[Int(b >> 4)] }); bytes.append(digits.withUTF8Buffer { $0[Int(b & 15)] })
+            }
+        case .string(var s), .decimal(var s), .url(var s): s.withUTF8 { bytes.append(contentsOf: $0) }
+        default: bytes.append(contentsOf: (text(value) ?? "").utf8)
+        }
+    }
+
     /// Whether a format that tells numbers from strings (JSON, YAML) writes `value` as a bare number.
     public static func isNumber(_ value: ObjectValue) -> Bool {
         switch value {
@@ -83,25 +106,44 @@ public enum ObjectValueText {
 
     /// ISO 8601 text of `seconds` since 2001, or its number when no 0-9 digit fraction gives it back.
     static func dateText(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return numberText(seconds) }
-        let unix = seconds + unixOffset
-        let whole = unix.rounded(.down)
+        var bytes: [UInt8] = []
+        appendDate(seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends what `dateText` gives, without making a String.
+    static func appendDate(_ seconds: Double, to bytes: inout [UInt8]) {
+        guard let (wholeSeconds, digits, n) = dateParts(seconds) else {
+            bytes.append(contentsOf: numberText(seconds).utf8)
+            return
+        }
+        Timestamp(milliseconds: wholeSeconds * 1000).appendISO8601(to: &bytes)
+        bytes.removeLast()
+        if n > 0 {
+            bytes.append(UInt8(ascii: "."))
+            var divisor = Int64(powers[n]) / 10
+            while divisor > 0 { bytes.append(UInt8(48 + (digits / divisor) % 10)); divisor /= 10 }
+        }
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// The whole Unix seconds, fraction digits and groups of three of them (0-3) that give back
+    /// `seconds` exactly; nil when none does (or the year is outside 0001...9999).
+    private static func dateParts(_ seconds: Double) -> (Int64, Int64, Int)? {
+        guard seconds.isFinite else { return nil }
+        // The fraction is taken from the seconds since 2001, not since 1970: adding the offset first
+        // would round away digits past the 7th (a Double near 1.7e9 is spaced 2.4e-7 apart).
+        let whole = seconds.rounded(.down)
         // Years 0001...9999 only, as `Timestamp` says them.
-        guard whole >= -62_135_596_800, whole <= 253_402_300_799 else { return numberText(seconds) }
-        let wholeSeconds = Int64(whole)
+        guard whole + unixOffset >= -62_135_596_800, whole + unixOffset <= 253_402_300_799 else { return nil }
+        let wholeSeconds = Int64(whole) + Timestamp.referenceDateOffset
         for (n, power) in powers.enumerated() {
-            let digits = ((unix - whole) * power).rounded()
+            let digits = ((seconds - whole) * power).rounded()
             guard digits < power else { continue }
             guard combine(wholeSeconds, Int64(digits), n) == seconds else { continue }
-            var text = Timestamp(milliseconds: wholeSeconds * 1000).iso8601
-            text.removeLast()
-            if n > 0 {
-                let s = String(Int64(digits))
-                text += "." + String(repeating: "0", count: 3 * n - s.count) + s
-            }
-            return text + "Z"
+            return (wholeSeconds, Int64(digits), n)
         }
-        return numberText(seconds)
+        return nil
     }
 
     /// The Double a date's whole Unix seconds and `n` groups of three fraction digits make: how

@@ -1,0 +1,264 @@
+import TripKit
+
+/// A scalar as a text format gives it: JSON's kinds, or a YAML scalar resolved by the core schema.
+enum GraphScalar {
+    case null
+    case bool(Bool)
+    /// A number's text as written.
+    case number(String)
+    case string(String)
+}
+
+/// A member's value: a scalar, an array of scalars, or something no member of an object holds.
+enum GraphValue {
+    case scalar(GraphScalar)
+    case list([(GraphScalar, line: Int, column: Int)])
+    /// A nested object, or an array holding one: its kind, for the message.
+    case other(String)
+}
+
+/// A member of an object, with the place of its value.
+struct GraphField {
+    var name: String
+    var value: GraphValue
+    var line: Int
+    var column: Int
+}
+
+/// What the first pass over a graph's text learns, to resolve references in the second: per
+/// family (an entity with its sub-entities, sharing keys) of an entity some relationship leads to,
+/// the key of each object, found by its unique value's text or by its `@key`. One entry per object
+/// of those families (a key, an entity, and the unique value's text), held for the whole read.
+struct ObjectGraphIndex {
+    let model: ObjectModel
+    let slots: [Int?]
+    let referred: [Bool]
+    let roots: [Int]
+    let attributes: [[AttributeDescription]]
+    var byValue: [Int: [String: ObjectReference]] = [:]
+    var byKey: [Int: [Int64: Int]] = [:]
+    var repeatedKeys: Set<ObjectReference> = []
+    private var ordinals: [Int]
+
+    init(_ model: ObjectModel) {
+        self.model = model
+        slots = model.entities.indices.map(model.referenceAttribute)
+        referred = model.referredEntities
+        roots = model.entities.indices.map { model.lineage(of: $0)[0] }
+        attributes = model.entities.indices.map(model.allAttributes)
+        ordinals = Array(repeating: 0, count: model.entities.count)
+    }
+
+    /// The next key of an object of `entity`'s family in order: 1, 2, …
+    mutating func nextOrdinal(_ entity: Int) -> Int64 {
+        ordinals[roots[entity]] += 1
+        return Int64(ordinals[roots[entity]])
+    }
+
+    /// Numbers the objects from 1 again, for the second pass.
+    mutating func restartNumbering() { ordinals = Array(repeating: 0, count: ordinals.count) }
+
+    /// Notes an object of the first pass; one the second pass will refuse for its own members
+    /// (`isValid` false) is counted but not kept, so that a reference to it is refused too.
+    mutating func note(entity: Int, fields: [GraphField], isValid: Bool = true) {
+        let ordinal = nextOrdinal(entity)
+        guard referred[entity], isValid else { return }
+        let root = roots[entity]
+        if let slot = slots[entity] {
+            let attribute = attributes[entity][slot]
+            guard let field = fields.first(where: { $0.name == attribute.name }), case .scalar(let s) = field.value,
+                  let text = Self.canonical(s, attribute.kind) else { return }
+            if byValue[root, default: [:]][text] == nil { byValue[root, default: [:]][text] = ObjectReference(entity: entity, key: ordinal) }
+        } else {
+            guard let field = fields.first(where: { $0.name == "@key" }), case .scalar(.number(let t)) = field.value,
+                  let key = Int64(t) else { return }
+            if byKey[root, default: [:]].updateValue(entity, forKey: key) != nil {
+                repeatedKeys.insert(ObjectReference(entity: root, key: key))
+            }
+        }
+    }
+
+    /// The text a unique value is found by: its value's one text, so that `1b9f…` finds `1B9F…`.
+    static func canonical(_ s: GraphScalar, _ kind: AttributeKind) -> String? {
+        ObjectGraphDecoder.value(s, kind).flatMap(ObjectValueText.text)
+    }
+}
+
+/// Makes `ObjectRecord`s of the members a text format's reader gives, with the index of the first
+/// pass: shared by the JSON, JSON Lines and YAML readers of graphs, so that all three take and
+/// refuse the same things. A record is refused, with the place of the member at fault, for a member
+/// its entity does not have (or one given twice), a value of the wrong kind, a reference to no
+/// object, a missing `@key`, a missing or null attribute that is neither optional nor defaulted.
+/// A missing optional attribute is its default, else null; a missing relationship is empty.
+struct ObjectGraphDecoder {
+    var index: ObjectGraphIndex
+    let relationships: [[RelationshipDescription]]
+    let destinations: [[Int]]
+
+    /// Whether references are looked up (false: the first pass's check of an object's own members).
+    let resolvesReferences: Bool
+
+    /// A decoder for the second pass, with what the first learnt in `index` (its numbering
+    /// restarted); or, `resolvesReferences` false, the first pass's checker.
+    init(_ index: ObjectGraphIndex, resolvesReferences: Bool = true) {
+        var index = index
+        index.restartNumbering()
+        self.index = index
+        self.resolvesReferences = resolvesReferences
+        let model = index.model
+        relationships = model.entities.indices.map(model.allRelationships)
+        destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
+    }
+
+    /// Counts an object of `entity` that another pass gives.
+    mutating func skip(_ entity: Int) { _ = index.nextOrdinal(entity) }
+
+    /// The object of `entity` these members make, or its rejection.
+    mutating func decode(entity: Int, fields: [GraphField], origin: RecordOrigin) -> ObjectReadItem {
+        let name = index.model.entities[entity].name
+        let ordinal = index.nextOrdinal(entity)
+        func reject(_ reason: String, _ field: GraphField?) -> ObjectReadItem {
+            var r = SetAsideRecord(origin: origin, reason: reason)
+            if let field { r.locate(at: (field.line, field.column)) }
+            return .rejected(r)
+        }
+        let attributes = index.attributes[entity]
+        var values = [ObjectValue?](repeating: nil, count: attributes.count)
+        var related = [[ObjectReference]?](repeating: nil, count: relationships[entity].count)
+        var key: Int64? = index.slots[entity] != nil ? ordinal : nil
+        for field in fields {
+            if field.name == "@entity" { continue }
+            if field.name == "@key" && index.slots[entity] == nil {
+                guard key == nil else { return reject("\"@key\" is given twice", field) }
+                guard case .scalar(.number(let t)) = field.value, let k = Int64(t) else {
+                    return reject("expected a whole number for \"@key\", found \(Self.describe(field.value))", field)
+                }
+                if index.repeatedKeys.contains(ObjectReference(entity: index.roots[entity], key: k)) {
+                    return reject("a second object of \(index.model.entities[index.roots[entity]].name) with \"@key\" \(k)", field)
+                }
+                key = k
+            } else if let a = attributes.firstIndex(where: { $0.name == field.name }) {
+                guard values[a] == nil else { return reject("\(field.name.quotedForMessage) is given twice", field) }
+                guard case .scalar(let s) = field.value else {
+                    return reject("expected \(attributes[a].kind) for \(field.name.quotedForMessage), found \(Self.describe(field.value))", field)
+                }
+                if case .null = s {
+                    guard attributes[a].isOptional else { return reject("\(field.name.quotedForMessage) is null; \(name) requires it", field) }
+                    values[a] = .null
+                    continue
+                }
+                guard let v = Self.value(s, attributes[a].kind) else {
+                    return reject("expected \(attributes[a].kind) for \(field.name.quotedForMessage), found \(Self.describe(field.value))", field)
+                }
+                values[a] = v
+            } else if let r = relationships[entity].firstIndex(where: { $0.name == field.name }) {
+                guard related[r] == nil else { return reject("\(field.name.quotedForMessage) is given twice", field) }
+                let relationship = relationships[entity][r]
+                var scalars: [(GraphScalar, line: Int, column: Int)]
+                switch field.value {
+                case .scalar(.null) where !relationship.isToMany: scalars = []
+                case .scalar(let s) where !relationship.isToMany: scalars = [(s, field.line, field.column)]
+                case .list(let items) where relationship.isToMany: scalars = items
+                default:
+                    let expected = relationship.isToMany ? "an array of references" : "a reference or null"
+                    return reject("expected \(expected) for \(field.name.quotedForMessage), found \(Self.describe(field.value))", field)
+                }
+                var references: [ObjectReference] = []
+                references.reserveCapacity(scalars.count)
+                for (s, line, column) in scalars where resolvesReferences {
+                    let at = GraphField(name: field.name, value: .scalar(s), line: line, column: column)
+                    switch resolve(s, destination: destinations[entity][r]) {
+                    case .success(let reference): references.append(reference)
+                    case .failure(let e): return reject("\(field.name.quotedForMessage): \(e.message)", at)
+                    }
+                }
+                related[r] = references
+            } else {
+                return reject("\(name) has no attribute or relationship \(field.name.quotedForMessage)", field)
+            }
+        }
+        guard let key else { return reject("\(name) needs \"@key\", the number other objects refer to it by", nil) }
+        for (a, attribute) in attributes.enumerated() where values[a] == nil {
+            if let d = attribute.defaultValue {
+                values[a] = d
+            } else if attribute.isOptional || attribute.isTransient {
+                values[a] = .null
+            } else {
+                return reject("\(name) requires \(attribute.name.quotedForMessage), which is missing", nil)
+            }
+        }
+        if let slot = index.slots[entity], index.referred[entity], let text = values[slot].flatMap(ObjectValueText.text),
+           let first = index.byValue[index.roots[entity]]?[text], first != ObjectReference(entity: entity, key: key) {
+            return reject("a second \(name) whose \(attributes[slot].name.quotedForMessage) is \(text.quotedForMessage)", nil)
+        }
+        return .object(ObjectRecord(entity: entity, key: key, attributes: values.map { $0 ?? .null },
+                                    relationships: related.map { $0 ?? [] }, origin: origin))
+    }
+
+    struct Failure: Error { let message: String }
+
+    /// The object a reference names, of `destination` or one of its sub-entities.
+    private func resolve(_ s: GraphScalar, destination: Int) -> Result<ObjectReference, Failure> {
+        guard destination >= 0 else { return .failure(Failure(message: "the destination is not in the model")) }
+        let model = index.model
+        let root = index.roots[destination]
+        let destinationName = model.entities[destination].name
+        var found: ObjectReference?
+        if let slot = index.slots[destination] {
+            let attribute = index.attributes[destination][slot]
+            guard let text = ObjectGraphIndex.canonical(s, attribute.kind) else {
+                return .failure(Failure(message: "expected \(destinationName)'s \(attribute.name) (\(attribute.kind)), found \(Self.describe(.scalar(s)))"))
+            }
+            found = index.byValue[root]?[text]
+            guard found != nil else { return .failure(Failure(message: "no \(destinationName) has \(attribute.name) \(text.quotedForMessage)")) }
+        } else {
+            guard case .number(let t) = s, let k = Int64(t) else {
+                return .failure(Failure(message: "expected the \"@key\" number of a \(destinationName), found \(Self.describe(.scalar(s)))"))
+            }
+            guard let e = index.byKey[root]?[k] else { return .failure(Failure(message: "no \(destinationName) has \"@key\" \(k)")) }
+            found = ObjectReference(entity: e, key: k)
+        }
+        guard let reference = found, model.lineage(of: reference.entity).contains(destination) else {
+            return .failure(Failure(message: "the object it names is not a \(destinationName)"))
+        }
+        return .success(reference)
+    }
+
+    /// The value of `kind` a scalar gives; nil for the wrong kind. Strings are taken only as
+    /// strings, numbers as numbers, except what text formats must write as strings: a Double not
+    /// finite, a Decimal, a Date (also a number of seconds since 2001).
+    static func value(_ s: GraphScalar, _ kind: AttributeKind) -> ObjectValue? {
+        switch (s, kind) {
+        case (.null, _): return .null
+        case (.bool(let b), .bool): return .bool(b)
+        case (.number(let t), .int16), (.number(let t), .int32), (.number(let t), .int64), (.number(let t), .decimal),
+             (.string(let t), .decimal), (.number(let t), .date), (.string(let t), .date):
+            return ObjectValueText.value(t, kind: kind)
+        case (.number(let t), .double), (.number(let t), .float):
+            switch t {
+            case ".nan", ".NaN", ".NAN": return .double(.nan)
+            case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .double(.infinity)
+            case "-.inf", "-.Inf", "-.INF": return .double(-.infinity)
+            default: return ObjectValueText.value(t, kind: kind)
+            }
+        case (.string(let t), .double), (.string(let t), .float):
+            return ["NaN", "Infinity", "-Infinity"].contains(t) ? ObjectValueText.value(t, kind: kind) : nil
+        case (.string(let t), .string), (.string(let t), .uri), (.string(let t), .uuid), (.string(let t), .binary),
+             (.string(let t), .transformable), (.string(let t), .undefined), (.string(let t), .objectID), (.string(let t), .composite):
+            return ObjectValueText.value(t, kind: kind)
+        default: return nil
+        }
+    }
+
+    /// What a value is, for messages: `a string 'abc'`, `a number 12`, `an array`.
+    static func describe(_ v: GraphValue) -> String {
+        switch v {
+        case .scalar(.null): return "null"
+        case .scalar(.bool(let b)): return "a boolean \(b)"
+        case .scalar(.number(let t)): return "a number \(t)"
+        case .scalar(.string(let t)): return "a string \(t.quotedForMessage)"
+        case .list: return "an array"
+        case .other(let kind): return kind
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import TripKit
+
+/// A parser of a graph's text: one object's members at a time.
+protocol GraphParsing {
+    mutating func next() throws -> GraphParsedItem?
+}
+
+/// One object's members as a parser of a graph's text gives them, before the model checks them.
+enum GraphParsedItem {
+    case object(entity: Int, fields: [GraphField], origin: RecordOrigin)
+    case rejected(SetAsideRecord)
+}
+
+/// The passes of a graph reader over its input, so that objects come entity by entity in the
+/// model's order (as `ObjectRecordReader` promises and the writers require) whatever order the
+/// input has them in, in bounded memory.
+///
+/// The first pass fills the `ObjectGraphIndex` and notes the entities' order. When the input has
+/// them in the model's order (tripconv's own outputs), one more pass gives every object. Else there
+/// is one pass per entity present, in the model's order, each giving only that entity's objects
+/// (and rejections): the input is read once more per entity, rather than held. Every pass counts
+/// every object, so an object's number (its key, for an entity with a unique attribute) is its
+/// place in the input whichever pass gives it.
+struct ObjectGraphPasses<Parser: GraphParsing> {
+    private let open: () throws -> Parser
+    private var parser: Parser
+    private var decoder: ObjectGraphDecoder
+    private let index: ObjectGraphIndex
+    /// The entities of the passes still to come after this one; nil for a single pass of all.
+    private var remaining: [Int]?
+    private var current: Int?
+    private var isFirstPass = true
+
+    init(model: ObjectModel, open: @escaping () throws -> Parser) throws {
+        self.open = open
+        var first = try open()
+        var index = ObjectGraphIndex(model)
+        var checker = ObjectGraphDecoder(index, resolvesReferences: false)
+        var present = Set<Int>()
+        var previous = -1
+        var inOrder = true
+        while let item = try first.next() {
+            guard case .object(let entity, let fields, let origin) = item else { continue }
+            var isValid = false
+            if case .object = checker.decode(entity: entity, fields: fields, origin: origin) { isValid = true }
+            index.note(entity: entity, fields: fields, isValid: isValid)
+            present.insert(entity)
+            if entity < previous { inOrder = false }
+            previous = entity
+        }
+        self.index = index
+        decoder = ObjectGraphDecoder(index)
+        parser = try open()
+        if !inOrder {
+            var passes = present.sorted()
+            current = passes.removeFirst()
+            remaining = passes
+        }
+    }
+
+    mutating func next() throws -> ObjectReadItem? {
+        while true {
+            guard let item = try parser.next() else {
+                guard var passes = remaining, !passes.isEmpty else { return nil }
+                current = passes.removeFirst()
+                remaining = passes
+                isFirstPass = false
+                parser = try open()
+                decoder = ObjectGraphDecoder(index)
+                continue
+            }
+            switch item {
+            case .rejected(let r):
+                if isFirstPass { return .rejected(r) }
+            case .object(let entity, let fields, let origin):
+                if let current, entity != current {
+                    decoder.skip(entity)
+                    continue
+                }
+                return decoder.decode(entity: entity, fields: fields, origin: origin)
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import TripKit
+
+/// Reads the objects of a given model from JSON or JSON Lines in the shapes `JSONObjectWriter`
+/// writes (by tripconv or by any other tool: member order is free, `"@entity"` may come anywhere in
+/// a JSON Lines object), through the trip readers' scanner.
+///
+/// It reads its input twice: a first pass notes each referred-to object's key (`ObjectGraphIndex`:
+/// one entry per object some relationship may lead to, held for the whole read), the second makes
+/// the objects, so a reference may come before the object it names. Objects come entity by entity
+/// in the model's order: an input that has them in another order is read once more per entity
+/// (`ObjectGraphPasses`). An entity with a unique
+/// attribute has its objects numbered 1, 2, … in the order they come (per family of entities that
+/// share keys); the others carry `"@key"`. Standard input, which cannot be read twice, is refused.
+///
+/// A document that does not parse, or names an entity the model does not have, stops the read
+/// (`TripError.data`, exit 65, with `file:line:column`); an object the model refuses, and a JSON
+/// Lines line that does not parse, is a rejection with its place.
+///
+/// ```swift
+/// var reader = try JSONObjectReader(.file("graph.jsonl"), format: .jsonl, model: model)
+/// while let item = try reader.next() { if case .object(let o) = item { print(o.key) } }
+/// ```
+public struct JSONObjectReader: ObjectRecordReader {
+    /// The model the objects are read in.
+    public let model: ObjectModel
+    private var passes: ObjectGraphPasses<JSONGraphParser>
+
+    /// Opens `input` (a file) as JSON (`format: .json`) or JSON Lines (`.jsonl`) of `model`'s objects.
+    public init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions = ReadOptions()) throws {
+        guard format == .json || format == .jsonl else {
+            throw TripError.usage("the JSON reader of objects reads json or jsonl, not \(format.rawValue)")
+        }
+        guard input != .standardInput else {
+            throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
+        }
+        self.model = model
+        passes = try ObjectGraphPasses(model: model) {
+            JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
+        }
+    }
+
+    /// The next object or rejection, entity by entity in the model's order; nil at the end.
+    public mutating func next() throws -> ObjectReadItem? { try passes.next() }
+}
+
+/// The JSON and JSON Lines shapes of a graph, parsed into members per object.
+struct JSONGraphParser: GraphParsing {
+    private let input: ByteInput
+    private var scanner: JSONScanner
+    private let name: String
+    private let isLines: Bool
+    private let model: ObjectModel
+    private enum Phase { case start, entities(first: Bool), objects(first: Bool), trailing, done }
+    private var phase = Phase.start
+    private var entity = -1
+    private var record = 0
+
+    init(_ input: ByteInput, isLines: Bool, model: ObjectModel) {
+        self.input = input
+        scanner = JSONScanner(source: { try input.read(into: $0) })
+        name = input.name
+        self.isLines = isLines
+        self.model = model
+    }
+
+    mutating func next() throws -> GraphParsedItem? {
+        do {
+            return try isLines ? nextLine() : nextInDocument()
+        } catch let e as JSONSyntaxError {
+            phase = .done
+            throw TripError.data("\(name):\(e.line):\(e.column): \(e.message)")
+        }
+    }
+
+    private mutating func nextInDocument() throws -> GraphParsedItem? {
+        while true {
+            switch phase {
+            case .start:
+                try scanner.skipByteOrderMark()
+                guard try scanner.peek() == 0x7B else { throw scanner.unexpected("an object whose members are entity names") }
+                scanner.pos += 1
+                phase = .entities(first: true)
+            case .entities(let first):
+                guard var b = try scanner.peek() else { throw scanner.unexpected("an entity name or '}'") }
+                if b == 0x7D { scanner.pos += 1; phase = .trailing; continue }
+                if !first {
+                    guard b == 0x2C else { throw scanner.unexpected("',' or '}' after an entity's array") }
+                    scanner.pos += 1
+                    b = try scanner.peek() ?? 0
+                }
+                guard b == 0x22 else { throw scanner.unexpected("an entity name (a string)") }
+                let column = scanner.column(at: scanner.pos)
+                let entityName = String(decoding: try scanner.readString(), as: UTF8.self)
+                guard let e = model.entityIndex(entityName) else {
+                    throw JSONSyntaxError(line: scanner.line, column: column, message: "the model has no entity \(entityName.quotedForMessage)")
+                }
+                entity = e
+                guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after an entity name") }
+                scanner.pos += 1
+                guard try scanner.peek() == 0x5B else { throw scanner.unexpected("an array of \(entityName) objects") }
+                scanner.pos += 1
+                phase = .objects(first: true)
+            case .objects(let first):
+                guard var b = try scanner.peek() else { throw scanner.unexpected("an object or ']'") }
+                if b == 0x5D { scanner.pos += 1; phase = .entities(first: false); continue }
+                if !first {
+                    guard b == 0x2C else { throw scanner.unexpected("',' or ']' after an object") }
+                    scanner.pos += 1
+                    b = try scanner.peek() ?? 0
+                }
+                phase = .objects(first: false)
+                record += 1
+                let origin = RecordOrigin(source: name, record: record, line: scanner.line, column: scanner.column(at: scanner.pos))
+                guard b == 0x7B else {
+                    let kind = JSONScanner.kindOfValue(startingWith: b)
+                    try scanner.skipValue(depth: 2)
+                    return .rejected(SetAsideRecord(origin: origin, reason: "expected a \(model.entities[entity].name) object, found \(kind)"))
+                }
+                return .object(entity: entity, fields: try readObject(), origin: origin)
+            case .trailing:
+                if try scanner.peek() != nil { throw scanner.unexpected("the end of input after the document") }
+                phase = .done
+            case .done:
+                return nil
+            }
+        }
+    }
+
+    private mutating func nextLine() throws -> GraphParsedItem? {
+        if case .start = phase { try scanner.skipByteOrderMark(); phase = .objects(first: true) }
+        while true {
+            if case .done = phase { return nil }
+            if try scanner.isAtEnd() { phase = .done; return nil }
+            guard let lineEnd = try scanner.loadLine() else {
+                record += 1
+                let origin = RecordOrigin(source: name, record: record, line: scanner.line, column: 1)
+                try scanner.skipLine()
+                return .rejected(SetAsideRecord(origin: origin, reason: "a line longer than \(JSONLimits.describe(bytes: scanner.limits.maxLineBytes))"))
+            }
+            let lineStart = scanner.pos
+            let hasNewline = lineEnd < scanner.end
+            scanner.bound(to: lineEnd)
+            guard let b = try scanner.peek() else { finishLine(lineEnd, hasNewline); continue }
+            record += 1
+            let origin = RecordOrigin(source: name, record: record, line: scanner.line, column: scanner.column(at: scanner.pos))
+            var item: GraphParsedItem
+            do {
+                guard b == 0x7B else { throw scanner.unexpected("an object") }
+                let fields = try readObject()
+                if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the object") }
+                if let field = fields.first(where: { $0.name == "@entity" }) {
+                    if case .scalar(.string(let n)) = field.value, let e = model.entityIndex(n) {
+                        item = .object(entity: e, fields: fields, origin: origin)
+                    } else {
+                        var r = SetAsideRecord(origin: origin, reason: "\"@entity\" is not an entity of the model: \(ObjectGraphDecoder.describe(field.value))")
+                        r.locate(at: (field.line, field.column))
+                        item = .rejected(r)
+                    }
+                } else {
+                    item = .rejected(SetAsideRecord(origin: origin, reason: "the object has no \"@entity\" saying its entity"))
+                }
+            } catch let e as JSONSyntaxError {
+                var at = origin
+                at.line = e.line; at.column = e.column
+                item = .rejected(SetAsideRecord(origin: at, reason: e.message))
+            }
+            if case .rejected(var r) = item {
+                var stop = lineEnd
+                if stop > lineStart, scanner.base[stop - 1] == 0x0D { stop -= 1 }
+                r.text = scanner.text(from: lineStart, to: stop)
+                item = .rejected(r)
+            }
+            finishLine(lineEnd, hasNewline)
+            return item
+        }
+    }
+
+    private mutating func finishLine(_ lineEnd: Int, _ hasNewline: Bool) {
+        scanner.unbound(movingTo: hasNewline ? lineEnd + 1 : lineEnd)
+        if hasNewline { scanner.noteNewline() }
+    }
+
+    /// The members of the object at `pos` (its `{`).
+    private mutating func readObject() throws -> [GraphField] {
+        scanner.pos += 1
+        var fields: [GraphField] = []
+        while true {
+            guard var b = try scanner.peek() else { throw scanner.unexpected("a member or '}'") }
+            if b == 0x7D { scanner.pos += 1; return fields }
+            if !fields.isEmpty {
+                guard b == 0x2C else { throw scanner.unexpected("',' or '}' after a member") }
+                scanner.pos += 1
+                b = try scanner.peek() ?? 0
+            }
+            guard b == 0x22 else { throw scanner.unexpected("a member name (a string)") }
+            let key = String(decoding: try scanner.readString(), as: UTF8.self)
+            guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after a member name") }
+            scanner.pos += 1
+            guard let v = try scanner.peek() else { throw scanner.unexpected("a JSON value") }
+            let line = scanner.line, column = scanner.column(at: scanner.pos)
+            let value: GraphValue
+            if v == 0x5B {
+                value = try readList()
+            } else if v == 0x7B {
+                try scanner.skipValue(depth: 3)
+                value = .other("an object")
+            } else {
+                value = .scalar(try readScalar(v))
+            }
+            fields.append(GraphField(name: key, value: value, line: line, column: column))
+        }
+    }
+
+    private mutating func readList() throws -> GraphValue {
+        scanner.pos += 1
+        var items: [(GraphScalar, line: Int, column: Int)] = []
+        var nested = false
+        var first = true
+        while true {
+            guard var b = try scanner.peek() else { throw scanner.unexpected("a value or ']'") }
+            if b == 0x5D { scanner.pos += 1; return nested ? .other("an array holding an array or object") : .list(items) }
+            if !first {
+                guard b == 0x2C else { throw scanner.unexpected("',' or ']' after an array element") }
+                scanner.pos += 1
+                b = try scanner.peek() ?? 0
+            }
+            first = false
+            let line = scanner.line, column = scanner.column(at: scanner.pos)
+            if b == 0x5B || b == 0x7B {
+                try scanner.skipValue(depth: 4)
+                nested = true
+            } else {
+                items.append((try readScalar(b), line, column))
+            }
+        }
+    }
+
+    private mutating func readScalar(_ b: UInt8) throws -> GraphScalar {
+        switch b {
+        case 0x22: return .string(String(decoding: try scanner.readString(), as: UTF8.self))
+        case 0x2D, 0x30...0x39: return .number(String(decoding: try scanner.readNumber(), as: UTF8.self))
+        case 0x74, 0x66, 0x6E:
+            switch try scanner.readLiteral() {
+            case .true: return .bool(true)
+            case .false: return .bool(false)
+            case .null: return .null
+            }
+        default: throw scanner.unexpected("a JSON value")
+        }
+    }
+}

@@ -1,0 +1,212 @@
+import TripKit
+
+/// Writes the objects of any model as JSON or JSON Lines, the shapes docs/DESIGN-NOTES.md lays down
+/// ("The general object model"): JSON one document keyed by entity name, each an array of objects;
+/// JSON Lines one object per line with `"@entity"` first.
+///
+/// ```
+/// {"Item": [
+/// {"name": "Iron", "weight": 7.5, "components": ["1B9FD00D-CB92-46CD-8711-5297025B7822"]}
+/// ],
+/// "Component": [
+/// {"id": "1B9FD00D-CB92-46CD-8711-5297025B7822", "count": 1, "item": "Iron"}
+/// ]}
+/// ```
+///
+/// Each object: `"@key"` where its entity's family has no single unique attribute, then every
+/// attribute (`null` when null: every object of an entity has the same members), then each
+/// relationship: a to-one the reference or `null`, a to-many an array of references. A reference is
+/// the destination's unique value, else its `@key` number. Every entity of the model has its array,
+/// empty when it has no objects.
+///
+/// It streams: objects come entity by entity in the model's order (an entity's array is closed and
+/// the next opened when the entity changes), and only the object being written is held, with the
+/// `names` a first pass gave (`ObjectReferenceNames`). The output is complete or absent.
+public struct JSONObjectWriter: ObjectRecordWriter {
+    private let output: ByteOutput
+    private let isLines: Bool
+    private let names: ObjectReferenceNames
+    private var layout: ObjectGraphLayout?
+    private var slots: [[Int]] = []
+    /// Per entity: `"Name": [` (JSON) or `{"@entity": "Name"` (JSON Lines); each member's `"name": `.
+    private var heads: [[UInt8]] = []
+    private var memberKeys: [[[UInt8]]] = []
+    private var current = -1
+    private var inEntity = 0
+    private var record = RecordBuffer()
+    private var scratch: [UInt8] = []
+
+    /// Opens an output for JSON (`format: .json`) or JSON Lines (`.jsonl`); by-value references are
+    /// looked up in `names`.
+    public init(_ location: OutputLocation, format: Format, names: ObjectReferenceNames, compression: Compression? = nil) throws {
+        guard format == .json || format == .jsonl else {
+            throw TripError.usage("the JSON writer writes json or jsonl, not \(format.rawValue)")
+        }
+        output = try ByteOutput(location, compression: compression)
+        isLines = format == .jsonl
+        self.names = names
+    }
+
+    /// Works out each entity's member keys.
+    public mutating func begin(_ model: ObjectModel) throws {
+        let layout = ObjectGraphLayout(model)
+        self.layout = layout
+        slots = model.entities.indices.map(layout.attributeSlots)
+        heads = layout.entities.map { e in
+            isLines ? Array("{".utf8) + Self.key("@entity") + Self.literal(e.name) : Self.key(e.name).dropLast() + Array(" [".utf8)
+        }
+        memberKeys = layout.entities.map { e in
+            (e.writesKey ? [Self.key("@key")] : []) + e.attributes.map { Self.key($0.name) } + e.relationships.map { Self.key($0.name) }
+        }
+    }
+
+    /// Writes one object, after closing the previous entity's array and opening its own (JSON).
+    public mutating func write(_ object: ObjectRecord) throws {
+        guard let layout else { throw TripError.usage("JSONObjectWriter.write before begin") }
+        try layout.check(object, after: max(current, 0))
+        record.removeAll()
+        if !isLines {
+            if object.entity != current { openEntities(through: object.entity) } else { record.append(0x2C) }
+            record.append(0x0A)
+            inEntity += 1
+        }
+        try encode(object, layout)
+        if isLines { record.append(0x0A) }
+        try output.write(record.bytes)
+    }
+
+    /// Closes the open array and opens the next entities' up to `entity`'s (those between stay empty).
+    private mutating func openEntities(through entity: Int) {
+        for e in (current + 1)...entity { openEntity(e) }
+    }
+
+    private mutating func openEntity(_ e: Int) {
+        if e == 0 {
+            record.append(0x7B)
+        } else {
+            if inEntity > 0 { record.append(0x0A) }
+            record.append(Array("],\n".utf8))
+        }
+        record.append(heads[e])
+        current = e
+        inEntity = 0
+    }
+
+    /// Closes the document (JSON) and makes the output visible under its name.
+    public mutating func finish() throws {
+        if !isLines, let layout {
+            record.removeAll()
+            if layout.entities.isEmpty {
+                record.append(Array("{}\n".utf8))
+            } else {
+                for e in (current + 1)..<layout.entities.count { openEntity(e) }
+                if inEntity > 0 { record.append(0x0A) }
+                record.append(Array("]}\n".utf8))
+            }
+            try output.write(record.bytes)
+        }
+        try output.commit()
+    }
+
+    /// Throws the output away, leaving the target as it was.
+    public mutating func abort() { output.discard() }
+
+    // MARK: - Encoding
+
+    private mutating func encode(_ object: ObjectRecord, _ layout: ObjectGraphLayout) throws {
+        let e = layout.entities[object.entity]
+        let keys = memberKeys[object.entity]
+        var m = 0
+        if isLines { record.append(heads[object.entity]) } else { record.append(0x7B) }
+        func member() {
+            if isLines || m > 0 { record.append(0x2C, 0x20) }
+            record.append(keys[m]); m += 1
+        }
+        if e.writesKey { member(); Self.appendInteger(object.key, to: &record) }
+        for slot in slots[object.entity] {
+            member()
+            Self.append(object.attributes[slot], to: &record, scratch: &scratch)
+        }
+        for (r, relationship) in e.relationships.enumerated() {
+            member()
+            let references = object.relationships[r]
+            if relationship.isToMany {
+                record.append(0x5B)
+                for (i, reference) in references.enumerated() {
+                    if i > 0 { record.append(0x2C, 0x20) }
+                    try appendReference(reference, relationship, object, layout)
+                }
+                record.append(0x5D)
+            } else if let reference = references.first {
+                try appendReference(reference, relationship, object, layout)
+            } else {
+                record.append("null")
+            }
+        }
+        record.append(0x7D)
+    }
+
+    private mutating func appendReference(_ reference: ObjectReference, _ relationship: ObjectGraphLayout.Relationship,
+                                          _ object: ObjectRecord, _ layout: ObjectGraphLayout) throws {
+        if relationship.byValue {
+            Self.append(try layout.value(of: reference, in: names, from: object, relationship: relationship.name), to: &record,
+                        scratch: &scratch)
+        } else {
+            Self.appendInteger(reference.key, to: &record)
+        }
+    }
+
+    /// `"name": ` with the name escaped.
+    static func key(_ name: String) -> [UInt8] { literal(name) + Array(": ".utf8) }
+
+    /// A JSON string literal of `text`.
+    static func literal(_ text: String) -> [UInt8] {
+        var buffer = RecordBuffer()
+        var s = text
+        s.withUTF8 { JSONRecordWriter.appendString($0, to: &buffer) }
+        return Array(buffer.bytes)
+    }
+
+    /// Appends a value as docs/DESIGN-NOTES.md says: numbers bare (a Double not finite, and a
+    /// Decimal whose text is not a JSON number, as a string), every other value a string.
+    static func append(_ value: ObjectValue, to out: inout RecordBuffer, scratch: inout [UInt8]) {
+        switch value {
+        case .null: out.append("null")
+        case .int(let i): appendInteger(i, to: &out)
+        case .bool(let b): out.append(b ? "true" : "false")
+        case .double(let d) where d.isFinite:
+            var text = d.description
+            text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
+        case .decimal(var text):
+            let isNumber = text.withUTF8 { JSONScanner.numberSyntaxError(UnsafeRawBufferPointer($0)) == nil }
+            if isNumber { text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) } } else { appendString(text, to: &out) }
+        case .string(let s), .url(let s): appendString(s, to: &out)
+        case .date, .uuid:
+            // Their text needs no escaping.
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(0x22)
+            ObjectValueText.appendText(value, to: &scratch)
+            scratch.append(0x22)
+            out.append(scratch)
+        case .double, .data: appendString(ObjectValueText.text(value) ?? "", to: &out)
+        }
+    }
+
+    private static func appendString(_ text: String, to out: inout RecordBuffer) {
+        var s = text
+        s.withUTF8 { JSONRecordWriter.appendString($0, to: &out) }
+    }
+
+    /// Appends the decimal digits of `n`.
+    static func appendInteger(_ n: Int64, to out: inout RecordBuffer) {
+        out.reserve(21)
+        var digits: (UInt64, Int) = (n.magnitude, 0)
+        if n < 0 { out.put(0x2D) }
+        let space = out.spare(20)
+        repeat {
+            space[19 - digits.1] = UInt8(48 + digits.0 % 10)
+            digits.0 /= 10; digits.1 += 1
+        } while digits.0 > 0
+        for i in 0..<digits.1 { out.put(space[20 - digits.1 + i]) }
+    }
+}
