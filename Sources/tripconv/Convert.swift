@@ -10,6 +10,9 @@ struct Convert: ParsableCommand {
         commandName: "convert",
         abstract: "Convert trips between formats and schema versions.",
         discussion: """
+            A Core Data or SwiftData store of another app (one with no Trip entity) is read with the model it carries \
+            (or --model's): its objects, with their relationships, go to JSON, JSON Lines, YAML, XML, or CSV or TSV as a \
+            directory of tables (-o DIR), with no version detected and no stage run; --model reads such an export back. \
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order (one with none says so; a run left with nothing to read fails, exit 66, \
             writing nothing). \
@@ -39,6 +42,9 @@ struct Convert: ParsableCommand {
     var output: String?
 
     @OptionGroup var reading: ReadingOptions
+
+    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app needs no --model.", valueName: "model"))
+    var model: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
     var to: OutputFormatArgument?
@@ -87,7 +93,7 @@ struct Convert: ParsableCommand {
     var verbose = false
 
     /// The options, described once: the runs are built from them.
-    private var options: RunOptions {
+    var options: RunOptions {
         var o = RunOptions()
         o.targetVersion = targetVersion
         o.policy = dedupe
@@ -114,6 +120,9 @@ struct Convert: ParsableCommand {
         TemporaryPaths.installSignalCleanup()
         let started = monotonicSeconds()
         if outputDir != nil { return try runBulk(started: started) }
+        if model != nil || inputs.contains(where: ObjectConversion.isOtherAppStore) {
+            return try runObjects(started: started)
+        }
         do {
             try checkOutputs()
             let (summary, migration) = try convert(started: started)

@@ -43,6 +43,23 @@ enum RunReport {
         try output.commit()
     }
 
+    /// The report of a run over another app's objects: the counts, per entity, and the model's source.
+    static func write(_ path: String, objects s: ObjectConversionSummary?, input: String, modelSource: String?, elapsed: Double,
+                      error: (any Error)?) throws {
+        var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil ? "ok" : "failed"))] + failure(error)
+        if let s {
+            pairs += [
+                ("read", .int(s.read)), ("written", .int(s.written)), ("rejected", .int(s.rejected)),
+                ("input", .string(input)), ("model", .string(modelSource ?? "")),
+                ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
+            ]
+        }
+        pairs.append(("elapsedSeconds", .milliseconds(elapsed)))
+        let output = try ByteOutput(.file(path))
+        try output.write(JSONText.Node.object(pairs).render(indent: 2) + "\n")
+        try output.commit()
+    }
+
     /// A failed run's error and exit status; none for a run that did not fail.
     static func failure(_ error: (any Error)?) -> [(String, JSONText.Node)] {
         guard let error else { return [] }

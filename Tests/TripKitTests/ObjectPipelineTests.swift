@@ -50,6 +50,23 @@ import TripKit
         #expect(summary.line(elapsedSeconds: 0.004) == "read 3 objects; wrote 2 (Item 1, Tag 1); rejected 1; 0.004 s")
     }
 
+    @Test func anObjectWithoutARequiredValueIsSetAside() throws {
+        var nameless = Self.object(0, 2, "x")
+        nameless.attributes[0] = .null
+        var tagless = Self.object(1, 3, "t")
+        tagless.attributes[0] = .null
+        var reader = ListReader(items: [.object(Self.object(0, 1, "a")), .object(nameless), .object(tagless)])
+        var writer = ListWriter()
+        var summary = ObjectConversionSummary()
+        var setAside: [SetAsideRecord] = []
+        try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { setAside.append($0) }
+        // Item.name is required; Tag.label is optional.
+        #expect(writer.written.map(\.key) == [1, 3])
+        #expect(setAside.map(\.reason) == ["Item.name: no value, and the model requires one"])
+        #expect(setAside.first?.origin == nameless.origin)
+        #expect(summary.read == 3 && summary.written == 2 && summary.rejected == 1)
+    }
+
     @Test func aFailingWriterIsAborted() {
         var reader = ListReader(items: [.object(Self.object(0, 1, "a")), .object(Self.object(0, 2, "b"))])
         var writer = ListWriter(failAt: 1)

@@ -57,10 +57,10 @@ public struct StoreModel: Sendable {
     /// that is not Core Data's, a damaged cache or metadata, a model that disagrees with the tables:
     /// `.data`, naming the table and column.
     public static func read(storeAt path: String, modelPath: String? = nil) throws -> StoreModel {
-        try SQLiteStore.requireFile(path)
-        let connection = try SQLiteConnection(path: path, access: .reading)
-        try connection.execute("BEGIN", doing: "cannot read the store")
-        defer { connection.rollbackQuietly() }
+        // As the objects are read: with the -wal, at one snapshot, writing no byte of the store's files.
+        let snapshot = try StoreSnapshot(path: path, busyTimeout: 5000)
+        defer { snapshot.end() }
+        let connection: SQLiteConnection = snapshot.connection
         let structure = SQLiteStoreStructure(connection)
         let tables = try structure.tableNames()
         guard CoreDataStoreLayout.isCoreData(tables: tables) else {
@@ -96,8 +96,10 @@ public struct StoreModel: Sendable {
     /// else read: whether the store is SampleTrips' or another app's. Nil for a file that is not a
     /// Core Data store (whose reader says why).
     public static func entityNames(storeAt path: String) -> [String]? {
-        guard isStoreFile(path), let connection = try? SQLiteConnection(path: path, access: .reading),
-              let tables = try? SQLiteStoreStructure(connection).tableNames(), CoreDataStoreLayout.isCoreData(tables: tables),
+        guard isStoreFile(path), let snapshot = try? StoreSnapshot(path: path, busyTimeout: 5000) else { return nil }
+        defer { snapshot.end() }
+        let connection: SQLiteConnection = snapshot.connection
+        guard let tables = try? SQLiteStoreStructure(connection).tableNames(), CoreDataStoreLayout.isCoreData(tables: tables),
               let s = try? connection.prepare("SELECT \"Z_NAME\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" < 16000 ORDER BY \"Z_ENT\"") else { return nil }
         var names: [String] = []
         while (try? s.step()) == true { names.append(s.text(0)) }

@@ -20,12 +20,23 @@ public enum ObjectPipeline {
         if summary.counts.count < model.entities.count {
             summary.counts += Array(repeating: 0, count: model.entities.count - summary.counts.count)
         }
+        // Per entity, the attributes an object must have a value of (not optional, not transient).
+        let required = model.entities.indices.map { e in
+            model.allAttributes(of: e).enumerated().filter { !$0.element.isOptional && !$0.element.isTransient }.map { ($0.offset, $0.element.name) }
+        }
         do {
             try writer.begin(model)
             while let item = try reader.next() {
                 switch item {
                 case .object(let object):
                     summary.read += 1
+                    if let missing = required[object.entity].first(where: { object.attributes[$0.0].isNull }) {
+                        // A store row the model forbids (Core Data never writes one): set aside, never written.
+                        summary.rejected += 1
+                        try setAside(SetAsideRecord(origin: object.origin, reason: "\(model.entities[object.entity].name).\(missing.1): "
+                                                    + "no value, and the model requires one"))
+                        continue
+                    }
                     try writer.write(object)
                     summary.written += 1
                     summary.counts[object.entity] += 1

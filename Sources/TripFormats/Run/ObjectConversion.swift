@@ -1,0 +1,108 @@
+import TripKit
+
+/// A run over the objects of another app's model (issue 26): one input (a Core Data or SwiftData
+/// store, read with the model it carries or `--model`; or an export of such a store, read with
+/// `--model`) to one output in any text format, every object written or set aside.
+///
+/// ```swift
+/// let run = try ObjectConversion(input: "default.store", modelPath: nil, options: RunOptions())
+/// let summary = try run.run(to: .file("objects.jsonl"), format: .jsonl) { rejected in print(rejected.reason) }
+/// ```
+public struct ObjectConversion {
+    /// The model the objects are of, and where it came from.
+    public let model: ObjectModel
+    public let modelSource: StoreModel.Source
+    /// The input, and its format (`.coredata` for a store).
+    public let input: String
+    public let format: Format
+    private let entityNumbers: [String: Int64]?
+    private let options: RunOptions
+
+    /// The formats an object run writes.
+    public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv]
+
+    /// Whether `path` is a Core Data store of some app other than SampleTrips: a file with Core Data's
+    /// tables whose `Z_PRIMARYKEY` names no `Trip` entity. SampleTrips stores go the trip path.
+    public static func isOtherAppStore(_ path: String) -> Bool {
+        guard let names = StoreModel.entityNames(storeAt: path) else { return false }
+        return !names.contains("Trip")
+    }
+
+    /// A run reading `input`: a store (its own model, else `modelPath`'s, else its tables'), or an
+    /// export in `format` (the format its extension names when nil) read with `modelPath`'s model.
+    public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions) throws {
+        self.input = input; self.options = options
+        if StoreModel.isStoreFile(input) {
+            let store = try StoreModel.read(storeAt: input, modelPath: modelPath)
+            model = store.model; modelSource = store.source
+            entityNumbers = store.entityNumbers.mapValues(Int64.init)
+            self.format = .coredata
+            return
+        }
+        guard let modelPath else {
+            throw TripError.usage("\(input): the objects of another app's model are read with --model naming that model "
+                                  + "(the store they came from, an .xcdatamodeld, or model JSON from `tripconv schema --model STORE --json`)")
+        }
+        let file = try StoreModel.isStoreFile(modelPath)
+            ? (StoreModel.read(storeAt: modelPath).model, StoreModel.Source.modelCache)
+            : { let m = try StoreModel.readModelFile(modelPath); return (m.model, m.source) }()
+        model = file.0; modelSource = file.1; entityNumbers = nil
+        guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
+            throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
+        }
+        self.format = f
+    }
+
+    /// A reader of the input's objects; a store is opened at one snapshot each time.
+    func reader() throws -> any ObjectRecordReader {
+        switch format {
+        case .coredata:
+            return try CoreDataObjectReader(path: input, model: model, entityNumbers: entityNumbers,
+                                            temporaryDirectory: options.temporaryDirectory)
+        case .json, .jsonl:
+            return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading)
+        case .yaml:
+            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading)
+        case .xml:
+            return try XMLObjectReader(path: input, model: model, options: options.reading)
+        case .csv, .tsv:
+            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading)
+        default:
+            throw TripError.usage("\(input): \(format.rawValue) holds no objects of another app's model")
+        }
+    }
+
+    /// Reads every object into `output` in `format`, each set-aside record to `setAside`; the output is
+    /// complete or absent. CSV and TSV write a directory of tables (`output` names it).
+    public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
+        var summary = ObjectConversionSummary()
+        var source = try reader()
+        let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema)
+        switch out {
+        case .json, .jsonl, .yaml:
+            // These writers name referred objects from a table a first pass fills (ObjectReferenceNames).
+            var first = try reader()
+            let names = try ObjectReferenceNames.collect(&first)
+            if out == .yaml {
+                var writer = try YAMLObjectWriter(output, names: names, compression: options.compression)
+                try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+            } else {
+                var writer = try JSONObjectWriter(output, format: out, names: names, compression: options.compression)
+                try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+            }
+        case .xml:
+            var writer = try XMLObjectWriter(output, options: writeOptions)
+            try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+        case .csv, .tsv:
+            guard case .file(let directory) = output else {
+                throw TripError.usage("objects are written to CSV and TSV as a directory of tables, one per entity: name it with -o DIR")
+            }
+            var writer = CSVObjectTablesWriter(directory: directory, format: out, options: writeOptions)
+            try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+        default:
+            throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV or TSV; "
+                                  + "\(out.rawValue) is not one yet")
+        }
+        return summary
+    }
+}
