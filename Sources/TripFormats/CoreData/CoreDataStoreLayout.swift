@@ -179,8 +179,9 @@ struct CoreDataStoreLayout {
     /// (whose reader then says what is wrong with it).
     static func isCoreDataFile(_ path: String) -> Bool {
         guard (try? SQLiteRecordWriter.isSQLiteFile(path)) == true,
-              let connection = try? SQLiteConnection(path: path, access: .reading, busyTimeout: 5000),
-              let tables = try? SQLiteStoreStructure(connection).tableNames() else { return false }
+              let snapshot = try? StoreSnapshot(path: path, busyTimeout: 5000) else { return false }
+        defer { snapshot.end() }
+        guard let tables = try? SQLiteStoreStructure(snapshot.connection).tableNames() else { return false }
         return isCoreData(tables: tables)
     }
 }

@@ -4,13 +4,14 @@ import TripKit
 /// and Core Data readers are its two kinds, and differ only in how their store lays the trips out,
 /// which each tells as the statements of a `StoreTripQueries`.
 ///
-/// The store is opened read-only and read in one read transaction, so a writer committing meanwhile
-/// is not half-seen. The version is the one the store's metadata or structure gives, unless
+/// The store is read in one read transaction, so a writer committing meanwhile is not half-seen, and
+/// opened as `StoreSnapshot` opens it: with its `-wal`, writing no byte of the store's files (not even
+/// the `-shm`, which a plain read-only open rewrites). The version is the one the store's metadata or structure gives, unless
 /// `--source-version` overrides it.
 public class StoreRecordReader: RecordReader {
     /// The store's file, as messages and origins name it.
     public let path: String
-    private let connection: SQLiteConnection
+    private let snapshot: StoreSnapshot
     private var builder: RecordBuilder
     private var cursor: StoreTripCursor?
     private let version: SchemaVersion?
@@ -27,19 +28,17 @@ public class StoreRecordReader: RecordReader {
     init(path: String, format: Format, options: ReadOptions, busyTimeoutMilliseconds: Int,
          open: (SQLiteConnection) throws -> Opened) throws {
         self.path = path
-        try SQLiteStore.requireFile(path)
-        connection = try SQLiteConnection(path: path, access: .reading, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
-        try connection.execute("BEGIN", doing: "cannot read the store")
+        snapshot = try StoreSnapshot(path: path, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
         do {
-            let opened = try open(connection)
-            cursor = try StoreTripCursor(connection, opened.queries)
+            let opened = try open(snapshot.connection)
+            cursor = try StoreTripCursor(snapshot.connection, opened.queries)
             version = opened.version; evidence = opened.evidence
             var builderOptions = options
             isOverridden = options.sourceVersion != nil
             if !isOverridden { builderOptions.sourceVersion = opened.version }
             builder = RecordBuilder(source: path, format: format.rawValue, options: builderOptions)
         } catch {
-            connection.rollbackQuietly()
+            snapshot.end()
             throw error
         }
     }
@@ -61,7 +60,7 @@ public class StoreRecordReader: RecordReader {
 
     private func end() {
         cursor = nil
-        connection.rollbackQuietly()
+        snapshot.end()
     }
 
     /// The store's version and how it was told (or `--source-version`, when given).
