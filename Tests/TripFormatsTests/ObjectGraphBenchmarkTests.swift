@@ -40,13 +40,11 @@ import TripTestSupport
             return ObjectRecord(entity: 2, key: k, attributes: [.int(k % 5), .string("Review \(k): fine")],
                                 relationships: [[ObjectReference(entity: 1, key: k)]], origin: origin)
         }
-        var names = ObjectReferenceNames(model: Self.model)
-        for n in 0..<authors { names.note(object(n)) }
         let dir = ScratchDirectory()
         let total = authors + books + reviews
         let clock = ContinuousClock()
         let making = clock.measure { for n in 0..<total { _ = object(n) } }
-        var writer = try JSONObjectWriter(.file(dir.path("bench.jsonl")), format: .jsonl, names: names)
+        var writer = try JSONObjectWriter(.file(dir.path("bench.jsonl")), format: .jsonl)
         try writer.begin(Self.model)
         let writing = try clock.measure {
             for n in 0..<total { try writer.write(object(n)) }

@@ -77,25 +77,20 @@ enum ObjectGraphSample {
         ]
     }
 
-    static var names: ObjectReferenceNames {
-        var names = ObjectReferenceNames(model: model)
-        for o in objects { names.note(o) }
-        return names
-    }
-
     /// Writes the sample objects in `format` to `path`.
     static func write(_ format: Format, to path: String) throws {
         switch format {
         case .yaml:
-            var writer = try YAMLObjectWriter(.file(path), names: names)
+            var writer = try YAMLObjectWriter(.file(path))
             try drive(&writer)
         default:
-            var writer = try JSONObjectWriter(.file(path), format: format, names: names)
+            var writer = try JSONObjectWriter(.file(path), format: format)
             try drive(&writer)
         }
     }
 
-    private static func drive<W: ObjectRecordWriter>(_ writer: inout W) throws {
+    /// Gives `objects` of `model` (the sample's unless told) to `writer`, and finishes it.
+    static func drive<W: ObjectRecordWriter>(_ writer: inout W, model: ObjectModel = model, objects: [ObjectRecord] = objects) throws {
         try writer.begin(model)
         for o in objects { try writer.write(o) }
         try writer.finish()

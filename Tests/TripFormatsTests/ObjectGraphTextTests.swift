@@ -153,8 +153,8 @@ import TripTestSupport
             var o = o; o.relationships = [[]]; return o
         }
         for (name, objects) in [("tags", tags), ("none", [])] {
-            var json = try JSONObjectWriter(.file(dir.path(name + ".json")), format: .json, names: ObjectGraphSample.names)
-            var yaml = try YAMLObjectWriter(.file(dir.path(name + ".yaml")), names: ObjectGraphSample.names)
+            var json = try JSONObjectWriter(.file(dir.path(name + ".json")), format: .json)
+            var yaml = try YAMLObjectWriter(.file(dir.path(name + ".yaml")))
             try json.begin(ObjectGraphSample.model); try yaml.begin(ObjectGraphSample.model)
             for o in objects { try json.write(o); try yaml.write(o) }
             try json.finish(); try yaml.finish()
@@ -173,26 +173,33 @@ import TripTestSupport
         #expect(try ObjectGraphSample.read(.json, from: dir.path("none.json")).objects.isEmpty)
     }
 
-    /// A reference to an object whose unique value was never noted is an error naming the object, and
-    /// the output is left absent.
+    /// A reference to an object that never comes is an error naming the object (at `finish`: the
+    /// referring object waits for the names of later entities), and the output is left absent.
     @Test func unknownReferenceValue() throws {
         let dir = ScratchDirectory()
-        var writer = try JSONObjectWriter(.file(dir.path("out.json")), format: .json, names: ObjectReferenceNames(model: ObjectGraphSample.model))
+        var writer = try JSONObjectWriter(.file(dir.path("out.json")), format: .json)
         try writer.begin(ObjectGraphSample.model)
-        #expect(throws: TripError.self) { try writer.write(ObjectGraphSample.objects[0]) }
+        try writer.write(ObjectGraphSample.objects[0])
+        #expect(throws: TripError.self) { try writer.finish() }
         writer.abort()
         #expect(dir.contents("out.json") == nil)
     }
 
-    /// Names noted out of key order, and again, are found by key; keys never noted are not.
-    @Test func referenceNamesInAnyOrder() {
-        var names = ObjectReferenceNames(model: ObjectGraphSample.model)
-        for key in [5, 1, 9, 3, 7, 3] as [Int64] { names.note(ObjectReference(entity: 2, key: key), value: .string("t\(key)")) }
-        names.note(ObjectReference(entity: 0, key: 1), value: .string("not kept: Thing is referred to by @key"))
-        #expect(names.count == 5)
-        for key in [1, 3, 5, 7, 9] as [Int64] { #expect(names.value(of: ObjectReference(entity: 2, key: key)) == .string("t\(key)")) }
-        #expect(names.value(of: ObjectReference(entity: 2, key: 4)) == nil)
-        #expect(names.value(of: ObjectReference(entity: 0, key: 1)) == nil)
+    /// Names noted out of key order are found by key, read back as the unique attribute's kind;
+    /// keys never noted are not; `@key` entities are named by their key.
+    @Test func referenceNamesInAnyOrder() throws {
+        let naming = ObjectNaming(ObjectGraphSample.model) { _, _ in true }
+        let origin = RecordOrigin(source: "test", record: 0)
+        for key in [5, 1, 9, 3, 7] as [Int64] {
+            try naming.note(ObjectRecord(entity: 2, key: key, attributes: [.string("t\(key)")], relationships: [[]], origin: origin))
+        }
+        for key in [1, 3, 5, 7, 9] as [Int64] {
+            #expect(try naming.value(of: ObjectReference(entity: 2, key: key), in: "out") == .string("t\(key)"))
+        }
+        #expect(throws: TripError.self) { try naming.value(of: ObjectReference(entity: 2, key: 4), in: "out") }
+        #expect(try naming.value(of: ObjectReference(entity: 0, key: 12), in: "out") == .int(12))
+        try naming.note(ObjectRecord(entity: 3, key: 2, attributes: [.uuid(ObjectGraphSample.step2), .null], relationships: [[]], origin: origin))
+        #expect(try naming.value(of: ObjectReference(entity: 3, key: 2), in: "out") == .uuid(ObjectGraphSample.step2))
     }
 
     /// The byte-appending text of a value is the text `ObjectValueText.text` gives.

@@ -53,14 +53,6 @@ struct ObjectGraphLayout {
         }
     }
 
-    /// The value a by-value reference is written as, or an error naming the referring object.
-    func value(of reference: ObjectReference, in names: ObjectReferenceNames, from object: ObjectRecord,
-               relationship: String) throws -> ObjectValue {
-        if let v = names.value(of: reference) { return v }
-        let entity = reference.entity < entities.count ? entities[reference.entity].name : "entity \(reference.entity)"
-        throw TripError.data("\(entities[object.entity].name) \(object.key): its \(relationship) refers to \(entity) \(reference.key), whose unique value is not known (no such object, or no first pass over it)")
-    }
-
     /// The positions in an object's `attributes` of the attributes written (transient ones are not).
     func attributeSlots(of entity: Int) -> [Int] {
         model.allAttributes(of: entity).enumerated().filter { !$0.element.isTransient }.map(\.offset)

@@ -19,13 +19,17 @@ import TripKit
 /// the destination's unique value, else its `@key` number. Every entity of the model has its array,
 /// empty when it has no objects.
 ///
-/// It streams: objects come entity by entity in the model's order (an entity's array is closed and
-/// the next opened when the entity changes), and only the object being written is held, with the
-/// `names` a first pass gave (`ObjectReferenceNames`). The output is complete or absent.
+/// Objects come entity by entity in the model's order (an entity's array is closed and the next
+/// opened when the entity changes), in one pass: the names of referred objects are noted as they pass
+/// (`ObjectNaming`), and an object naming by value one not seen yet waits, with every object after
+/// it, until the names it needs are known (`ObjectWriteOrder`); waiting objects and names spill past
+/// the options' memory budget. The output is complete or absent.
 public struct JSONObjectWriter: ObjectRecordWriter {
     private let output: ByteOutput
     private let isLines: Bool
-    private let names: ObjectReferenceNames
+    private let options: WriteOptions
+    private var order: ObjectWriteOrder?
+    private var received = -1
     private var layout: ObjectGraphLayout?
     private var slots: [[Int]] = []
     /// Per entity: `"Name": [` (JSON) or `{"@entity": "Name"` (JSON Lines); each member's `"name": `.
@@ -36,21 +40,22 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     private var record = RecordBuffer()
     private var scratch: [UInt8] = []
 
-    /// Opens an output for JSON (`format: .json`) or JSON Lines (`.jsonl`); by-value references are
-    /// looked up in `names`.
-    public init(_ location: OutputLocation, format: Format, names: ObjectReferenceNames, compression: Compression? = nil) throws {
+    /// Opens an output for JSON (`format: .json`) or JSON Lines (`.jsonl`), with `options`' compression
+    /// and memory budget.
+    public init(_ location: OutputLocation, format: Format, options: WriteOptions = WriteOptions()) throws {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON writer writes json or jsonl, not \(format.rawValue)")
         }
-        output = try ByteOutput(location, compression: compression)
+        output = try ByteOutput(location, compression: options.compression)
         isLines = format == .jsonl
-        self.names = names
+        self.options = options
     }
 
     /// Works out each entity's member keys.
     public mutating func begin(_ model: ObjectModel) throws {
         let layout = ObjectGraphLayout(model)
         self.layout = layout
+        order = ObjectWriteOrder(model, budget: options.budget)
         slots = model.entities.indices.map(layout.attributeSlots)
         heads = layout.entities.map { e in
             isLines ? Array("{".utf8) + Self.key("@entity") + Self.literal(e.name) : Self.key(e.name).dropLast() + Array(" [".utf8)
@@ -60,17 +65,23 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         }
     }
 
-    /// Writes one object, after closing the previous entity's array and opening its own (JSON).
+    /// Writes one object (or holds it until the names it needs are known), after closing the previous
+    /// entity's array and opening its own (JSON).
     public mutating func write(_ object: ObjectRecord) throws {
-        guard let layout else { throw TripError.usage("JSONObjectWriter.write before begin") }
-        try layout.check(object, after: max(current, 0))
+        guard let layout, let order else { throw TripError.usage("JSONObjectWriter.write before begin") }
+        try layout.check(object, after: max(received, 0))
+        received = object.entity
+        try order.pass(object) { try put($0, layout, order.naming) }
+    }
+
+    private mutating func put(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
         record.removeAll()
         if !isLines {
             if object.entity != current { openEntities(through: object.entity) } else { record.append(0x2C) }
             record.append(0x0A)
             inEntity += 1
         }
-        try encode(object, layout)
+        try encode(object, layout, naming)
         if isLines { record.append(0x0A) }
         try output.write(record.bytes)
     }
@@ -94,6 +105,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
 
     /// Closes the document (JSON) and makes the output visible under its name.
     public mutating func finish() throws {
+        if let layout, let order { try order.finish { try put($0, layout, order.naming) } }
         if !isLines, let layout {
             record.removeAll()
             if layout.entities.isEmpty {
@@ -113,7 +125,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
 
     // MARK: - Encoding
 
-    private mutating func encode(_ object: ObjectRecord, _ layout: ObjectGraphLayout) throws {
+    private mutating func encode(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
         let e = layout.entities[object.entity]
         let keys = memberKeys[object.entity]
         var m = 0
@@ -134,11 +146,11 @@ public struct JSONObjectWriter: ObjectRecordWriter {
                 record.append(0x5B)
                 for (i, reference) in references.enumerated() {
                     if i > 0 { record.append(0x2C, 0x20) }
-                    try appendReference(reference, relationship, object, layout)
+                    try appendReference(reference, relationship, naming)
                 }
                 record.append(0x5D)
             } else if let reference = references.first {
-                try appendReference(reference, relationship, object, layout)
+                try appendReference(reference, relationship, naming)
             } else {
                 record.append("null")
             }
@@ -147,10 +159,9 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     }
 
     private mutating func appendReference(_ reference: ObjectReference, _ relationship: ObjectGraphLayout.Relationship,
-                                          _ object: ObjectRecord, _ layout: ObjectGraphLayout) throws {
+                                          _ naming: ObjectNaming) throws {
         if relationship.byValue {
-            Self.append(try layout.value(of: reference, in: names, from: object, relationship: relationship.name), to: &record,
-                        scratch: &scratch)
+            Self.append(try naming.value(of: reference, in: output.name), to: &record, scratch: &scratch)
         } else {
             Self.appendInteger(reference.key, to: &record)
         }

@@ -79,17 +79,12 @@ public struct ObjectConversion {
         var source = try reader()
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema)
         switch out {
-        case .json, .jsonl, .yaml:
-            // These writers name referred objects from a table a first pass fills (ObjectReferenceNames).
-            var first = try reader()
-            let names = try ObjectReferenceNames.collect(&first)
-            if out == .yaml {
-                var writer = try YAMLObjectWriter(output, names: names, compression: options.compression)
-                try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
-            } else {
-                var writer = try JSONObjectWriter(output, format: out, names: names, compression: options.compression)
-                try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
-            }
+        case .yaml:
+            var writer = try YAMLObjectWriter(output, options: writeOptions)
+            try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+        case .json, .jsonl:
+            var writer = try JSONObjectWriter(output, format: out, options: writeOptions)
+            try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
         case .xml:
             var writer = try XMLObjectWriter(output, options: writeOptions)
             try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)

@@ -17,6 +17,9 @@ struct ObjectNaming {
     /// Per entity: whether its objects must wait until every object has been seen, as it refers
     /// by value to an entity at or after it.
     let waits: [Bool]
+    /// Per entity: the last position (in the model's order) of an entity whose names its objects
+    /// write; -1 when they write none. An entity waits when this is at or after it.
+    let lastNamed: [Int]
     /// Per entity: whether something refers to its objects by value (their names are kept).
     private let named: [Bool]
     private let names: ObjectNameTable
@@ -36,6 +39,7 @@ struct ObjectNaming {
         uniqueSlot = slots
         var named = [Bool](repeating: false, count: model.entities.count)
         var waits = named
+        var last = [Int](repeating: -1, count: model.entities.count)
         for e in model.entities.indices {
             for (r, relationship) in model.allRelationships(of: e).enumerated() where written(e, r) {
                 guard let d = model.entityIndex(relationship.destination) else { continue }
@@ -43,10 +47,12 @@ struct ObjectNaming {
                 guard slots[d] != nil else { continue }
                 for f in family { named[f] = true }
                 if family.contains(where: { $0 >= e }) { waits[e] = true }
+                last[e] = max(last[e], family.max() ?? -1)
             }
         }
         self.named = named
         self.waits = waits
+        lastNamed = last
     }
 
     /// The positions of the entities sharing `entity`'s root.
@@ -78,6 +84,55 @@ struct ObjectNaming {
                                  + "or has no \(entity.uniqueAttribute?.name ?? "unique value") to be referred to by")
         }
         return text
+    }
+
+    /// The value a reference is written as where a writer writes it typed (JSON, YAML): the
+    /// destination's unique value (its text read back as the attribute's kind), else its key.
+    func value(of reference: ObjectReference, in output: String) throws -> ObjectValue {
+        let text = try name(of: reference, in: output)
+        guard let slot = uniqueSlot[reference.entity] else { return .int(reference.key) }
+        let kind = model.allAttributes(of: reference.entity)[slot].kind
+        return ObjectValueText.value(text, kind: kind) ?? .string(text)
+    }
+}
+
+/// Objects on their way to a writer that writes them entity by entity in the model's order (JSON,
+/// JSON Lines, YAML): an object naming by value one not seen yet (`ObjectNaming.lastNamed`) waits
+/// in an `ObjectRecordQueue`, and every object after it with it (the document's order), until an
+/// object of an entity past every entity the waiting ones name comes: their names are then all
+/// known, and the waiting objects are written before it. The rest wait for `finish`.
+final class ObjectWriteOrder {
+    let naming: ObjectNaming
+    private let queue: ObjectRecordQueue
+    /// While objects wait: the last entity whose names they need.
+    private var until = -1
+
+    init(_ model: ObjectModel, budget: SpillBudget?) {
+        naming = ObjectNaming(model, budget: budget) { _, _ in true }
+        queue = ObjectRecordQueue(budget: budget ?? SpillBudget(limit: SpillBudget.defaultLimit))
+    }
+
+    /// Notes `object`'s name and gives it (and, first, the objects whose names are now known) to `put`,
+    /// or holds it.
+    func pass(_ object: ObjectRecord, _ put: (ObjectRecord) throws -> Void) throws {
+        if until >= 0, object.entity > until {
+            try queue.drain(put)
+            until = -1
+        }
+        try naming.note(object)
+        let needs = naming.lastNamed[object.entity]
+        if until >= 0 || needs >= object.entity {
+            until = max(until, needs)
+            try queue.append(object)
+        } else {
+            try put(object)
+        }
+    }
+
+    /// Gives the objects still waiting to `put`.
+    func finish(_ put: (ObjectRecord) throws -> Void) throws {
+        try queue.drain(put)
+        until = -1
     }
 }
 
@@ -235,6 +290,16 @@ final class ObjectRecordQueue {
             }
         }
         try memory.forEach(body)
+    }
+
+    /// Calls `body` with every object, in the order they came, and empties the queue.
+    func drain(_ body: (ObjectRecord) throws -> Void) throws {
+        try forEach(body)
+        memory = []
+        file = nil
+        onFile = 0
+        _ = budget.hold(-held)
+        held = 0
     }
 
     private func spill(_ object: ObjectRecord) throws {

@@ -18,44 +18,55 @@ import TripKit
 /// (PyYAML) would otherwise make a timestamp of a date and drop its digits past the microsecond, and
 /// a float of a Decimal. A Double is a plain float (`1.0e-05`, with the `.0` YAML 1.1 needs before
 /// an exponent); one not finite is the string `"NaN"`, `"Infinity"` or `"-Infinity"`, as in JSON.
-/// It streams as the JSON writer does; the output is complete or absent.
+/// It names and holds objects as the JSON writer does (one pass, `ObjectWriteOrder`); the output is
+/// complete or absent.
 public struct YAMLObjectWriter: ObjectRecordWriter {
     private let output: ByteOutput
-    private let names: ObjectReferenceNames
+    private let options: WriteOptions
+    private var order: ObjectWriteOrder?
+    private var received = -1
     private var layout: ObjectGraphLayout?
     private var slots: [[Int]] = []
     private var current = -1
     private var bytes: [UInt8] = []
 
-    /// Opens an output for YAML; by-value references are looked up in `names`.
-    public init(_ location: OutputLocation, names: ObjectReferenceNames, compression: Compression? = nil) throws {
-        output = try ByteOutput(location, compression: compression)
-        self.names = names
+    /// Opens an output for YAML, with `options`' compression and memory budget.
+    public init(_ location: OutputLocation, options: WriteOptions = WriteOptions()) throws {
+        output = try ByteOutput(location, compression: options.compression)
+        self.options = options
     }
 
     /// Works out each entity's members.
     public mutating func begin(_ model: ObjectModel) throws {
         let layout = ObjectGraphLayout(model)
         self.layout = layout
+        order = ObjectWriteOrder(model, budget: options.budget)
         slots = model.entities.indices.map(layout.attributeSlots)
     }
 
-    /// Writes one object, after the entity keys up to its entity's.
+    /// Writes one object (or holds it until the names it needs are known), after the entity keys up
+    /// to its entity's.
     public mutating func write(_ object: ObjectRecord) throws {
-        guard let layout else { throw TripError.usage("YAMLObjectWriter.write before begin") }
-        try layout.check(object, after: max(current, 0))
+        guard let layout, let order else { throw TripError.usage("YAMLObjectWriter.write before begin") }
+        try layout.check(object, after: max(received, 0))
+        received = object.entity
+        try order.pass(object) { try put($0, layout, order.naming) }
+    }
+
+    private mutating func put(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
         bytes.removeAll(keepingCapacity: true)
         if object.entity != current {
             for e in (current + 1)..<object.entity { appendEntityKey(layout.entities[e].name, empty: true) }
             appendEntityKey(layout.entities[object.entity].name, empty: false)
             current = object.entity
         }
-        try append(object, layout)
+        try append(object, layout, naming)
         try output.write(bytes)
     }
 
     /// Writes the keys of the entities with no objects after the last and makes the output visible.
     public mutating func finish() throws {
+        if let layout, let order { try order.finish { try put($0, layout, order.naming) } }
         if let layout {
             bytes.removeAll(keepingCapacity: true)
             for e in (current + 1)..<layout.entities.count { appendEntityKey(layout.entities[e].name, empty: true) }
@@ -73,7 +84,7 @@ public struct YAMLObjectWriter: ObjectRecordWriter {
         bytes.append(contentsOf: (empty ? ": []\n" : ":\n").utf8)
     }
 
-    private mutating func append(_ object: ObjectRecord, _ layout: ObjectGraphLayout) throws {
+    private mutating func append(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
         let e = layout.entities[object.entity]
         var first = true
         func key(_ name: String) {
@@ -100,12 +111,12 @@ public struct YAMLObjectWriter: ObjectRecordWriter {
                 bytes.append(10)
                 for reference in references {
                     bytes.append(contentsOf: "      - ".utf8)
-                    try appendReference(reference, relationship, object, layout)
+                    try appendReference(reference, relationship, naming)
                     bytes.append(10)
                 }
             } else if let reference = references.first {
                 bytes.append(32)
-                try appendReference(reference, relationship, object, layout)
+                try appendReference(reference, relationship, naming)
                 bytes.append(10)
             } else {
                 bytes.append(contentsOf: " null\n".utf8)
@@ -115,9 +126,9 @@ public struct YAMLObjectWriter: ObjectRecordWriter {
     }
 
     private mutating func appendReference(_ reference: ObjectReference, _ relationship: ObjectGraphLayout.Relationship,
-                                          _ object: ObjectRecord, _ layout: ObjectGraphLayout) throws {
+                                          _ naming: ObjectNaming) throws {
         if relationship.byValue {
-            appendValue(try layout.value(of: reference, in: names, from: object, relationship: relationship.name))
+            appendValue(try naming.value(of: reference, in: output.name))
         } else {
             ObjectValueText.appendText(.int(reference.key), to: &bytes)
         }
