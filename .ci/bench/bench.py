@@ -44,7 +44,7 @@ def main():
     ap.add_argument("--sizes", default="100000,1000000", help="comma-separated trip counts (default 100000,1000000)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tasks", default="", help="comma-separated: csv2jsonl,json2csv,jsonl2csv,yaml2json,xml2json,"
-                                                "json2sqlite,dedup,gz2csv,zst2jsonl,zstrss,targz2sqlite,startup (default: all)")
+                                                "json2sqlite,dedup,store2jsonl,gz2csv,zst2jsonl,zstrss,targz2sqlite,startup (default: all)")
     ap.add_argument("--bin", help="a directory holding release tripconv and tripgen (default .build/release), "
                                   "such as .build-x/release for a build made with --scratch-path .build-x")
     ap.add_argument("--keep-outputs", action="store_true")

@@ -141,6 +141,8 @@ def make_tasks(n, selected, yaml_ok, yaml_why, cinsert):
                  lambda p, src=src: ["jq", "-c", "reduce .trips[] as $t ({}; .[$t.name] = $t) | .[]", src], "jsonl",
                  count_jsonl, needs="jq"),
         ], ">= 5x jq"))
+    if want("store2jsonl"):
+        tasks.append(coredata_graph_task(n, lambda src, p: tc(src, "--to", "jsonl", "-o", p)))
     tasks += compressed_tasks(n, want, yaml_ok, o)
     return tasks
 
@@ -231,7 +233,7 @@ def count_sqlite_json_objects(path):
 
 
 def coredata_graph_task(n, tripconv_cmd):
-    """The store-reading task, ready to add to make_tasks once tripconv reads any model's store:
+    """The store-reading task (issue 26):
     N objects (.ci/bench/coredata_graph.py: Author, Book, Tag, an ordered to-many and a many-to-many)
     to JSON Lines, one line an object. `tripconv_cmd(src, out)` gives tripconv's command, e.g.
     `lambda src, p: tc(src, "--to", "jsonl", "-o", p)`. The peer is `sqlite3 -json` dumping the entity
