@@ -113,6 +113,56 @@ struct ObjectStoreCLITests {
                  + #""width": 0.0, "books": [6, 8]}"#, "\(lines[0])")
     }
 
+    @Test("Data Core Data kept outside the store: its marker byte read, its file found beside the store, a missing file set aside")
+    func externalStorage() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripconv-objects-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let model = ObjectModel(entities: [
+            EntityDescription("Photo", attributes: [
+                AttributeDescription("title", .string),
+                AttributeDescription("image", .binary, allowsExternalStorage: true),
+            ]),
+        ])
+        let store = dir + "/photos.store"
+        #expect(try ModelStoreWriter.write(model, to: store, rows: 4).status == 0)
+        // As Core Data writes them (_PFExternalReferenceData): 1 then the bytes; 2 then a UUID, a NUL,
+        // and the bytes in .photos_SUPPORT/_EXTERNAL_DATA/UUID; the third's file is missing.
+        let filled = try ExternalTool.python("""
+            import os, sqlite3, sys
+            store = sys.argv[1]
+            ext = os.path.join(os.path.dirname(store), ".photos_SUPPORT", "_EXTERNAL_DATA")
+            os.makedirs(ext)
+            big = bytes(range(256)) * 2
+            with open(os.path.join(ext, "0F3C6A53-7B1E-4F7D-9C39-2E0B6D1A9A11"), "wb") as f:
+                f.write(big)
+            c = sqlite3.connect(store)
+            pks = [pk for (pk,) in c.execute("SELECT Z_PK FROM ZPHOTO ORDER BY Z_PK")]
+            rows = [b"\\x01" + b"inline", b"\\x02" + b"0F3C6A53-7B1E-4F7D-9C39-2E0B6D1A9A11\\x00",
+                    b"\\x02" + b"AAAAAAAA-7B1E-4F7D-9C39-2E0B6D1A9A11\\x00", None]
+            for i, (pk, v) in enumerate(zip(pks, rows)):
+                c.execute("UPDATE ZPHOTO SET ZTITLE=?, ZIMAGE=? WHERE Z_PK=?", ("p%d" % i, v, pk))
+            c.commit()
+            print("ok")
+            """, [store])
+        #expect(filled.out == "ok\n", "\(filled.stderr)")
+        let run = try CLI.tripconv(store, "--to", "jsonl", "--rejects", dir + "/rejects.jsonl")
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.out.split(separator: "\n").map(String.init)
+        let big = Base64.encode(Array((0..<2).flatMap { _ in 0...255 }.map(UInt8.init)))
+        #expect(lines == [
+            // The model cache keeps no declaration order: attributes come by name.
+            #"{"@entity": "Photo", "@key": 1, "image": "aW5saW5l", "title": "p0"}"#,
+            #"{"@entity": "Photo", "@key": 2, "image": ""# + big + #"", "title": "p1"}"#,
+            #"{"@entity": "Photo", "@key": 4, "image": null, "title": "p3"}"#,
+        ], "\(run.out)")
+        let rejects = try String(contentsOfFile: dir + "/rejects.jsonl", encoding: .utf8)
+        #expect(rejects.contains("AAAAAAAA-7B1E-4F7D-9C39-2E0B6D1A9A11, which cannot be read"), "\(rejects)")
+        // The model says so, and model JSON keeps it.
+        let schema = try CLI.tripconv("schema", "--model", store, "--json")
+        #expect(schema.out.contains(#""externalStorage": true"#), "\(schema.out)")
+    }
+
     @Test("what an object run refuses: a store format out, two inputs, CSV to standard output, an export without --model")
     func refusals() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripconv-objects-\(UUID().uuidString)").path

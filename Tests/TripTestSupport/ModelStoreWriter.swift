@@ -21,7 +21,7 @@ public enum ModelStoreWriter {
                     "attributes": e.attributes.map { a -> [String: Any] in
                         ["name": a.name, "code": a.kind.rawValue, "optional": a.isOptional, "transient": a.isTransient,
                          "default": a.defaultValue.map(defaultSpec) ?? NSNull(), "class": a.valueClassName ?? NSNull(),
-                         "transformer": a.valueTransformerName ?? NSNull()]
+                         "transformer": a.valueTransformerName ?? NSNull(), "external": a.allowsExternalStorage]
                     },
                     "relationships": e.relationships.map { r -> [String: Any] in
                         ["name": r.name, "dest": r.destination, "inverse": r.inverse ?? NSNull(), "max": r.isToMany ? 0 : 1,
@@ -100,7 +100,7 @@ for e in spec['entities']:
         o = {'$class': cls('NSAttributeDescription', ['NSAttributeDescription', 'NSPropertyDescription']),
              'NSPropertyName': s(a['name']), 'NSEntity': ents[e['name']], 'NSAttributeType': a['code'], '_P': flags,
              'NSDefaultValue': default(a['default']), 'NSAttributeValueClassName': s(a['class']),
-             'NSValueTransformerName': s(a['transformer']), 'NSRenamingIdentifier': s(a['name']), 'NSFlagsKey': 0}
+             'NSValueTransformerName': s(a['transformer']), 'NSRenamingIdentifier': s(a['name']), 'NSFlagsKey': 4 if a.get('external') else 0}
         if a['optional']: o['NSIsOptional'] = True
         if a['transient']: o['NSIsTransient'] = True
         objects[props[(e['name'], a['name'])].data] = o

@@ -114,6 +114,10 @@ final class CoreDataEntityCursor {
     private var lastEntity: [Int]
     /// The attributes' kinds and columns (-1: transient), read without copying their descriptions.
     private let kinds: [AttributeKind]
+    /// Per attribute: binary data that may be kept in a file beside the store (a marker byte first).
+    private let external: [Bool]
+    /// `.<store>_SUPPORT/_EXTERNAL_DATA` beside the store, where such files are.
+    private let supportDirectory: String
     private let columns: [Int32]
 
     init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String) throws {
@@ -121,6 +125,8 @@ final class CoreDataEntityCursor {
         lastNumber = Array(repeating: Int64.min, count: plan.slots.count)
         lastEntity = Array(repeating: 0, count: plan.slots.count)
         kinds = plan.attributes.map(\.kind)
+        external = plan.attributes.map { $0.allowsExternalStorage && ($0.kind == .binary || $0.kind == .transformable) }
+        supportDirectory = CoreDataValues.supportDirectory(ofStoreAt: path)
         columns = plan.attributeColumns.map { $0 ?? -1 }
         for check in plan.checks {
             let s = try connection.prepare(check.sql)
@@ -147,7 +153,8 @@ final class CoreDataEntityCursor {
         for n in 0..<kinds.count {
             let c = columns[n]
             guard c >= 0 else { values.append(.null); continue }
-            switch CoreDataValues.value(rows, c, kinds[n]) {
+            switch external[n] ? CoreDataValues.externalData(rows, c, supportDirectory: supportDirectory)
+                               : CoreDataValues.value(rows, c, kinds[n]) {
             case .success(let v): values.append(v)
             case .failure(let why):
                 values.append(.null)

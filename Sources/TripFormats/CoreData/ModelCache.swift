@@ -105,7 +105,9 @@ enum ModelCache {
             defaultValue: try a.value(o["NSDefaultValue"], kind: kind),
             valueClassName: try a.string(o["NSAttributeValueClassName"], "\(what)'s NSAttributeValueClassName"),
             valueTransformerName: try a.string(o["NSValueTransformerName"], "\(what)'s NSValueTransformerName"),
-            renamingIdentifier: renaming == name ? nil : renaming)
+            renamingIdentifier: renaming == name ? nil : renaming,
+            // NSFlagsKey's bit 2 is allowsExternalBinaryDataStorage (NSAttributeDescription's encodeWithCoder:).
+            allowsExternalStorage: (try a.integer(o["NSFlagsKey"], "\(what)'s NSFlagsKey") ?? 0) & 4 != 0)
     }
 
     private static func relationship(_ a: KeyedArchive, _ o: PropertyListValue, _ name: String, _ what: String) throws -> RelationshipDescription {

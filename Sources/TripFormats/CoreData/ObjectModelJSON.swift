@@ -32,7 +32,7 @@ package enum ObjectModelJSON {
                             ("transient", .bool(a.isTransient)), ("default", opt(a.defaultValue.flatMap(ObjectValueText.text))),
                             ("valueClassName", opt(a.valueClassName)), ("valueTransformerName", opt(a.valueTransformerName)),
                             ("renamingIdentifier", opt(a.renamingIdentifier)),
-                        ])
+                        ] + (a.allowsExternalStorage ? [("externalStorage", .bool(true))] : []))
                     })),
                     ("relationships", .array(e.relationships.map { r in
                         .object([
@@ -161,7 +161,8 @@ package enum ObjectModelJSON {
                     isTransient: try bool(av["transient"], "\(what).transient", false), defaultValue: defaultValue,
                     valueClassName: try string(av["valueClassName"], "\(what).valueClassName"),
                     valueTransformerName: try string(av["valueTransformerName"], "\(what).valueTransformerName"),
-                    renamingIdentifier: try string(av["renamingIdentifier"], "\(what).renamingIdentifier")))
+                    renamingIdentifier: try string(av["renamingIdentifier"], "\(what).renamingIdentifier"),
+                    allowsExternalStorage: try bool(av["externalStorage"], "\(what).externalStorage", false)))
             }
             for rv in try array(ev["relationships"], "\(name).relationships") {
                 let rn = try required(rv["name"], "\(name).relationships[].name")

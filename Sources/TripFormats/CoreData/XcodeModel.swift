@@ -126,7 +126,8 @@ enum XcodeModel {
                 if kind == .date, let t = a["defaultDateTimeInterval"].flatMap(Double.init) { defaultValue = .date(t) }
                 entities[entities.count - 1].attributes.append(AttributeDescription(
                     name, kind, isOptional: flag("optional"), isTransient: flag("transient"), defaultValue: defaultValue,
-                    valueClassName: a["customClassName"], valueTransformerName: a["valueTransformerName"], renamingIdentifier: a["elementID"]))
+                    valueClassName: a["customClassName"], valueTransformerName: a["valueTransformerName"], renamingIdentifier: a["elementID"],
+                    allowsExternalStorage: a["allowsExternalBinaryDataStorage"] == "YES"))
             case (3, "relationship"):
                 guard !entities.isEmpty, let name = a["name"], let destination = a["destinationEntity"] else {
                     throw TripError.data("\(place): a <relationship> without a name or destinationEntity")

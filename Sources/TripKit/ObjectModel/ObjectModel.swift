@@ -159,14 +159,19 @@ public struct AttributeDescription: Sendable, Hashable {
     public var valueTransformerName: String?
     /// The name in the previous model version, for a rename.
     public var renamingIdentifier: String?
+    /// Binary data Core Data may keep in a file beside the store (`allowsExternalBinaryDataStorage`,
+    /// SwiftData's `@Attribute(.externalStorage)`): its column holds a marker byte before the bytes or
+    /// the file's name.
+    public var allowsExternalStorage: Bool
 
     /// An attribute, as `NSAttributeDescription` describes one.
     public init(_ name: String, _ kind: AttributeKind, isOptional: Bool = true, isTransient: Bool = false,
                 defaultValue: ObjectValue? = nil, valueClassName: String? = nil, valueTransformerName: String? = nil,
-                renamingIdentifier: String? = nil) {
+                renamingIdentifier: String? = nil, allowsExternalStorage: Bool = false) {
         self.name = name; self.kind = kind; self.isOptional = isOptional; self.isTransient = isTransient
         self.defaultValue = defaultValue; self.valueClassName = valueClassName
         self.valueTransformerName = valueTransformerName; self.renamingIdentifier = renamingIdentifier
+        self.allowsExternalStorage = allowsExternalStorage
     }
 }
 
