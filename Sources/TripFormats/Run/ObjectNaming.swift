@@ -30,13 +30,9 @@ struct ObjectNaming {
     init(_ model: ObjectModel, budget: SpillBudget? = nil, written: (Int, Int) -> Bool) {
         names = ObjectNameTable(budget: budget ?? SpillBudget(limit: SpillBudget.defaultLimit))
         self.model = model
-        var slots: [Int?] = []
-        for e in model.entities.indices {
-            let root = model.lineage(of: e)[0]
-            let slot = model.entities[root].uniqueAttribute.flatMap { u in model.allAttributes(of: e).firstIndex { $0.name == u.name } }
-            slots.append(slot)
-        }
-        uniqueSlot = slots
+        // The root's unique attribute, the same position in every entity of the family (root first):
+        // the one rule the JSON and YAML layout uses too.
+        uniqueSlot = model.entities.indices.map(model.referenceAttribute)
         var named = [Bool](repeating: false, count: model.entities.count)
         var waits = named
         var last = [Int](repeating: -1, count: model.entities.count)
@@ -44,7 +40,7 @@ struct ObjectNaming {
             for (r, relationship) in model.allRelationships(of: e).enumerated() where written(e, r) {
                 guard let d = model.entityIndex(relationship.destination) else { continue }
                 let family = ObjectNaming.family(model, of: d)
-                guard slots[d] != nil else { continue }
+                guard uniqueSlot[d] != nil else { continue }
                 for f in family { named[f] = true }
                 if family.contains(where: { $0 >= e }) { waits[e] = true }
                 last[e] = max(last[e], family.max() ?? -1)
