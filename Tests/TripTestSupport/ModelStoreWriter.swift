@@ -4,8 +4,9 @@ import TripKit
 /// Writes Core Data-layout stores with a model cache from an `ObjectModel`, in Python (`sqlite3`,
 /// `plistlib` with `plistlib.UID`, `zlib` raw DEFLATE): a writer independent of tripconv's reader,
 /// laying the store out as Core Data does (`Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`, a table per
-/// root entity with `Z_PK`, `Z_ENT`, `Z_OPT`, a column per attribute and to-one, `Z_<n><NAME>` join
-/// tables for many-to-many), `rows` objects per entity.
+/// root entity with `Z_PK`, `Z_ENT`, `Z_OPT`, a column per attribute and to-one, a hidden `Z<n><NAME>`
+/// on the destination for a to-many without an inverse, `Z_<n><NAME>` join tables for many-to-many
+/// with clash-numbered columns, `REFLEXIVE` for one that is its own inverse), `rows` objects per entity.
 ///
 /// `damage` spoils the model cache: `truncate` (half its bytes), `baduid` (a UID past `$objects`),
 /// `notdeflate` (bytes that are no DEFLATE stream), `cycle` (the first two entities each other's
@@ -125,6 +126,7 @@ for e in spec['entities']:
     if e['abstract']: o['NSIsAbstract'] = True
     objects[ents[e['name']].data] = o
 names = sorted(ents)
+number = {n: i + 1 for i, n in enumerate(names)}
 if spec['damage'] == 'cycle':
     objects[ents[names[0]].data]['NSSuperentity'] = ents[names[1]]
     objects[ents[names[1]].data]['NSSuperentity'] = ents[names[0]]
@@ -144,7 +146,6 @@ blob = c.compress(archive) + c.flush()
 if spec['damage'] == 'truncate': blob = blob[:len(blob) // 2]
 if spec['damage'] == 'notdeflate': blob = b'\xff' * 64
 db = sqlite3.connect(path)
-number = {n: i + 1 for i, n in enumerate(names)}
 byname = {e['name']: e for e in spec['entities']}
 def root(n):
     while byname[n]['super']: n = byname[n]['super']
@@ -160,6 +161,12 @@ meta = {'NSStoreModelVersionIdentifiers': spec['versions'], 'NSPersistenceFramew
 db.execute('INSERT INTO Z_METADATA VALUES (1, ?, ?)', ('0F2C1D8E-4B6A-4E8B-9C1D-2A3B4C5D6E7F', plistlib.dumps(meta, fmt=plistlib.FMT_BINARY)))
 types = {100: 'INTEGER', 200: 'INTEGER', 300: 'INTEGER', 400: 'DECIMAL', 500: 'FLOAT', 600: 'FLOAT', 700: 'VARCHAR',
          800: 'INTEGER', 900: 'TIMESTAMP', 1000: 'BLOB', 1100: 'BLOB', 1200: 'BLOB', 1800: 'BLOB'}
+def declaring(n, name):
+    while n:
+        for x in byname[n]['relationships']:
+            if x['name'] == name: return n, x
+        n = byname[n]['super']
+    return None, None
 columns = {}
 for n in names:
     r = root(n)
@@ -167,9 +174,14 @@ for n in names:
     for a in byname[n]['attributes']:
         if not a['transient']: cols.append('Z' + a['name'].upper() + ' ' + types.get(a['code'], 'BLOB'))
     for rel in byname[n]['relationships']:
+        inv = declaring(rel['dest'], rel['inverse'])[1] if rel['inverse'] else None
         if rel['max'] == 1: cols.append('Z' + rel['name'].upper() + ' INTEGER')
-        elif rel['ordered'] and rel['inverse'] and byname[rel['dest']]['relationships'] and \
-                any(x['name'] == rel['inverse'] and x['max'] == 1 for x in byname[rel['dest']]['relationships']):
+        elif inv is None:
+            # A to-many without an inverse: a hidden to-one on the destination's root table, Z<n><NAME>.
+            hidden = '%d%s' % (number[n], rel['name'].upper())
+            columns.setdefault(root(rel['dest']), []).append('Z' + hidden + ' INTEGER')
+            if rel['ordered']: columns.setdefault(root(rel['dest']), []).append('Z_FOK_' + hidden + ' INTEGER')
+        elif rel['ordered'] and inv['max'] == 1:
             columns.setdefault(root(rel['dest']), []).append('Z_FOK_' + rel['inverse'].upper() + ' INTEGER')
 for n in names:
     db.execute('INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)', (number[n], n, number[byname[n]['super']] if byname[n]['super'] else 0,
@@ -184,14 +196,27 @@ for n in names:
     for _ in range(spec['rows']):
         pk += 1
         db.execute('INSERT INTO Z%s (Z_PK, Z_ENT, Z_OPT) VALUES (?, ?, 1)' % root(n).upper(), (pk, number[n]))
+# Many-to-many join tables, named after one side (Z_<n><NAME>, n the declaring entity): a column per side,
+# Z_<n><NAME> holding the keys of entity n that relationship NAME points at, a name met before numbered
+# (AddressBook's Z_22PARENTGROUPS(Z_22CONTACTS, Z_19PARENTGROUPS1)); the order Z_FOK_<n><NAME>, numbered on
+# its own; a relationship that is its own inverse Z_<n><NAME>(Z_<n><NAME>, REFLEXIVE).
+used = {}
+def numbered(base):
+    k = used.get(base, 0)
+    used[base] = k + 1
+    return base if k == 0 else base + str(k)
 for n in names:
     for rel in byname[n]['relationships']:
-        inv = [x for x in byname[rel['dest']]['relationships'] if x['name'] == rel['inverse']]
-        if rel['max'] != 1 and inv and inv[0]['max'] != 1 and n <= rel['dest']:
-            a = 'Z_%d%s' % (number[n], rel['inverse'].upper())
-            b = 'Z_%d%s' % (number[rel['dest']], rel['name'].upper())
-            if a == b: b += '1'
-            db.execute('CREATE TABLE Z_%d%s ( %s INTEGER, %s INTEGER, PRIMARY KEY (%s, %s) )' % (number[n], rel['name'].upper(), a, b, a, b))
+        owner, inv = declaring(rel['dest'], rel['inverse']) if rel['inverse'] else (None, None)
+        if rel['max'] == 1 or inv is None or inv['max'] == 1: continue
+        table = 'Z_%d%s' % (number[n], rel['name'].upper())
+        if (owner, inv['name']) == (n, rel['name']):
+            db.execute('CREATE TABLE %s ( %s INTEGER, REFLEXIVE INTEGER, PRIMARY KEY (%s, REFLEXIVE) )' % (table, table, table))
+            continue
+        if (owner, inv['name']) < (n, rel['name']): continue
+        keys = [numbered('Z_%d%s' % (number[x['dest']], x['name'].upper())) for x in (inv, rel)]
+        foks = [numbered('Z_FOK_%d%s' % (number[x['dest']], x['name'].upper())) for x in (inv, rel) if x['ordered']]
+        db.execute('CREATE TABLE %s ( %s, PRIMARY KEY (%s) )' % (table, ', '.join(c + ' INTEGER' for c in keys + foks), ', '.join(keys)))
 db.commit()
 db.close()
 """#

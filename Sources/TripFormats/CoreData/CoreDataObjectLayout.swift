@@ -10,13 +10,18 @@ import TripKit
 ///   order: the first `ZACCOUNT`, the next `ZACCOUNT1`, … (as Apple Notes' `ZICCLOUDSYNCINGOBJECT`).
 /// - A to-many whose inverse is a to-one is the destination rows whose inverse column names the
 ///   owner, in `Z_FOK_<INVERSE>` order for an ordered one (`ZPARENTFOLDER`, `Z_FOK_PARENTFOLDER`).
+/// - A to-many without an inverse is a hidden to-one on the destination's root table, `Z<n><NAME>`
+///   (`n` the number of the entity declaring it), ordered by `Z_FOK_<n><NAME>` for an ordered one.
 /// - A many-to-many is a join table `Z_<n><RELATIONSHIP>`, `n` the number of the entity declaring
 ///   one of the pair (which one Core Data picks is not assumed: the one that exists is read); its
 ///   column `Z_<n><NAME>` holds the keys of entity `n` that the relationship `NAME` points at, and
 ///   `Z_FOK_<n><NAME>` their order (Photos' `Z_26ASSETS`: `Z_26ALBUMS`, `Z_3ASSETS`, `Z_FOK_3ASSETS`).
+///   Either may end in a clash number, each numbered on its own (AddressBook's `Z_19PARENTGROUPS1`):
+///   the columns are read from the table, not foretold.
+/// - A many-to-many that is its own inverse is `Z_<n><NAME>(Z_<n><NAME>, REFLEXIVE)`.
 ///
-/// What the layout cannot be sure of (a to-many without an inverse, a many-to-many that is its own
-/// inverse, a column that is not where these rules put it) is refused, exit 65, naming the place.
+/// What the layout cannot be sure of (an ordered many-to-many that is its own inverse, a column that
+/// is not where these rules put it) is refused, exit 65, naming the place.
 struct CoreDataObjectLayout {
     /// How one relationship of an entity is read.
     enum Slot {
@@ -36,6 +41,8 @@ struct CoreDataObjectLayout {
         let column: String
         /// Whether the statement's table is a join table (its rows are named by their owner).
         let isJoinTable: Bool
+        /// The side of the relationship whose rows the key should name, as the message says.
+        var side = "destination"
     }
 
     /// How the objects of one entity are read.
@@ -101,11 +108,13 @@ struct CoreDataObjectLayout {
 
         // Every table's columns, and the column of every stored property, numbered on clashes.
         var tableColumns: [String: Set<String>] = [:]
+        var columnLists: [String: [String]] = [:]
         var column: [Int: [String: String]] = [:]
         for r in model.entities.indices where model.entities[r].superentity == nil {
             let name = table(r)
             guard tables.contains(name) else { throw fail("the store has no table \(name) for entity \(model.entities[r].name)") }
-            let columns = Set(try structure.columns(of: name))
+            columnLists[name] = try structure.columns(of: name)
+            let columns = Set(columnLists[name]!)
             tableColumns[name] = columns
             var uses: [String: Int] = [:]
             for i in model.entities.indices.filter({ root($0) == r }).sorted(by: { number[$0] < number[$1] }) {
@@ -126,6 +135,22 @@ struct CoreDataObjectLayout {
                 }
                 column[i] = own
             }
+        }
+        // The column of table `t` named one of `bases`, or that and a clash number (Core Data numbers a name two
+        // relationships give a table: AddressBook's `Z_22PARENTGROUPS(Z_22CONTACTS, Z_19PARENTGROUPS1)`), read
+        // from the table's columns rather than foretold; none, or two that fit alike, is refused.
+        func resolve(_ bases: [String], in t: String, _ columns: [String], for what: String, excluding: String? = nil) throws -> String {
+            var names: [String] = []
+            for b in bases where !names.contains(b) { names.append(b) }
+            let fits = columns.filter { c in
+                c != excluding && names.contains { c.hasPrefix($0) && c.dropFirst($0.count).allSatisfy { $0 >= "0" && $0 <= "9" } }
+            }
+            let exact = fits.filter { names.contains($0) }
+            if exact.count == 1 { return exact[0] }
+            if exact.isEmpty && fits.count == 1 { return fits[0] }
+            let expected = names.joined(separator: " or ")
+            if fits.isEmpty { throw fail("\(t) has no column \(expected) for \(what)") }
+            throw fail("\(t) has the columns \(fits.joined(separator: ", ")) for \(what): Core Data names one \(expected), and which is its cannot be told")
         }
         func columnOf(_ name: String, in i: Int) -> String? {
             for l in model.lineage(of: i).reversed() { if let c = column[l]?[name] { return c } }
@@ -182,23 +207,39 @@ struct CoreDataObjectLayout {
                     }
                     continue
                 }
-                guard let inverse = model.inverse(of: r, in: model.entities[owner].name) else {
-                    throw fail("\(e.name).\(r.name): a to-many relationship without an inverse, whose layout tripconv does not know",
-                               ["give the relationship an inverse in the model, or read the store with sqlite3"])
-                }
-                if !inverse.isToMany {
+                let relationship = "\(e.name).\(r.name)"
+                let inverse = model.inverse(of: r, in: model.entities[owner].name)
+                if inverse?.isToMany != true {
+                    // The destination rows whose column names the owner: the inverse's, or, without an inverse, the
+                    // hidden to-one Core Data keeps on the destination's root table, `Z<n><NAME>` (n the declaring entity).
                     let dt = table(d)
-                    guard let fk = columnOf(inverse.name, in: d) else {
-                        throw fail("\(e.name).\(r.name): the inverse \(r.destination).\(inverse.name) is not a stored to-one of \(r.destination)")
+                    let fk: String
+                    var fok: String?
+                    if let inverse {
+                        guard let c = columnOf(inverse.name, in: d) else {
+                            throw fail("\(relationship): the inverse \(r.destination).\(inverse.name) is not a stored to-one of \(r.destination)")
+                        }
+                        fk = c
+                        if r.isOrdered {
+                            let order = "Z_FOK_" + c.dropFirst()
+                            guard tableColumns[dt]?.contains(order) == true else {
+                                throw fail("\(dt) has no column \(order), the order of the ordered \(relationship)")
+                            }
+                            fok = order
+                        }
+                    } else {
+                        let name = "\(number[owner])\(r.name.uppercased())"
+                        fk = try resolve(["Z" + name], in: dt, columnLists[dt] ?? [], for: "\(relationship), a to-many without an inverse")
+                        if r.isOrdered { fok = try resolve(["Z_FOK_" + name], in: dt, columnLists[dt] ?? [], for: "the order of the ordered \(relationship)") }
+                        if i == owner {
+                            // A key naming no owner would leave its row out of every owner's list: refused instead.
+                            let ents = family(d).sorted().map(String.init).joined(separator: ", ")
+                            let sql = dangling("\(quoted(dt)) AS d", "d.\"Z_PK\"", "d." + quoted(fk), owner, where: "d.\"Z_ENT\" IN (\(ents)) AND ")
+                            checks.append(Check(sql: sql, table: dt, column: fk, isJoinTable: false, side: "owner"))
+                        }
                     }
                     var order = ["+d." + quoted(fk)]
-                    if r.isOrdered {
-                        let fok = "Z_FOK_" + fk.dropFirst()
-                        guard tableColumns[dt]?.contains(fok) == true else {
-                            throw fail("\(dt) has no column \(fok), the order of the ordered \(e.name).\(r.name)")
-                        }
-                        order.append("d." + quoted(fok))
-                    }
+                    if let fok { order.append("d." + quoted(fok)) }
                     order.append("d." + quoted(CoreDataObjectLayout.key))
                     let ents = family(d).sorted().map(String.init).joined(separator: ", ")
                     let sql = "SELECT d.\(quoted(fk)), d.\"Z_PK\", d.\"Z_PK\", d.\"Z_ENT\" FROM \(quoted(dt)) AS d "
@@ -206,29 +247,50 @@ struct CoreDataObjectLayout {
                     slots.append(.toMany(sql: sql, table: dt, column: fk))
                     continue
                 }
+                let inverseRelationship = inverse!
                 // A many-to-many: a join table named after either side.
-                guard let inverseOwner = declaring(inverse.name, in: d) else {
-                    throw fail("\(e.name).\(r.name): its inverse \(inverse.name) is not a relationship of \(r.destination)")
+                guard let inverseOwner = declaring(inverseRelationship.name, in: d) else {
+                    throw fail("\(relationship): its inverse \(inverseRelationship.name) is not a relationship of \(r.destination)")
                 }
-                if inverseOwner == owner && inverse.name == r.name {
-                    throw fail("\(e.name).\(r.name): a many-to-many relationship that is its own inverse, whose join table tripconv does not read")
+                if inverseOwner == owner && inverseRelationship.name == r.name {
+                    // Its own inverse (a symmetric "friends"): `Z_<n><NAME>(Z_<n><NAME>, REFLEXIVE)`, a pair kept in
+                    // either column order (or both): an object's list is the other column of the rows naming it in either.
+                    let jt = "Z_\(number[owner])\(r.name.uppercased())"
+                    guard !r.isOrdered else {
+                        throw fail("\(relationship): an ordered many-to-many that is its own inverse, whose order tripconv does not know")
+                    }
+                    guard tables.contains(jt) else { throw fail("\(relationship): the store has no join table \(jt), which it keeps as its own inverse") }
+                    let jc = try structure.columns(of: jt)
+                    let a = try resolve(["Z_\(number[owner])\(r.name.uppercased())", "Z_\(number[d])\(r.name.uppercased())"], in: jt, jc, for: relationship)
+                    let b = try resolve(["REFLEXIVE"], in: jt, jc, for: relationship, excluding: a)
+                    let pairs = "(SELECT \(quoted(a)) AS o, \(quoted(b)) AS k FROM \(quoted(jt)) UNION SELECT \(quoted(b)), \(quoted(a)) FROM \(quoted(jt))) AS j"
+                    let sql: String
+                    if family(d).count == 1 {
+                        checks.append(Check(sql: dangling(pairs, "j.o", "j.k", d, where: ""), table: jt, column: "\(a) or \(b)", isJoinTable: true))
+                        sql = "SELECT j.o, j.k, j.k, \(number[d]) FROM \(pairs) WHERE j.o IS NOT NULL ORDER BY j.o, j.k"
+                    } else {
+                        sql = "SELECT j.o, j.k, d.\"Z_PK\", d.\"Z_ENT\" FROM \(pairs) LEFT JOIN \(quoted(table(d))) AS d ON d.\"Z_PK\" = j.k "
+                            + "WHERE j.o IS NOT NULL ORDER BY j.o, j.k"
+                    }
+                    slots.append(.toMany(sql: sql, table: jt, column: "\(a) or \(b)"))
+                    continue
                 }
-                let candidates = ["Z_\(number[owner])\(r.name.uppercased())", "Z_\(number[inverseOwner])\(inverse.name.uppercased())"]
+                let candidates = ["Z_\(number[owner])\(r.name.uppercased())", "Z_\(number[inverseOwner])\(inverseRelationship.name.uppercased())"]
                 let present = candidates.filter { tables.contains($0) }
                 guard present.count == 1, let jt = present.first else {
-                    throw fail("\(e.name).\(r.name): the store has " + (present.isEmpty ? "neither" : "both")
+                    throw fail("\(relationship): the store has " + (present.isEmpty ? "neither" : "both")
                                + " of the join tables \(candidates.joined(separator: " and "))")
                 }
-                let jc = Set(try structure.columns(of: jt))
-                let ownerColumn = "Z_\(number[model.entityIndex(inverse.destination) ?? owner])\(inverse.name.uppercased())"
-                let destColumn = "Z_\(number[d])\(r.name.uppercased())"
-                for c in [ownerColumn, destColumn] where !jc.contains(c) {
-                    throw fail("\(jt) has no column \(c) for \(e.name).\(r.name)")
-                }
+                // Each column is `Z_<n><NAME>`, n the number of the entity whose keys it holds, perhaps with a clash
+                // number (AddressBook's `Z_19PARENTGROUPS1`); its order `Z_FOK_<n><NAME>`, numbered on its own.
+                let jc = try structure.columns(of: jt)
+                let ownerNumbers = [number[model.entityIndex(inverseRelationship.destination) ?? owner], number[owner]]
+                let destNumbers = [number[d], number[inverseOwner]]
+                let ownerColumn = try resolve(ownerNumbers.map { "Z_\($0)\(inverseRelationship.name.uppercased())" }, in: jt, jc, for: relationship)
+                let destColumn = try resolve(destNumbers.map { "Z_\($0)\(r.name.uppercased())" }, in: jt, jc, for: relationship, excluding: ownerColumn)
                 var order = ["j." + quoted(ownerColumn)]
                 if r.isOrdered {
-                    let fok = "Z_FOK_" + destColumn.dropFirst(2)
-                    guard jc.contains(fok) else { throw fail("\(jt) has no column \(fok), the order of the ordered \(e.name).\(r.name)") }
+                    let fok = try resolve(destNumbers.map { "Z_FOK_\($0)\(r.name.uppercased())" }, in: jt, jc, for: "the order of the ordered \(relationship)")
                     order.append("j." + quoted(fok))
                 }
                 order.append("j." + quoted(destColumn))

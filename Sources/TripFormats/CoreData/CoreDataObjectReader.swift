@@ -132,7 +132,7 @@ final class CoreDataEntityCursor {
             let s = try connection.prepare(check.sql)
             guard try s.step() else { continue }
             let place = check.isJoinTable ? "\(check.table) row of owner Z_PK \(s.int64(0))" : "\(check.table) row Z_PK \(s.int64(0))"
-            throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: s.int64(1))
+            throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: s.int64(1), side: check.side)
         }
         rows = try connection.prepare(plan.sql)
         lists = try plan.slots.map { slot in
@@ -203,8 +203,8 @@ final class CoreDataEntityCursor {
         return ObjectReference(entity: entity, key: target)
     }
 
-    private static func dangling(_ path: String, place: String, target: Int64) -> TripError {
-        TripError.data("\(path): \(place) names Z_PK \(target), which no row of the relationship's destination has",
+    private static func dangling(_ path: String, place: String, target: Int64, side: String = "destination") -> TripError {
+        TripError.data("\(path): \(place) names Z_PK \(target), which no row of the relationship's \(side) has",
                        notes: ["a reference to a row that is gone: the store is damaged"])
     }
 }
