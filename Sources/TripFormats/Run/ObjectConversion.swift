@@ -88,7 +88,7 @@ public struct ObjectConversion {
         case .xml:
             return try XMLObjectReader(path: input, model: model, options: options.reading)
         case .sqlite:
-            return try SQLiteObjectReader(path: input)
+            return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
         case .csv, .tsv:
             return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading)
         default:

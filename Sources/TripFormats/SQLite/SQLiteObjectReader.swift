@@ -2,13 +2,14 @@ import TripKit
 
 /// Reads the objects of a tripconv SQLite store of any model (`ObjectStoreLayout`, written by
 /// `SQLiteObjectWriter`) with the model the store carries: entity by entity in the model's order,
-/// each entity's objects in key order, at one snapshot (a read transaction).
+/// each entity's objects in key order, at one snapshot (`StoreSnapshot`: a read transaction).
 ///
 /// Memory is bounded: one row of each open statement and the object being built; a to-many is a
 /// statement ordered by owner, merge-joined with the owner rows (as `CoreDataObjectReader`).
 final class SQLiteObjectReader: ObjectRecordReader {
     let model: ObjectModel
     private let path: String
+    private let snapshot: StoreSnapshot
     private let connection: SQLiteConnection
     private let layout: ObjectStoreLayout
     private var position = 0
@@ -18,7 +19,11 @@ final class SQLiteObjectReader: ObjectRecordReader {
 
     /// Whether `path` is a SQLite file with tripconv's model table.
     static func isObjectStore(_ path: String) -> Bool {
-        guard StoreModel.isStoreFile(path), let c = try? SQLiteConnection(path: path, access: .reading),
+        // Opened immutable: a look that reads no -wal and writes nothing beside the file, not even a -shm
+        // (a Core Data store's -wal is read as `StoreSnapshot` reads it; tripconv writes its stores in
+        // rollback mode, with the model table in the file itself).
+        guard StoreModel.isStoreFile(path),
+              let c = try? SQLiteConnection(path: path, access: .reading, uri: "file:" + SQLiteConnection.uriPath(path) + "?immutable=1"),
               let n = try? c.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(ObjectStoreLayout.modelTable)'")
         else { return false }
         return n == 1
@@ -26,7 +31,9 @@ final class SQLiteObjectReader: ObjectRecordReader {
 
     /// The model a tripconv store carries; `.data` when it has none or it cannot be read.
     static func model(storeAt path: String) throws -> ObjectModel {
-        try model(try SQLiteConnection(path: path, access: .reading), path: path)
+        let snapshot = try StoreSnapshot(path: path, busyTimeout: 5000)
+        defer { snapshot.end() }
+        return try model(snapshot.connection, path: path)
     }
 
     private static func model(_ c: SQLiteConnection, path: String) throws -> ObjectModel {
@@ -43,15 +50,16 @@ final class SQLiteObjectReader: ObjectRecordReader {
     }
 
     /// Opens the store at `path` to read its objects with the model it carries.
-    init(path: String, busyTimeoutMilliseconds: Int = 5000) throws {
+    /// The store is read as `StoreSnapshot` reads one: its `-wal` honoured, none of its files written.
+    init(path: String, busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil) throws {
         self.path = path
-        connection = try SQLiteConnection(path: path, access: .reading, busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
-        try connection.execute("BEGIN", doing: "cannot read the store")
+        snapshot = try StoreSnapshot(path: path, busyTimeout: Int32(clamping: busyTimeoutMilliseconds), temporaryDirectory: temporaryDirectory)
+        connection = snapshot.connection
         do {
             model = try SQLiteObjectReader.model(connection, path: path)
             layout = try ObjectStoreLayout(model, dialect: .sqlite)
         } catch {
-            connection.rollbackQuietly()
+            snapshot.end()
             throw error
         }
     }
@@ -89,7 +97,7 @@ final class SQLiteObjectReader: ObjectRecordReader {
     private func finish() {
         isDone = true
         cursor = nil
-        connection.rollbackQuietly()
+        snapshot.end()
     }
 }
 
