@@ -71,7 +71,11 @@ final class SQLiteObjectWriter: ObjectRecordWriter {
                 n += 1
             }
             for (slot, column) in layout.toOneColumns[e].enumerated() where column != nil {
-                if slot < object.relationships.count, let target = object.relationships[slot].first { try insert.bind(n, target.key) } else { try insert.bindNull(n) }
+                if slot < object.relationships.count, let target = object.relationships[slot].first {
+                    try insert.bind(n, target.key)
+                } else {
+                    try insert.bindNull(n)
+                }
                 n += 1
             }
             try insert.run()
