@@ -184,6 +184,10 @@ struct Convert: ParsableCommand {
         if outputDir != nil, output != nil { throw TripError.usage("give -o or --output-dir, not both") }
         if let output, output != "-", !Format.isPostgreSQLAddress(output) {
             try FileSystem.checkCanCreate(output, isDirectory: csvLayout == .tables)
+            if ObjectConversion.isObjectStore(output) {
+                throw TripError.usage("\(output): a tripconv store of another app's objects (its model in tripconv_model): trips are not written "
+                                      + "into one\(migrate ? ", and migrating one is not supported yet" : "")")
+            }
         }
         if let outputDir { try FileSystem.checkCanWrite(in: outputDir) }
         for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }

@@ -107,3 +107,26 @@ struct ObjectSQLiteStoreCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["notes.sqlite", "objects.sqlite", "shelves.store"])
     }
 }
+
+@Suite("tripconv's SQLite store of objects, refused where trips go", .needsPython3)
+struct ObjectSQLiteStoreRefusalCLITests {
+    @Test("migrate of such a store, and trips written into one with or without --migrate: exit 64, the store unchanged")
+    func tripsAndMigrateRefused() throws {
+        let dir = try ObjectSQLiteStoreCLITests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = dir + "/shelves.store"
+        #expect(try ModelStoreWriter.write(ObjectStoreCLITests.model, to: store, rows: 2).status == 0)
+        let objects = dir + "/objects.sqlite"
+        #expect(try CLI.tripconv(store, "-q", "-o", objects).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: objects))
+        let trips = dir + "/trips.jsonl"
+        try Data(#"{"name": "a", "destination": "b", "startDate": "2024-01-01T00:00:00Z", "endDate": "2024-01-02T00:00:00Z"}"#.utf8)
+            .write(to: URL(fileURLWithPath: trips))
+        for arguments in [["migrate", objects], [trips, "-o", objects], [trips, "--migrate", "-o", objects]] {
+            let run = try CLI.run(CLI.binary, arguments)
+            #expect(run.status == 64, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("tripconv: \(objects): a tripconv store of another app's objects"), "\(arguments): \(run.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: objects)) == before)
+    }
+}
