@@ -13,6 +13,14 @@ struct ObjectSQLiteStoreCLITests {
         return dir
     }
 
+    /// A Core Data store of `ObjectStoreCLITests.model` with `rows` objects per entity, by the Python writer, in `dir`.
+    static func shelves(in dir: String, rows: Int) throws -> String {
+        let store = dir + "/shelves.store"
+        let written = try ModelStoreWriter.write(ObjectStoreCLITests.model, to: store, rows: rows)
+        #expect(written.status == 0, "\(written.stderr)")
+        return store
+    }
+
     /// `store` (with `extra` arguments) to JSON Lines directly, and through a tripconv SQLite store
     /// read back with no --model: the same lines. Returns the SQLite store's path.
     static func throughSQLite(_ store: String, _ extra: [String] = [], in dir: String) throws -> String {
@@ -87,8 +95,7 @@ struct ObjectSQLiteStoreCLITests {
     func targets() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = dir + "/shelves.store"
-        #expect(try ModelStoreWriter.write(ObjectStoreCLITests.model, to: store, rows: 3).status == 0)
+        let store = try Self.shelves(in: dir, rows: 3)
         let other = dir + "/notes.sqlite"
         try Data("not ours".utf8).write(to: URL(fileURLWithPath: other))
         let refused = try CLI.tripconv(store, "-o", other)
@@ -114,8 +121,7 @@ struct ObjectSQLiteStoreRefusalCLITests {
     func tripsAndMigrateRefused() throws {
         let dir = try ObjectSQLiteStoreCLITests.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = dir + "/shelves.store"
-        #expect(try ModelStoreWriter.write(ObjectStoreCLITests.model, to: store, rows: 2).status == 0)
+        let store = try ObjectSQLiteStoreCLITests.shelves(in: dir, rows: 2)
         let objects = dir + "/objects.sqlite"
         #expect(try CLI.tripconv(store, "-q", "-o", objects).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: objects))
