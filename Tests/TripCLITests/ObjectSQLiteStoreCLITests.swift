@@ -135,4 +135,22 @@ struct ObjectSQLiteStoreRefusalCLITests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: objects)) == before)
     }
+
+    @Test("a tripconv store whose model row is damaged, or whose table is gone: exit 65 naming the place, nothing written")
+    func damagedStore() throws {
+        let dir = try ObjectSQLiteStoreCLITests.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ObjectSQLiteStoreCLITests.shelves(in: dir, rows: 2)
+        for (n, (sql, place)) in [("UPDATE tripconv_model SET value = '{\"entities\": [' WHERE name = 'model'", "table tripconv_model row 'model'"),
+                                  ("DROP TABLE Volume", "no such table: Volume")].enumerated() {
+            let objects = dir + "/objects\(n).sqlite"
+            #expect(try CLI.tripconv(store, "-q", "-o", objects).status == 0)
+            let damage = try ExternalTool.python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", [objects, sql])
+            #expect(damage.status == 0, "\(damage.stderr)")
+            let run = try CLI.tripconv(objects, "-o", dir + "/out\(n).jsonl")
+            #expect(run.status == 65, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("tripconv: \(objects)") && run.stderr.contains(place), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out\(n).jsonl"))
+        }
+    }
 }
