@@ -11,8 +11,11 @@ struct Convert: ParsableCommand {
         abstract: "Convert trips between formats and schema versions.",
         discussion: """
             A Core Data or SwiftData store of another app (one with no Trip entity) is read with the model it carries \
-            (or --model's): its objects, with their relationships, go to JSON, JSON Lines, YAML, XML, or CSV or TSV as a \
-            directory of tables (-o DIR), with no version detected and no stage run; --model reads such an export back. \
+            (or --model's): its objects, with their relationships, go to JSON, JSON Lines, YAML, XML, CSV or TSV as a \
+            directory of tables (-o DIR), or tripconv's SQLite store of the model (-o FILE.sqlite: a table per root entity \
+            named as the model names it, a column per attribute, foreign keys with the delete rules, join tables, unique \
+            indexes, the model in tripconv_model), with no version detected and no stage run; --model reads such an export \
+            back, and the SQLite store needs none. \
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order (one with none says so; a run left with nothing to read fails, exit 66, \
             writing nothing). \
@@ -43,7 +46,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app needs no --model.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite store of one, needs no --model.", valueName: "model"))
     var model: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
@@ -181,6 +184,10 @@ struct Convert: ParsableCommand {
         if outputDir != nil, output != nil { throw TripError.usage("give -o or --output-dir, not both") }
         if let output, output != "-", !Format.isPostgreSQLAddress(output) {
             try FileSystem.checkCanCreate(output, isDirectory: csvLayout == .tables)
+            if ObjectConversion.isObjectStore(output) {
+                throw TripError.usage("\(output): a tripconv store of another app's objects (its model in tripconv_model): trips are not written "
+                                      + "into one\(migrate ? ", and migrating one is not supported yet" : "")")
+            }
         }
         if let outputDir { try FileSystem.checkCanWrite(in: outputDir) }
         for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }

@@ -12,6 +12,10 @@ extension Convert {
             guard inputs.count == 1, inputs[0] != "-" else {
                 throw TripError.usage("the objects of another app's model are read from one named input at a time (a store, or an export with --model)")
             }
+            if migrate, let output, Format(streamPath: output)?.isStore == true || to?.format.isStore == true {
+                throw TripError.usage("--migrate is SampleTrips' own: a store of another app's objects is written as the model is, "
+                                      + "and migrating one is not supported yet")
+            }
             if migrate || csvLayout != .rows || targetVersion != TripMigrationPlan.currentSchema.versionIdentifier || dedupe != .merge {
                 throw TripError.usage("--migrate, --csv-layout, --target-version and --dedupe are SampleTrips' and not for another app's objects"
                                       + " (CSV and TSV are written as tables, one per entity)")
@@ -60,10 +64,13 @@ extension Convert {
         let format = to?.format ?? named ?? .jsonl
         guard ObjectConversion.outputFormats.contains(format) else {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV or TSV "
-                                  + "(a directory of tables); writing them to a \(format.rawValue) store is not supported yet")
+                                  + "(a directory of tables) or a SQLite store; writing them to a \(format.rawValue) store is not supported yet")
         }
         if (format == .csv || format == .tsv) && (output == nil || output == "-") {
             throw TripError.usage("objects are written to \(format.rawValue) as a directory of tables, one per entity: name it with -o DIR")
+        }
+        if format == .sqlite && (output == nil || output == "-") {
+            throw TripError.usage("objects are written to a SQLite store in a file: name it with -o FILE")
         }
         return format
     }

@@ -71,6 +71,10 @@ struct InputReport {
     /// The report of a Core Data store that holds no trips (another app's): its entities with their
     /// objects, its version, its framework, its `-wal`, where its model came from. Nil for any other input.
     static func ofAnyStore(_ input: RunInput) throws -> InputReport? {
+        if input.format == .sqlite, case .file(let path) = input.location, ObjectConversion.isObjectStore(path) {
+            return InputReport(name: input.location.name, detection: Detection(format: Format.sqlite.rawValue), sniffed: input.sniffed,
+                               store: try ObjectConversion.objectStoreModel(path))
+        }
         guard input.format == .coredata || input.format == .sqlite, case .file(let path) = input.location, let names = StoreModel.entityNames(storeAt: path),
               !names.contains(TripMigrationPlan.currentSchema.rootEntity.name) else { return nil }
         let store = try StoreModel.read(storeAt: path)

@@ -74,6 +74,9 @@ struct Migrate: ParsableCommand {
             let target = try options.targetSchema()
             try options.checkTemporaryDirectory()
             if Format.isPostgreSQLAddress(store) { return try migratePostgreSQL(target: target, options: options, started: started) }
+            if ObjectConversion.isObjectStore(store) {
+                throw TripError.usage("\(store): a tripconv store of another app's objects (its model in tripconv_model); migrating one is not supported yet")
+            }
             let timeout = Int((busyTimeout * 1000).rounded())
             // A first look through a read-only open, so a store at the target is never opened for writing;
             // but a journal a crash left behind is rolled back only by a read-write open.

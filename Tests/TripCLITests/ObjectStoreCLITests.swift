@@ -36,7 +36,7 @@ struct ObjectStoreCLITests {
         #expect(direct.status == 0, "\(direct.stderr)")
         let expected = try String(contentsOfFile: dir + "/direct.jsonl", encoding: .utf8)
         #expect(!expected.isEmpty)
-        for format in ["json", "jsonl", "yaml", "xml", "csv", "tsv"] {
+        for format in ["json", "jsonl", "yaml", "xml", "csv", "tsv", "sqlite"] {
             let out = dir + "/out-" + format + (["csv", "tsv"].contains(format) ? "" : "." + format)
             let written = try CLI.tripconv(store, "-q", "--to", format, "-o", out)
             #expect(written.status == 0, "\(format): \(written.stderr)")
@@ -163,14 +163,14 @@ struct ObjectStoreCLITests {
         #expect(schema.out.contains(#""externalStorage": true"#), "\(schema.out)")
     }
 
-    @Test("what an object run refuses: a store format out, two inputs, CSV to standard output, an export without --model")
+    @Test("what an object run refuses: --migrate into a store, two inputs, CSV to standard output, an export without --model")
     func refusals() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tripconv-objects-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = dir + "/shelves.store"
         #expect(try ModelStoreWriter.write(Self.model, to: store).status == 0)
-        for (arguments, status) in [([store, "-o", dir + "/x.sqlite"], 64), ([store, store, "--to", "json"], 64),
+        for (arguments, status) in [([store, "--migrate", "-o", dir + "/x.sqlite"], 64), ([store, store, "--to", "json"], 64),
                                     ([store, "--to", "csv"], 64), ([store, "--dedupe", "first"], 64)] as [([String], Int32)] {
             let run = try CLI.run(CLI.binary, arguments)
             #expect(run.status == status, "\(arguments): \(run.stderr)")

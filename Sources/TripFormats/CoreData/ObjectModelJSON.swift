@@ -55,7 +55,23 @@ package enum ObjectModelJSON {
     /// The model in a JSON file; a file that is not one is `.data` naming the place.
     package static func read(_ path: String) throws -> ObjectModel {
         let input = try ByteInput(InputLocation(path))
-        var scanner = JSONScanner(source: { try input.read(into: $0) })
+        return try read(JSONScanner(source: { try input.read(into: $0) }), path: path)
+    }
+
+    /// The model in `text` (a tripconv SQLite store's `tripconv_model` row); `name` is the place
+    /// messages give.
+    package static func read(text: [UInt8], name: String) throws -> ObjectModel {
+        var offset = 0
+        return try read(JSONScanner(source: { buffer in
+            let n = min(buffer.count, text.count - offset)
+            text.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
+            offset += n
+            return n
+        }), path: name)
+    }
+
+    private static func read(_ scanner: JSONScanner, path: String) throws -> ObjectModel {
+        var scanner = scanner
         let root: Value
         do {
             try scanner.skipByteOrderMark()

@@ -21,6 +21,7 @@ public struct StoreModel: Sendable {
         case xcodeModel = "an Xcode model"
         case json = "a model JSON file"
         case tables = "the store's tables"
+        case objectStore = "the model table of a tripconv store (tripconv_model)"
     }
 
     public var model: ObjectModel

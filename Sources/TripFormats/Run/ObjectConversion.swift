@@ -19,19 +19,40 @@ public struct ObjectConversion {
     private let options: RunOptions
 
     /// The formats an object run writes.
-    public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv]
+    public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite]
 
-    /// Whether `path` is a Core Data store of some app other than SampleTrips: a file with Core Data's
-    /// tables whose `Z_PRIMARYKEY` names no `Trip` entity. SampleTrips stores go the trip path.
+    /// Whether `path` is a Core Data store of some app other than SampleTrips (a file with Core Data's
+    /// tables whose `Z_PRIMARYKEY` names no `Trip` entity), or a store of objects tripconv wrote
+    /// (`tripconv_model`). SampleTrips stores go the trip path.
     public static func isOtherAppStore(_ path: String) -> Bool {
+        if isObjectStore(path) { return true }
         guard let names = StoreModel.entityNames(storeAt: path) else { return false }
         return !names.contains("Trip")
+    }
+
+    /// Whether `path` is a SQLite store of objects tripconv wrote (it carries its model).
+    public static func isObjectStore(_ path: String) -> Bool { SQLiteObjectReader.isObjectStore(path) }
+
+    /// The model of a store of objects tripconv wrote, with each entity's objects counted: what
+    /// `detect` and `schema --model` say of one.
+    public static func objectStoreModel(_ path: String) throws -> StoreModel {
+        let reader = try SQLiteObjectReader(path: path)
+        var store = StoreModel(model: reader.model, source: .objectStore)
+        store.versionIdentifiers = reader.model.versionIdentifiers
+        store.objectCounts = try reader.objectCounts()
+        return store
     }
 
     /// A run reading `input`: a store (its own model, else `modelPath`'s, else its tables'), or an
     /// export in `format` (the format its extension names when nil) read with `modelPath`'s model.
     public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions) throws {
         self.input = input; self.options = options
+        if ObjectConversion.isObjectStore(input) {
+            model = try SQLiteObjectReader.model(storeAt: input); modelSource = .objectStore
+            entityNumbers = nil
+            self.format = .sqlite
+            return
+        }
         if StoreModel.isStoreFile(input) {
             let store = try StoreModel.read(storeAt: input, modelPath: modelPath)
             model = store.model; modelSource = store.source
@@ -43,7 +64,8 @@ public struct ObjectConversion {
             throw TripError.usage("\(input): the objects of another app's model are read with --model naming that model "
                                   + "(the store they came from, an .xcdatamodeld, or model JSON from `tripconv schema --model STORE --json`)")
         }
-        let file = try StoreModel.isStoreFile(modelPath)
+        let file = try ObjectConversion.isObjectStore(modelPath) ? (SQLiteObjectReader.model(storeAt: modelPath), StoreModel.Source.objectStore)
+            : StoreModel.isStoreFile(modelPath)
             ? (StoreModel.read(storeAt: modelPath).model, StoreModel.Source.modelCache)
             : { let m = try StoreModel.readModelFile(modelPath); return (m.model, m.source) }()
         model = file.0; modelSource = file.1; entityNumbers = nil
@@ -65,6 +87,8 @@ public struct ObjectConversion {
             return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading)
         case .xml:
             return try XMLObjectReader(path: input, model: model, options: options.reading)
+        case .sqlite:
+            return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
         case .csv, .tsv:
             return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading)
         default:
@@ -94,8 +118,14 @@ public struct ObjectConversion {
             }
             var writer = CSVObjectTablesWriter(directory: directory, format: out, options: writeOptions)
             try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+        case .sqlite:
+            guard case .file(let path) = output else {
+                throw TripError.usage("objects are written to a SQLite store in a file: name it with -o FILE")
+            }
+            var writer = SQLiteObjectWriter(path: path)
+            try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
         default:
-            throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV or TSV; "
+            throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV or SQLite; "
                                   + "\(out.rawValue) is not one yet")
         }
         return summary

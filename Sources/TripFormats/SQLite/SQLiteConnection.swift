@@ -208,6 +208,20 @@ final class SQLiteStatement {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    func bind(_ index: Int32, double value: Double) throws {
+        try check(sqlite3_bind_double(handle, index, value))
+    }
+
+    func bind(_ index: Int32, blob bytes: [UInt8]) throws {
+        guard bytes.count <= Int(Int32.max) else { try check(SQLITE_TOOBIG); return }
+        let rc = bytes.withUnsafeBytes { b -> Int32 in
+            // An empty array may have no address, and a null pointer would bind NULL, not an empty blob.
+            guard let base = b.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob(handle, index, base, Int32(b.count), SQLiteStatement.transient)
+        }
+        try check(rc)
+    }
+
     func bind(_ index: Int32, _ text: String) throws {
         var text = text
         let rc = text.withUTF8 { bytes -> Int32 in
