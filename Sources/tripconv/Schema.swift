@@ -24,6 +24,11 @@ struct Schema: ParsableCommand {
         try runReportingErrors {
             if let model {
                 guard version == nil else { throw TripError(.usage, "give a version or --model, not both") }
+                if ModelPlanSource.isSwiftSource(model) || ModelPlanSource.isPlanJSON(model) {
+                    let plan = try ModelPlanSource.read(model)
+                    writeAll(1, json ? PlanDescription.node(plan, name: model).render(indent: 2) + "\n" : PlanDescription.text(plan, name: model))
+                    return
+                }
                 let store = try ModelDescription.read(model)
                 writeAll(1, json ? ModelDescription.node(store).render(indent: 2) + "\n" : ModelDescription.text(store, name: model))
                 return
