@@ -63,6 +63,7 @@ let package = Package(
 
         .testTarget(name: "TripKitTests", dependencies: ["TripKit", "TripTestSupport"]),
         .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats", "TripTestSupport"]),
+        .testTarget(name: "TripSwiftModelTests", dependencies: ["TripKit", "TripSwiftModel", "TripTestSupport"]),
         .testTarget(name: "TripCLITests", dependencies: ["TripKit", "TripTestSupport"], exclude: ["Cases"]),
     ]
 )

@@ -14,7 +14,8 @@ struct Schema: ParsableCommand {
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
         "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodeld or .xcdatamodel "
-            + "folder or its contents file, or model JSON, instead of SampleTrips' schemas.", valueName: "path"))
+            + "folder or its contents file, model JSON, an app's Swift source (a .swift file or a folder: its versions and migration plan, "
+            + "with each stage's derived steps) or plan JSON, instead of SampleTrips' schemas.", valueName: "path"))
     var model: String?
 
     @Flag(name: .customLong("json"), help: "Print JSON (with --model: a model JSON that --model reads back).")
