@@ -7,11 +7,16 @@ let package = Package(
     products: [
         .executable(name: "tripconv", targets: ["tripconv"]),
         .executable(name: "tripgen", targets: ["tripgen"]),
+        .executable(name: "tripconv-swift-model", targets: ["tripconv-swift-model"]),
         .library(name: "TripKit", targets: ["TripKit"]),
         .library(name: "TripFormats", targets: ["TripFormats"]),
+        .library(name: "TripSwiftModel", targets: ["TripSwiftModel"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Reads an app's model and migration plan from its Swift source (issue 27); only the
+        // tripconv-swift-model executable links it (docs/DESIGN-NOTES.md, "A model read from Swift source").
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // C libraries, linked through pkg-config; Debian's -dev packages provide them.
@@ -40,6 +45,16 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // An app's `@Model` classes, `VersionedSchema`s and `SchemaMigrationPlan` read from its Swift
+        // source into a `ModelPlan`, and the executable tripconv runs for `--model app/Sources`: a
+        // process of its own, so that swift-syntax's types cost every other run nothing.
+        .target(name: "TripSwiftModel", dependencies: [
+            "TripKit",
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftParser", package: "swift-syntax"),
+        ]),
+        .executableTarget(name: "tripconv-swift-model", dependencies: ["TripKit", "TripFormats", "TripSwiftModel"]),
+
         // A deterministic generator of large trip exports, for the benchmark and large tests.
         .executableTarget(name: "tripgen", dependencies: ["TripKit", "TripFormats"]),
 
@@ -48,6 +63,7 @@ let package = Package(
 
         .testTarget(name: "TripKitTests", dependencies: ["TripKit", "TripTestSupport"]),
         .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats", "TripTestSupport"]),
+        .testTarget(name: "TripSwiftModelTests", dependencies: ["TripKit", "TripSwiftModel", "TripTestSupport"]),
         .testTarget(name: "TripCLITests", dependencies: ["TripKit", "TripTestSupport"], exclude: ["Cases"]),
     ]
 )

@@ -14,7 +14,8 @@ struct Schema: ParsableCommand {
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
         "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodeld or .xcdatamodel "
-            + "folder or its contents file, or model JSON, instead of SampleTrips' schemas.", valueName: "path"))
+            + "folder or its contents file, model JSON, an app's Swift source (a .swift file or a folder: its versions and migration plan, "
+            + "with each stage's derived steps) or plan JSON, instead of SampleTrips' schemas.", valueName: "path"))
     var model: String?
 
     @Flag(name: .customLong("json"), help: "Print JSON (with --model: a model JSON that --model reads back).")
@@ -24,6 +25,11 @@ struct Schema: ParsableCommand {
         try runReportingErrors {
             if let model {
                 guard version == nil else { throw TripError(.usage, "give a version or --model, not both") }
+                if ModelPlanSource.isSwiftSource(model) || ModelPlanSource.isPlanJSON(model) {
+                    let plan = try ModelPlanSource.read(model)
+                    writeAll(1, json ? PlanDescription.node(plan, name: model).render(indent: 2) + "\n" : PlanDescription.text(plan, name: model))
+                    return
+                }
                 let store = try ModelDescription.read(model)
                 writeAll(1, json ? ModelDescription.node(store).render(indent: 2) + "\n" : ModelDescription.text(store, name: model))
                 return

@@ -16,7 +16,7 @@ struct InstallTests {
     }
 
     static let installed = ["bin/tripconv", "share/man/man1/tripconv.1", "share/bash-completion/completions/tripconv",
-                            "share/zsh/site-functions/_tripconv", "share/fish/vendor_completions.d/tripconv.fish"]
+                            "share/zsh/site-functions/_tripconv", "share/fish/vendor_completions.d/tripconv.fish", "bin/tripconv-swift-model"]
 
     @Test("the README's install step puts the binary, the manual and completions under PREFIX; its uninstall step removes them",
           .enabled(if: CLI.tool("man") != nil, "man (man-db) checks that the installed page is found"))
@@ -31,6 +31,8 @@ struct InstallTests {
         try FileManager.default.createDirectory(at: checkout.appendingPathComponent(".build/release"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: checkout.appendingPathComponent("man"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: CLI.binary, toPath: checkout.appendingPathComponent(".build/release/tripconv").path)
+        try FileManager.default.copyItem(atPath: CLI.binary + "-swift-model",
+                                         toPath: checkout.appendingPathComponent(".build/release/tripconv-swift-model").path)
         try FileManager.default.copyItem(at: CLI.root.appendingPathComponent("man/tripconv.1"),
                                          to: checkout.appendingPathComponent("man/tripconv.1"))
 

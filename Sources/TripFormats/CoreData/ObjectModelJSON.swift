@@ -55,32 +55,96 @@ package enum ObjectModelJSON {
     /// The model in a JSON file; a file that is not one is `.data` naming the place.
     package static func read(_ path: String) throws -> ObjectModel {
         let input = try ByteInput(InputLocation(path))
-        return try read(JSONScanner(source: { try input.read(into: $0) }), path: path)
+        return try model(try parse(path) { try input.read(into: $0) }, path: path)
     }
 
     /// The model in `text` (a tripconv SQLite store's `tripconv_model` row); `name` is the place
     /// messages give.
     package static func read(text: [UInt8], name: String) throws -> ObjectModel {
-        var offset = 0
-        return try read(JSONScanner(source: { buffer in
-            let n = min(buffer.count, text.count - offset)
-            text.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
-            offset += n
-            return n
-        }), path: name)
+        try model(try parse(name, source: source(of: text)), path: name)
     }
 
-    private static func read(_ scanner: JSONScanner, path: String) throws -> ObjectModel {
-        var scanner = scanner
-        let root: Value
+    /// A plan (`{"versions": [model, …], "stages": […]}`), or one model as a plan of one version with
+    /// no stage: what `--model plan.json` and `tripconv-swift-model` give.
+    package static func readPlan(_ path: String) throws -> ModelPlan {
+        let input = try ByteInput(InputLocation(path))
+        return try plan(try parse(path) { try input.read(into: $0) }, path: path)
+    }
+
+    /// A plan from JSON bytes; `name` places its errors.
+    package static func readPlan(bytes: [UInt8], name: String) throws -> ModelPlan {
+        try plan(try parse(name, source: source(of: bytes)), path: name)
+    }
+
+    /// A scanner's source reading `bytes` from the start.
+    private static func source(of bytes: [UInt8]) -> JSONScanner.Source {
+        var offset = 0
+        return { buffer in
+            let n = min(buffer.count, bytes.count - offset)
+            bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
+            offset += n
+            return n
+        }
+    }
+
+    private static func parse(_ path: String, source: @escaping JSONScanner.Source) throws -> Value {
+        var scanner = JSONScanner(source: source)
         do {
             try scanner.skipByteOrderMark()
-            root = try value(&scanner, depth: 0)
+            let root = try value(&scanner, depth: 0)
             if try scanner.peek() != nil { throw scanner.unexpected("the end of input after the model") }
+            return root
         } catch let e as JSONSyntaxError {
             throw TripError.data("\(path):\(e.line):\(e.column): \(e.message)")
         }
-        return try model(root, path: path)
+    }
+
+    /// `plan` as JSON: its versions (each a model as `node(_:)` gives it), stages, notes and places.
+    package static func node(_ plan: ModelPlan) -> [(String, JSONText.Node)] {
+        [
+            ("versions", .array(plan.versions.map { .object(node($0)) })),
+            ("stages", .array(plan.stages.map { s in
+                .object([("kind", .string(s.kind.rawValue)), ("from", .string(s.from)), ("to", .string(s.to)),
+                         ("hooks", .array(s.hooks.map(JSONText.Node.string))), ("place", s.place.map(JSONText.Node.string) ?? .null)])
+            })),
+            ("notes", .array(plan.notes.map(JSONText.Node.string))),
+            ("places", .object(plan.places.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ]
+    }
+
+    private static func plan(_ root: Value, path: String) throws -> ModelPlan {
+        guard case .array(let versionValues)? = root["versions"] else {
+            return ModelPlan(versions: [try model(root, path: path)], stages: [])
+        }
+        func text(_ v: Value?, _ what: String) throws -> String {
+            guard case .string(let s)? = v else { throw TripError.data("\(path): \(what): expected a string") }
+            return s
+        }
+        func texts(_ v: Value?, _ what: String) throws -> [String] {
+            guard let v, case .array(let a) = v else { return [] }
+            return try a.map { try text($0, what) }
+        }
+        let versions = try versionValues.enumerated().map { i, v in try model(v, path: "\(path): versions[\(i)]") }
+        var stages: [ModelPlan.Stage] = []
+        if case .array(let stageValues)? = root["stages"] {
+            for (i, sv) in stageValues.enumerated() {
+                let kindName = try text(sv["kind"], "stages[\(i)].kind")
+                guard let kind = MigrationStage.Kind(rawValue: kindName) else {
+                    throw TripError.data("\(path): stages[\(i)].kind: expected lightweight or custom, found \(kindName.quotedForMessage)")
+                }
+                var place: String?
+                if case .string(let p)? = sv["place"] { place = p }
+                stages.append(ModelPlan.Stage(kind, from: try text(sv["from"], "stages[\(i)].from"), to: try text(sv["to"], "stages[\(i)].to"),
+                                              hooks: try texts(sv["hooks"], "stages[\(i)].hooks"), place: place))
+            }
+        }
+        var places: [String: String] = [:]
+        if case .object(let o)? = root["places"] { for (k, v) in o { places[k] = try text(v, "places.\(k)") } }
+        let plan = ModelPlan(versions: versions, stages: stages, notes: try texts(root["notes"], "notes"), places: places)
+        for stage in plan.stages where plan.version(stage.from) == nil || plan.version(stage.to) == nil {
+            throw TripError.data("\(path): stage \(stage.from) -> \(stage.to) names a version the plan does not have")
+        }
+        return plan
     }
 
     private static func value(_ s: inout JSONScanner, depth: Int) throws -> Value {

@@ -20,6 +20,9 @@ public struct StoreModel: Sendable {
         case modelCache = "the store's model cache (Z_MODELCACHE)"
         case xcodeModel = "an Xcode model"
         case json = "a model JSON file"
+        /// The current version (the plan's last schema) of an app's Swift source or plan JSON.
+        case swiftSource = "the current version of an app's Swift source"
+        case planJSON = "the current version of a plan JSON file"
         case tables = "the store's tables"
         case objectStore = "the model table of a tripconv store (tripconv_model)"
     }
@@ -109,6 +112,11 @@ public struct StoreModel: Sendable {
 
     /// A model file: an Xcode model (folder or `contents`) or model JSON, told by what it is.
     public static func readModelFile(_ path: String) throws -> (model: ObjectModel, file: String, source: Source) {
+        if ModelPlanSource.isSwiftSource(path) || ModelPlanSource.isPlanJSON(path) {
+            let swift = ModelPlanSource.isSwiftSource(path)
+            guard let current = try ModelPlanSource.read(path).current else { throw TripError.data("\(path): a plan without a version") }
+            return (current, path, swift ? .swiftSource : .planJSON)
+        }
         if try FileSystem.kind(of: path, failing: .noInput) != .directory {
             let head = try FileSystem.head(of: path, count: 64, failing: .noInput)
             let first = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }

@@ -134,13 +134,15 @@ extension ObjectModel {
 extension ObjectModel {
     /// A SampleTrips schema version as a general model: the same entities, attributes and
     /// relationships, with Core Data's kinds for tripconv's four (`int` is Int64), and each to-one or
-    /// to-many relationship of a trip the inverse-less relationship the schema declares.
+    /// to-many relationship of a trip the inverse-less relationship the schema declares. Every
+    /// attribute is required, as its Swift declaration makes it (`var details: String = ""`: not
+    /// optional, with a default); the SampleTrips source read by `TripSwiftModel` gives this model.
     public init(schema: any VersionedSchema.Type) {
         let entities = schema.entities.map { e in
             EntityDescription(
                 e.name,
                 attributes: e.attributes.map { a in
-                    AttributeDescription(a.name, AttributeKind(a.type), isOptional: a.defaultValue != nil,
+                    AttributeDescription(a.name, AttributeKind(a.type), isOptional: false,
                                          isTransient: a.isTransient, defaultValue: a.defaultValue.map(ObjectValue.init),
                                          renamingIdentifier: a.originalName)
                 },

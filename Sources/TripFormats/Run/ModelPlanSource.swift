@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TripKit
+
+/// `--model PATH` when PATH is an app's Swift source (a `.swift` file, or a folder holding some) or
+/// plan JSON: the versions and the migration plan. Swift is read by `tripconv-swift-model`, a program
+/// of its own beside tripconv, so that swift-syntax is loaded only by the runs that read Swift
+/// (docs/DESIGN-NOTES.md, "A model and plan read from Swift source").
+public enum ModelPlanSource {
+    /// Whether `path` is Swift source: a `.swift` file, or a folder (not an Xcode model) with a
+    /// `.swift` file in it or in a folder below, within `depth` levels.
+    public static func isSwiftSource(_ path: String, depth: Int = 6) -> Bool {
+        switch FileSystem.kind(path) {
+        case .file?: return path.hasSuffix(".swift")
+        case .directory?:
+            if path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodel") || depth == 0 { return false }
+            guard let entries = try? FileSystem.entries(of: path) else { return false }
+            return entries.contains { !$0.hasPrefix(".") && isSwiftSource(path + "/" + $0, depth: depth - 1) }
+        default: return false
+        }
+    }
+
+    /// Whether `path` is plan JSON (an object with `"versions"`), told by its first bytes.
+    public static func isPlanJSON(_ path: String) -> Bool {
+        guard FileSystem.kind(path) == .file, let head = try? FileSystem.head(of: path, count: 256, failing: .noInput) else { return false }
+        let text = String(decoding: head, as: UTF8.self)
+        return text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }.hasPrefix("{")
+            && text.contains("\"versions\"")
+    }
+
+    /// The plan at `path`: Swift source read by `tripconv-swift-model`, or plan JSON.
+    public static func read(_ path: String) throws -> ModelPlan {
+        if !isSwiftSource(path) { return try ObjectModelJSON.readPlan(path) }
+        let program = try swiftModelProgram()
+        let (status, output, errors) = try run(program, [path])
+        guard status == 0 else {
+            let message = errors.hasPrefix("tripconv-swift-model: ") ? String(errors.dropFirst("tripconv-swift-model: ".count)) : errors
+            let kind: TripError.Kind = status == 66 ? .noInput : (status == 64 ? .usage : .data)
+            throw TripError(kind, message.isEmpty ? "\(program) exited with status \(status)" : message)
+        }
+        return try ObjectModelJSON.readPlan(bytes: output, name: "\(program) \(path)")
+    }
+
+    /// `tripconv-swift-model` beside the running program (as `swift build` and an install put it),
+    /// else `$TRIPCONV_SWIFT_MODEL`, else on `$PATH`.
+    static func swiftModelProgram() throws -> String {
+        if let given = getenv("TRIPCONV_SWIFT_MODEL").map({ String(cString: $0) }), !given.isEmpty { return given }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            let me = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let beside = FileSystem.split(me).directory + "/tripconv-swift-model"
+            if FileSystem.kind(beside) == .file { return beside }
+        }
+        for folder in (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":") {
+            let candidate = "\(folder)/tripconv-swift-model"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw TripError(.unavailable, "reading a model from Swift source needs tripconv-swift-model beside tripconv or on PATH "
+                        + "(swift build --product tripconv-swift-model)")
+    }
+
+    /// Runs `program` with `arguments`, its standard output and error collected, and waits for it.
+    private static func run(_ program: String, _ arguments: [String]) throws -> (Int32, [UInt8], String) {
+        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw FileSystem.failure(.io, program, "cannot start") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let started = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        close(outPipe[1]); close(errPipe[1])
+        defer { close(outPipe[0]); close(errPipe[0]) }
+        guard started == 0 else { throw FileSystem.failure(.unavailable, program, "cannot start", code: started) }
+        // Standard error is small (one message); read standard output to its end first, then it.
+        let output = readAll(outPipe[0]), errors = readAll(errPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        var text = String(decoding: errors, as: UTF8.self)
+        while text.hasSuffix("\n") { text.removeLast() }
+        return (code, output, text)
+    }
+
+    private static func readAll(_ fd: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return bytes }
+            bytes += chunk[0..<n]
+        }
+    }
+}

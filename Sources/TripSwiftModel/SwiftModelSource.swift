@@ -1,0 +1,188 @@
+import SwiftSyntax
+import TripKit
+
+/// An app's model and migration plan, read from its Swift source with swift-syntax: every
+/// `VersionedSchema` (its `versionIdentifier` and `models`), every `@Model` class they list, and the
+/// `SchemaMigrationPlan` (`schemas` and `stages`, declared inline or as static properties).
+///
+/// ```swift
+/// let plan = try SwiftModelSource.read(["App/Sources/Model"])
+/// for stage in plan.stages { print(ModelStageSteps(stage, of: plan).steps) }
+/// ```
+///
+/// Source that is not a model (views, app code) is let be. Without a plan, the versions are the
+/// schemas in version order with no stage; without a `VersionedSchema`, one unversioned model of
+/// every `@Model` class.
+public enum SwiftModelSource {
+    /// Reads the `.swift` files at `paths` (files, or folders searched to any depth).
+    public static func read(_ paths: [String], readFile: (String) throws -> String,
+                            listFolder: (String) -> [String]?) throws -> ModelPlan {
+        let declarations = try SwiftDeclarations(paths: paths, readFile: readFile, listFolder: listFolder)
+        guard !declarations.models.isEmpty else {
+            throw SwiftModelError(place: paths.joined(separator: ", "), message: "expected a @Model class, found none in "
+                                  + "\(declarations.files.count) Swift file\(declarations.files.count == 1 ? "" : "s")")
+        }
+        var notes: [String] = []
+        var places: [String: String] = [:]
+        // Each schema: its identifier and its models.
+        var versions: [(type: String, identifier: String, model: ObjectModel)] = []
+        for (name, schema) in declarations.schemas.sorted(by: { $0.key < $1.key }) {
+            let identifier = try SwiftModelSource.identifier(of: name, schema, declarations)
+            let models = try SwiftModelSource.models(of: name, schema, declarations)
+            var reader = SwiftEntityReader(declarations: declarations, versionModels: Set(models))
+            var entities: [EntityDescription] = []
+            for q in models { entities.append(try reader.entity(declarations.models[q]!)) }
+            notes += reader.notes
+            for (k, v) in reader.places { places["\(identifier)/\(k)"] = v }
+            if let other = versions.first(where: { $0.identifier == identifier }) {
+                throw SwiftModelError(place: schema.place, message: "expected each schema to have its own version, found \(identifier) "
+                                      + "declared by \(other.type) and \(name)")
+            }
+            versions.append((name, identifier, ObjectModel(entities: SwiftModelSource.inferInverses(entities), versionIdentifiers: [identifier])))
+        }
+        if versions.isEmpty {
+            var reader = SwiftEntityReader(declarations: declarations, versionModels: [])
+            var entities: [EntityDescription] = []
+            for (_, m) in declarations.models.sorted(by: { $0.key < $1.key }) { entities.append(try reader.entity(m)) }
+            notes += reader.notes + ["no VersionedSchema: one unversioned model of every @Model class"]
+            for (k, v) in reader.places { places["/\(k)"] = v }
+            return ModelPlan(versions: [ObjectModel(entities: inferInverses(entities))], stages: [], notes: notes, places: places)
+        }
+        guard let (planName, plan) = try onePlan(declarations) else {
+            notes.append("no SchemaMigrationPlan: the schemas in version order, with no stage")
+            let ordered = versions.sorted { SchemaVersion($0.identifier)! < SchemaVersion($1.identifier)! }
+            return ModelPlan(versions: ordered.map(\.model), stages: [], notes: notes, places: places)
+        }
+        let scope = plan.scope + [String(planName.split(separator: ".").last!)]
+        func identifier(_ written: String, at node: some SyntaxProtocol) throws -> String {
+            guard let q = declarations.resolve(written, from: scope, in: { declarations.schemas[$0] != nil }),
+                  let v = versions.first(where: { $0.type == q }) else {
+                throw SwiftModelError(place: plan.place(node), message: "expected a VersionedSchema declared in the source, found \(written)")
+            }
+            return v.identifier
+        }
+        let schemaList = try staticArray("schemas", of: planName, plan, declarations)
+        var ordered: [ObjectModel] = []
+        for element in schemaList {
+            guard let written = SwiftExpressions.typeReference(element) else {
+                throw SwiftModelError(place: plan.place(element), message: "expected Schema.self, found \(element.trimmedDescription)")
+            }
+            let id = try identifier(written, at: element)
+            ordered.append(versions.first { $0.identifier == id }!.model)
+        }
+        var stages: [ModelPlan.Stage] = []
+        for element in try staticArray("stages", of: planName, plan, declarations) {
+            stages.append(try stage(element, planScope: scope, plan: plan, declarations: declarations, identifier: identifier))
+        }
+        return ModelPlan(versions: ordered, stages: stages, notes: notes, places: places)
+    }
+
+    private static func onePlan(_ d: SwiftDeclarations) throws -> (String, SwiftDeclarations.Located<DeclSyntax>)? {
+        let plans = d.plans.sorted { $0.key < $1.key }
+        if plans.count > 1 {
+            throw SwiftModelError(place: plans[1].value.place, message: "expected one SchemaMigrationPlan, found "
+                                  + plans.map(\.key).joined(separator: " and "))
+        }
+        return plans.first.map { ($0.key, $0.value) }
+    }
+
+    private static func staticValue(_ property: String, of type: String, _ decl: SwiftDeclarations.Located<DeclSyntax>,
+                                    _ d: SwiftDeclarations) throws -> (ExprSyntax, SwiftDeclarations.SourceFile) {
+        guard let binding = d.staticProperties["\(type).\(property)"] else {
+            throw SwiftModelError(place: decl.place, message: "expected static var \(property) in \(type), found none")
+        }
+        guard let value = SwiftExpressions.declaredValue(binding.node) else {
+            throw SwiftModelError(place: binding.place, message: "expected \(type).\(property) to be one expression (an initial value or a "
+                                  + "getter returning one), found \(binding.node.trimmedDescription)")
+        }
+        return (value, binding.file)
+    }
+
+    private static func staticArray(_ property: String, of type: String, _ decl: SwiftDeclarations.Located<DeclSyntax>,
+                                    _ d: SwiftDeclarations) throws -> [ExprSyntax] {
+        let (value, file) = try staticValue(property, of: type, decl, d)
+        guard let array = value.as(ArrayExprSyntax.self) else {
+            throw SwiftModelError(place: file.place(value), message: "expected an array literal for \(type).\(property), found "
+                                  + value.trimmedDescription)
+        }
+        return array.elements.map(\.expression)
+    }
+
+    private static func identifier(of name: String, _ schema: SwiftDeclarations.Located<DeclSyntax>, _ d: SwiftDeclarations) throws -> String {
+        let (value, file) = try staticValue("versionIdentifier", of: name, schema, d)
+        return try SwiftExpressions.version(value, file: file)
+    }
+
+    private static func models(of name: String, _ schema: SwiftDeclarations.Located<DeclSyntax>, _ d: SwiftDeclarations) throws -> [String] {
+        let scope = schema.scope + [String(name.split(separator: ".").last!)]
+        return try staticArray("models", of: name, schema, d).map { element in
+            guard let written = SwiftExpressions.typeReference(element),
+                  let q = d.resolve(written, from: scope, in: { d.models[$0] != nil }) else {
+                throw SwiftModelError(place: schema.file.place(element), message: "expected a @Model class's .self in \(name).models, found "
+                                      + element.trimmedDescription)
+            }
+            return q
+        }
+    }
+
+    private static func stage(_ element: ExprSyntax, planScope: [String], plan: SwiftDeclarations.Located<DeclSyntax>,
+                              declarations d: SwiftDeclarations,
+                              identifier: (String, ExprSyntax) throws -> String) throws -> ModelPlan.Stage {
+        var expression = element
+        var file = plan.file
+        var referenced = false
+        if let name = element.as(DeclReferenceExprSyntax.self)?.baseName.text
+            ?? element.as(MemberAccessExprSyntax.self).flatMap({ m in
+                m.base.map { ["Self", planScope.last!].contains($0.trimmedDescription) } == true ? m.declName.baseName.text : nil }) {
+            guard let q = d.resolve(name, from: planScope, in: { d.staticProperties[$0] != nil }), let binding = d.staticProperties[q],
+                  let value = SwiftExpressions.declaredValue(binding.node) else {
+                throw SwiftModelError(place: plan.place(element), message: "expected a MigrationStage, found \(element.trimmedDescription)")
+            }
+            expression = value; file = binding.file; referenced = true
+        }
+        guard let call = expression.as(FunctionCallExprSyntax.self),
+              case let kindName = SwiftExpressions.optionName(call.calledExpression),
+              let kind = MigrationStage.Kind(rawValue: kindName) else {
+            throw SwiftModelError(place: file.place(expression), message: "expected MigrationStage.lightweight(…) or .custom(…), found "
+                                  + String(expression.trimmedDescription.prefix(60)))
+        }
+        func argument(_ label: String) -> ExprSyntax? { call.arguments.first { $0.label?.text == label }?.expression }
+        guard let from = argument("fromVersion"), let to = argument("toVersion"),
+              let fromName = SwiftExpressions.typeReference(from), let toName = SwiftExpressions.typeReference(to) else {
+            throw SwiftModelError(place: file.place(call), message: "expected fromVersion: and toVersion: naming schemas (V1.self), found "
+                                  + String(call.arguments.trimmedDescription.prefix(60)))
+        }
+        var hooks: [String] = []
+        for hook in ["willMigrate", "didMigrate"] {
+            if let e = argument(hook), !e.is(NilLiteralExprSyntax.self) { hooks.append(hook) }
+        }
+        if call.trailingClosure != nil { hooks.append(argument("willMigrate") == nil ? "willMigrate" : "didMigrate") }
+        _ = referenced
+        return ModelPlan.Stage(kind, from: try identifier(fromName, from), to: try identifier(toName, to), hooks: hooks,
+                               place: file.place(call))
+    }
+
+    /// SwiftData pairs two relationships as inverses when neither names one and each is the only
+    /// relationship of its entity pointing at the other; an explicit `inverse:` is mirrored on its partner.
+    static func inferInverses(_ entities: [EntityDescription]) -> [EntityDescription] {
+        var result = entities
+        for (i, e) in result.enumerated() {
+            for (j, r) in e.relationships.enumerated() {
+                if let inverse = r.inverse {
+                    if let d = result.firstIndex(where: { $0.name == r.destination }),
+                       let k = result[d].relationships.firstIndex(where: { $0.name == inverse }), result[d].relationships[k].inverse == nil {
+                        result[d].relationships[k].inverse = r.name
+                    }
+                    continue
+                }
+                guard let d = result.firstIndex(where: { $0.name == r.destination }) else { continue }
+                let back = result[d].relationships.filter { $0.destination == e.name && (d != i || $0.name != r.name) }
+                let forth = e.relationships.filter { $0.destination == r.destination }
+                if back.count == 1, forth.count == 1, back[0].inverse == nil || back[0].inverse == r.name {
+                    result[i].relationships[j].inverse = back[0].name
+                }
+            }
+        }
+        return result
+    }
+}

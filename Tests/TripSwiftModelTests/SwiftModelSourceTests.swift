@@ -1,0 +1,238 @@
+import Foundation
+import Testing
+import TripKit
+import TripSwiftModel
+import TripTestSupport
+
+/// Reads Swift source given as text, as files of a folder would be.
+func readSource(_ files: [String: String]) throws -> ModelPlan {
+    try SwiftModelSource.read(["/src"], readFile: { path in
+        guard let text = files[String(path.dropFirst("/src/".count))] else { throw TripError(.noInput, "\(path): cannot read") }
+        return text
+    }, listFolder: { $0 == "/src" ? Array(files.keys) : nil })
+}
+
+func readSource(_ text: String) throws -> ModelPlan { try readSource(["Model.swift": text]) }
+
+/// The message a source that cannot be read gives.
+func failure(_ text: String) -> String? {
+    do {
+        _ = try readSource(text)
+        return nil
+    } catch {
+        return "\(error)"
+    }
+}
+
+@Suite("An app's model and plan read from its Swift source")
+struct SwiftModelSourceTests {
+    @Test("SampleTrips' source, as the WWDC23 session declares it, reads to the built-in versions and plan")
+    func sampleTrips() throws {
+        let folder = TestPaths.samples + "/swift-model"
+        let plan = try SwiftModelSource.read([folder], readFile: { try String(contentsOfFile: $0, encoding: .utf8) }, listFolder: {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && isFolder.boolValue
+                ? try? FileManager.default.contentsOfDirectory(atPath: $0) : nil
+        })
+        #expect(plan.versions == TripMigrationPlan.schemas.map { ObjectModel(schema: $0) })
+        #expect(plan.stages.map { "\($0.kind) \($0.from) \($0.to) \($0.hooks)" }
+                == TripMigrationPlan.stages.map { s in
+                    var hooks: [String] = []
+                    if case .custom(_, _, let will, let did) = s {
+                        if will != nil { hooks.append("willMigrate") }
+                        if did != nil { hooks.append("didMigrate") }
+                    }
+                    return "\(s.kind) \(s.fromVersion.versionIdentifier) \(s.toVersion.versionIdentifier) \(hooks)"
+                })
+        #expect(plan.notes.isEmpty)
+        #expect(plan.place("3.0.0", "Trip.startDate") == folder + "/SampleTrips.swift:93:52")
+        let steps = plan.stages.map { ModelStageSteps($0, of: plan) }
+        #expect(steps[0].steps == [.deduplicate(entity: "Trip", on: ["name"])] && steps[0].refusals.isEmpty)
+        #expect(steps[1].steps == [
+            .renameAttribute(entity: "Trip", from: "start_date", to: "startDate"),
+            .renameAttribute(entity: "Trip", from: "end_date", to: "endDate"),
+            .changeDeleteRule(entity: "Trip", relationship: "bucketList", from: .nullify, to: .cascade),
+            .changeDeleteRule(entity: "Trip", relationship: "livingAccommodation", from: .nullify, to: .cascade),
+        ])
+    }
+
+    @Test("Every kind of stored property; computed, static and @Transient ones are not stored; options kept or said ignored")
+    func properties() throws {
+        let plan = try readSource("""
+            import SwiftData
+            import SwiftUI
+
+            enum Priority: Int, Codable { case low = 1, medium, high }
+            enum Status: String, Codable { case open, done = "finished" }
+            struct Coordinate: Codable { var lat: Double; var lon: Double }
+
+            struct ContentView: View { var body: some View { Text("not a model") } }
+
+            @Model
+            final class Item {
+                @Attribute(.unique) var id: UUID = UUID()
+                var title = "untitled"
+                var count: Int = -3
+                var small: Int16 = 7
+                var ratio: Double = 0.5
+                var weight: Float?
+                var price: Decimal?
+                var done: Bool = false
+                var created: Date = Date.now
+                @Attribute(.externalStorage) var photo: Data?
+                var link: URL?
+                var priority: Priority = .medium
+                var status: Status = Status.done
+                var place: Coordinate?
+                var tags: [String] = []
+                @Attribute(originalName: "body", .spotlight) var text: String?
+                @Transient var views: Int = 0
+                var summary: String { title + "!" }
+                static var shared = 1
+                var observed: Int = 0 { didSet { } }
+                #Unique<Item>([\\.title, \\.created])
+                #Index<Item>([\\.title])
+                init() {}
+            }
+            """)
+        let item = try #require(plan.versions.first?.entity("Item"))
+        #expect(plan.versions.first?.versionIdentifiers == [])
+        func a(_ n: String) -> AttributeDescription? { item.attribute(n) }
+        #expect(item.attributes.map(\.name) == ["id", "title", "count", "small", "ratio", "weight", "price", "done", "created", "photo",
+                                                 "link", "priority", "status", "place", "tags", "text", "views", "observed"])
+        #expect(a("id")?.kind == .uuid && a("id")?.isOptional == false && a("id")?.defaultValue == nil)
+        #expect(a("title")?.kind == .string && a("title")?.defaultValue == .string("untitled"))
+        #expect(a("count")?.kind == .int64 && a("count")?.defaultValue == .int(-3))
+        #expect(a("small")?.kind == .int16 && a("ratio")?.defaultValue == .double(0.5))
+        #expect(a("weight")?.kind == .float && a("weight")?.isOptional == true && a("price")?.kind == .decimal)
+        #expect(a("done")?.defaultValue == .bool(false) && a("created")?.kind == .date && a("created")?.defaultValue == nil)
+        #expect(a("photo")?.allowsExternalStorage == true && a("photo")?.kind == .binary && a("link")?.kind == .uri)
+        #expect(a("priority")?.kind == .int64 && a("priority")?.defaultValue == .int(2) && a("priority")?.valueClassName == "Priority")
+        #expect(a("status")?.kind == .string && a("status")?.defaultValue == .string("finished"))
+        #expect(a("place")?.kind == .transformable && a("place")?.valueClassName == "Coordinate")
+        #expect(a("tags")?.kind == .transformable && a("tags")?.valueClassName == "[String]")
+        #expect(a("text")?.renamingIdentifier == "body" && a("views")?.isTransient == true)
+        #expect(item.uniquenessConstraints == [["id"], ["title", "created"]])
+        #expect(plan.notes.contains { $0.contains("#Index on Item kept out") })
+        #expect(plan.notes.contains { $0.contains("the default of Item.id (UUID()) is computed") })
+        #expect(plan.notes.contains { $0.contains(".spotlight on Item.text ignored") })
+        #expect(plan.notes.contains { $0.hasPrefix("no VersionedSchema") })
+    }
+
+    @Test("Relationships: to-one, to-many, delete rules, explicit and inferred inverses, originalName, inheritance")
+    func relationships() throws {
+        let plan = try readSource(["A.swift": """
+            @Model class Folder {
+                var name: String
+                @Relationship(deleteRule: .cascade, inverse: \\Note.folder) var notes: [Note] = []
+                var parent: Folder?
+                @Relationship(originalName: "kids") var children: [Folder] = []
+            }
+            """, "B.swift": """
+            @Model class Note {
+                var folder: Folder?
+                var author: Person?
+            }
+            @Model class Person { var notes: [Note]? }
+            @Model class Employee: Person { var badge: Int = 0 }
+            """])
+        let model = try #require(plan.versions.first)
+        let folder = try #require(model.entity("Folder")), note = try #require(model.entity("Note"))
+        #expect(folder.relationship("notes")?.inverse == "folder" && folder.relationship("notes")?.deleteRule == .cascade)
+        #expect(folder.relationship("notes")?.isToMany == true && note.relationship("folder")?.inverse == "notes")
+        #expect(note.relationship("author")?.inverse == "notes" && model.entity("Person")?.relationship("notes")?.inverse == "author")
+        #expect(folder.relationship("children")?.renamingIdentifier == "kids")
+        // Two relationships of Folder point at Folder: no inverse is inferred for them.
+        #expect(folder.relationship("parent")?.inverse == nil && folder.relationship("children")?.inverse == nil)
+        #expect(model.entity("Employee")?.superentity == "Person")
+    }
+
+    @Test("What cannot be read is an error naming the file, line and column")
+    func errors() {
+        #expect(failure("@Model class A { var x: Matrix }") == "/src/Model.swift:1:25: expected a type SwiftData stores (String, Int, "
+                        + "Double, Bool, Date, Data, UUID, URL, Decimal, a @Model class, an enum or Codable type declared in the source), found Matrix")
+        #expect(failure("""
+            enum V1: VersionedSchema {
+                static var versionIdentifier = makeVersion(1)
+                static var models: [any PersistentModel.Type] { [A.self] }
+                @Model class A { var x = 1 }
+            }
+            """) == "/src/Model.swift:2:36: expected Schema.Version(major, minor, patch) with integer literals, found makeVersion(1)")
+        #expect(failure("struct View {}") == "/src: expected a @Model class, found none in 1 Swift file")
+        #expect(failure("@Model class A { var x }") == "/src/Model.swift:1:22: expected a type annotation on A.x, found none and no literal to tell it by")
+        #expect(failure("@Model class A { @Attribute(.sparkly) var x: Int }")?.hasPrefix("/src/Model.swift:1:29: expected an @Attribute option") == true)
+        #expect(failure("""
+            enum V1: VersionedSchema {
+                static var versionIdentifier = Schema.Version(1, 0, 0)
+                static var models: [any PersistentModel.Type] { [A.self] }
+                @Model class A { var x = 1 }
+            }
+            enum Plan: SchemaMigrationPlan {
+                static var schemas: [any VersionedSchema.Type] { [V1.self, V9.self] }
+                static var stages: [MigrationStage] { [] }
+            }
+            """) == "/src/Model.swift:7:64: expected a VersionedSchema declared in the source, found V9")
+    }
+}
+
+@Suite("A stage's steps, derived from its two versions")
+struct ModelStageStepsTests {
+    static let source = """
+        enum V1: VersionedSchema {
+            static let versionIdentifier = Schema.Version(1, 0, 0)
+            static var models: [any PersistentModel.Type] { [Book.self, Shelf.self] }
+            @Model class Book { var title: String; var pages: String; var isbn: String?; var note: String? }
+            @Model class Shelf { var label: String }
+        }
+        enum V2: VersionedSchema {
+            static let versionIdentifier = Schema.Version(2, 0, 0)
+            static var models: [any PersistentModel.Type] { [Book.self, Author.self] }
+            @Model class Book {
+                @Attribute(.unique, originalName: "title") var name: String
+                var pages: Int
+                var isbn: String = "unknown"
+                var rating: Int = 0
+                var subtitle: String?
+            }
+            @Model class Author { var name: String }
+        }
+        enum Plan: SchemaMigrationPlan {
+            static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self] }
+            static var stages: [MigrationStage] { [.custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })] }
+        }
+        """
+
+    @Test("A custom stage: renames, conversions, new and removed attributes and entities, newly required values, uniqueness")
+    func custom() throws {
+        let plan = try readSource(ModelStageStepsTests.source)
+        #expect(plan.stages.first?.hooks == ["didMigrate"])
+        let derived = ModelStageSteps(try #require(plan.stages.first), of: plan)
+        #expect(derived.refusals.isEmpty)
+        #expect(derived.steps == [
+            .renameAttribute(entity: "Book", from: "title", to: "name"),
+            .convertType(entity: "Book", attribute: "pages", from: .string, to: .int64),
+            .requireValue(entity: "Book", attribute: "isbn", default: "unknown"),
+            .addAttribute(entity: "Book", name: "rating", default: "0"),
+            .addAttribute(entity: "Book", name: "subtitle", default: nil),
+            .removeAttribute(entity: "Book", name: "note"),
+            .deduplicate(entity: "Book", on: ["name"]),
+            .addEntity("Author"),
+            .removeEntity("Shelf"),
+        ])
+    }
+
+    @Test("A lightweight stage refuses a changed type; any stage refuses a new required attribute without a default, naming it")
+    func refusals() throws {
+        var text = ModelStageStepsTests.source.replacingOccurrences(of: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })",
+                                                                     with: ".lightweight(fromVersion: V1.self, toVersion: V2.self)")
+        text = text.replacingOccurrences(of: "var subtitle: String?", with: "var subtitle: String")
+        let plan = try readSource(text)
+        let derived = ModelStageSteps(try #require(plan.stages.first), of: plan)
+        #expect(derived.refusals == [
+            "/src/Model.swift:12:13: lightweight stage 1.0.0 -> 2.0.0: Book.pages changes type from String to Int64, which a lightweight "
+                + "stage cannot do (declare a custom stage)",
+            "/src/Model.swift:15:13: lightweight stage 1.0.0 -> 2.0.0: Book.subtitle is new and required, with no default to give the "
+                + "objects that lack it",
+        ])
+    }
+}
