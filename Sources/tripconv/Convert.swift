@@ -119,10 +119,10 @@ struct Convert: ParsableCommand {
     func run() throws {
         TemporaryPaths.installSignalCleanup()
         let started = monotonicSeconds()
-        if outputDir != nil { return try runBulk(started: started) }
-        if model != nil || inputs.contains(where: ObjectConversion.isOtherAppStore) {
+        if model != nil || inputs.contains(where: Self.namesOtherAppStore) || pipesStore {
             return try runObjects(started: started)
         }
+        if outputDir != nil { return try runBulk(started: started) }
         do {
             try checkOutputs()
             let (summary, migration) = try convert(started: started)
