@@ -8,7 +8,8 @@ struct Detect: ParsableCommand {
         // Named, not derived (Convert.swift says why).
         commandName: "detect",
         abstract: "Print each input's format, version and counts (an archive's members each, naming the archive); for a "
-            + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from.")
+            + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from "
+            + "(a store on standard input or in an archive from a temporary copy in --temp-dir).")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []

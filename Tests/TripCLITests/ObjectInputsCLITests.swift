@@ -44,9 +44,11 @@ struct ObjectInputsCLITests {
             #expect(try Self.files(temp).isEmpty, "\(format)")
         }
         // Told by its bytes, without --from.
-        let sniffed = try CLI.run(CLI.binary, ["--model", store, "--temp-dir", temp, "-q", "-"], stdin: Data(contentsOf: URL(fileURLWithPath: dir + "/export.json")))
+        let json = try Data(contentsOf: URL(fileURLWithPath: dir + "/export.json"))
+        let sniffed = try CLI.run(CLI.binary, ["--model", store, "--temp-dir", temp, "-q", "-"], stdin: json)
         #expect(sniffed.status == 0 && sniffed.out == expected, "\(sniffed.stderr)")
-        let piped = try CLI.run(CLI.binary, ["--temp-dir", temp, "--to", "json", "-o", dir + "/piped.json"], stdin: Data(contentsOf: URL(fileURLWithPath: store)))
+        let storeBytes = try Data(contentsOf: URL(fileURLWithPath: store))
+        let piped = try CLI.run(CLI.binary, ["--temp-dir", temp, "--to", "json", "-o", dir + "/piped.json"], stdin: storeBytes)
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(piped.stderr.hasPrefix("tripconv: read 4 objects; wrote 4 (Shelf 2, Volume 2); rejected 0"), "\(piped.stderr)")
         // Python's json reads what the piped store gave: both shelves and both volumes, by their keys.
