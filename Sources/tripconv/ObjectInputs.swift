@@ -108,16 +108,25 @@ extension Convert {
                 if StoreModel.isStoreFile(copy.path), model == nil, !ObjectConversion.isOtherAppStore(copy.path) {
                     throw TripError.usage("\(copy.name): a SampleTrips store is read in place, not from a copy; name its file")
                 }
-                let from = StoreModel.isStoreFile(copy.path) ? nil : input.format
-                let conversion = try ObjectConversion(input: copy.path, format: from, modelPath: model, options: options)
+                let store = StoreModel.isStoreFile(copy.path)
+                let conversion = try ObjectConversion(input: copy.path, format: store ? nil : input.format, modelPath: modelPath(forStore: store),
+                                                      options: options)
                 outcome.modelSource = conversion.modelSource.rawValue
                 outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
             }
             return
         }
-        let conversion = try ObjectConversion(input: path, format: input.format.flatMap { $0.isStore ? nil : $0 }, modelPath: model, options: options)
+        let conversion = try ObjectConversion(input: path, format: input.format.flatMap { $0.isStore ? nil : $0 },
+                                              modelPath: modelPath(forStore: StoreModel.isStoreFile(path)), options: options)
         outcome.modelSource = conversion.modelSource.rawValue
         outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
+    }
+
+    /// The model an input is read with: `--model`'s, except that a store among the inputs of a run whose
+    /// `--model` names a store (the model of its exports) is read with the model it carries itself.
+    private func modelPath(forStore isStore: Bool) -> String? {
+        guard let model, isStore, StoreModel.isStoreFile(model) else { return model }
+        return nil
     }
 
     /// Makes the directories between `--output-dir` and an output (a file found under a directory
