@@ -152,6 +152,27 @@ struct ObjectInputsCLITests {
         #expect(entities?.compactMap { $0["objects"] as? Int } == [2, 2])
     }
 
+    @Test("an archive's store and export, in a run over objects, are read from copies as the files are")
+    func archiveMembers() throws {
+        let (dir, store) = try Self.store()
+        let temp = dir + "/temp"
+        try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
+        #expect(try CLI.tripconv(store, "-q", "-o", dir + "/direct.jsonl").status == 0)
+        #expect(try CLI.tripconv(store, "-q", "-o", dir + "/export.yaml").status == 0)
+        let tar = try CLI.python("""
+            import sys, tarfile
+            with tarfile.open(sys.argv[1] + "/both.tar.gz", "w:gz") as t:
+                t.add(sys.argv[1] + "/shelf.store", arcname="2024/shelf.store")
+                t.add(sys.argv[1] + "/export.yaml", arcname="export.yaml")
+            """, [dir])
+        #expect(tar.status == 0, "\(tar.stderr)")
+        let r = try CLI.tripconv("--model", store, dir + "/both.tar.gz", "--temp-dir", temp, "--output-dir", dir + "/out", "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        let expected = try Self.read(dir + "/direct.jsonl")
+        #expect(try Self.read(dir + "/out/2024/shelf.jsonl") == expected && Self.read(dir + "/out/export.jsonl") == expected)
+        #expect(try Self.files(temp).isEmpty)
+    }
+
     @Test("a Decimal attribute's default, archived as NSDecimalNumber, is read from the model cache", arguments: ["-12.50", "0", "123456789012345678901234.5678", "7E+3"])
     func decimalDefault(_ value: String) throws {
         let dir = try CLI.temporaryDirectory().path
