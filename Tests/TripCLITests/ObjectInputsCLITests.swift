@@ -28,13 +28,17 @@ struct ObjectInputsCLITests {
 
     static func files(_ dir: String) throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: dir).sorted() }
 
+    /// A store, an empty `--temp-dir` beside it, and the JSON Lines the store converts to directly.
+    static func storeWithTemp() throws -> (dir: String, store: String, temp: String, expected: String) {
+        let (dir, store) = try Self.store()
+        try FileManager.default.createDirectory(atPath: dir + "/temp", withIntermediateDirectories: true)
+        #expect(try CLI.tripconv(store, "-q", "-o", dir + "/direct.jsonl").status == 0)
+        return (dir, store, dir + "/temp", try Self.read(dir + "/direct.jsonl"))
+    }
+
     @Test("--model M - reads an export from standard input, and a piped store reads as the store does; the copy is removed")
     func standardInput() throws {
-        let (dir, store) = try Self.store()
-        let temp = dir + "/temp"
-        try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
-        #expect(try CLI.tripconv(store, "-q", "-o", dir + "/direct.jsonl").status == 0)
-        let expected = try Self.read(dir + "/direct.jsonl")
+        let (dir, store, temp, expected) = try Self.storeWithTemp()
         for format in ["json", "jsonl", "yaml", "xml"] {
             #expect(try CLI.tripconv(store, "-q", "-o", dir + "/export." + format).status == 0)
             let export = try Data(contentsOf: URL(fileURLWithPath: dir + "/export." + format))
@@ -154,10 +158,7 @@ struct ObjectInputsCLITests {
 
     @Test("an archive's store and export, in a run over objects, are read from copies as the files are")
     func archiveMembers() throws {
-        let (dir, store) = try Self.store()
-        let temp = dir + "/temp"
-        try FileManager.default.createDirectory(atPath: temp, withIntermediateDirectories: true)
-        #expect(try CLI.tripconv(store, "-q", "-o", dir + "/direct.jsonl").status == 0)
+        let (dir, store, temp, expected) = try Self.storeWithTemp()
         #expect(try CLI.tripconv(store, "-q", "-o", dir + "/export.yaml").status == 0)
         let tar = try CLI.python("""
             import sys, tarfile
@@ -168,7 +169,6 @@ struct ObjectInputsCLITests {
         #expect(tar.status == 0, "\(tar.stderr)")
         let r = try CLI.tripconv("--model", store, dir + "/both.tar.gz", "--temp-dir", temp, "--output-dir", dir + "/out", "-q")
         #expect(r.status == 0, "\(r.stderr)")
-        let expected = try Self.read(dir + "/direct.jsonl")
         #expect(try Self.read(dir + "/out/2024/shelf.jsonl") == expected && Self.read(dir + "/out/export.jsonl") == expected)
         #expect(try Self.files(temp).isEmpty)
     }
