@@ -23,11 +23,13 @@ extension Convert {
                 rejectsFile?.discard()
                 throw error
             }
-            if let report { try RunReport.write(report, objects: outcomes, elapsed: monotonicSeconds() - started, error: nil) }
+            if let report { try RunReport.write(report, objects: outcomes, perInput: outputDir != nil, elapsed: monotonicSeconds() - started, error: nil) }
         } catch let error as ExitCode {
             throw error
         } catch {
-            if let report { try? RunReport.write(report, objects: outcomes, elapsed: monotonicSeconds() - started, error: error) }
+            if let report {
+                try? RunReport.write(report, objects: outcomes, perInput: outputDir != nil, elapsed: monotonicSeconds() - started, error: error)
+            }
             throw Diagnostics.fail(error)
         }
         // With --output-dir, the first input that failed gives the status (each was said as it failed).

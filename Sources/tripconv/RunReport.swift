@@ -43,10 +43,10 @@ enum RunReport {
         try output.commit()
     }
 
-    /// The report of a run over another app's objects: for one input, its counts, per entity, and the
-    /// model's source at the top; for several (`--output-dir`), the totals and `inputs`, each input's
-    /// output, status (its error, if it failed) and those counts.
-    static func write(_ path: String, objects outcomes: [Convert.ObjectOutcome], elapsed: Double, error: (any Error)?) throws {
+    /// The report of a run over another app's objects: for its one input (`-o`), its counts, per entity,
+    /// and the model's source at the top; with `--output-dir` (`perInput`), the totals and `inputs`, each
+    /// input's output, status (its error, if it failed) and those counts.
+    static func write(_ path: String, objects outcomes: [Convert.ObjectOutcome], perInput: Bool, elapsed: Double, error: (any Error)?) throws {
         func counts(_ o: Convert.ObjectOutcome) -> [(String, JSONText.Node)] {
             guard let s = o.summary else { return [] }
             return [
@@ -57,9 +57,9 @@ enum RunReport {
         }
         var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil && !outcomes.contains { $0.error != nil } ? "ok" : "failed"))]
             + failure(error ?? outcomes.first { $0.error != nil }?.error)
-        if outcomes.count == 1 && error == nil && outcomes[0].error == nil {
-            pairs += counts(outcomes[0])
-        } else if outcomes.count > 1 || outcomes.first?.output != nil {
+        if !perInput, let only = outcomes.first {
+            pairs += counts(only)
+        } else if perInput {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
                       ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
