@@ -25,6 +25,8 @@ struct Detect: ParsableCommand {
     var verbose = false
 
     func run() throws {
+        // A store copied from standard input or an archive is removed on a signal too.
+        TemporaryPaths.installSignalCleanup()
         try runReportingErrors {
             var options = RunOptions()
             memory.apply(to: &options)
