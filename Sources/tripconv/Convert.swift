@@ -16,6 +16,9 @@ struct Convert: ParsableCommand {
             named as the model names it, a column per attribute, foreign keys with the delete rules, join tables, unique \
             indexes, the model in tripconv_model), with no version detected and no stage run; --model reads such an export \
             back, and the SQLite store needs none. \
+            Such a store or export on standard input or in an archive is read from a temporary copy in --temp-dir, \
+            removed at the end (when the run fails too); several go to --output-dir, one output each (-o takes one: \
+            two stores' keys could name two objects alike, exit 64). \
             No INPUT, or -, reads standard input; a directory means the files under it with known extensions, \
             in path order (one with none says so; a run left with nothing to read fails, exit 66, \
             writing nothing). \
@@ -46,7 +49,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite store of one, needs no --model.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite store of one, needs no --model; MODEL may also be an app's Swift source or plan JSON (its current version). Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
     var model: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
@@ -75,7 +78,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("output-csv-delimiter"), help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
     var outputCsvDelimiter: CSVDelimiterArgument?
 
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named.", valueName: "dir"))
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named. Inputs of another app's objects go one at a time, each accounted for on its own.", valueName: "dir"))
     var outputDir: String?
 
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
@@ -122,10 +125,10 @@ struct Convert: ParsableCommand {
     func run() throws {
         TemporaryPaths.installSignalCleanup()
         let started = monotonicSeconds()
-        if outputDir != nil { return try runBulk(started: started) }
-        if model != nil || inputs.contains(where: ObjectConversion.isOtherAppStore) {
+        if model != nil || inputs.contains(where: Self.namesOtherAppStore) || pipesStore {
             return try runObjects(started: started)
         }
+        if outputDir != nil { return try runBulk(started: started) }
         do {
             try checkOutputs()
             let (summary, migration) = try convert(started: started)

@@ -2,16 +2,13 @@ import ArgumentParser
 import TripKit
 import TripFormats
 
-/// `convert` of another app's objects (issue 26): a store read with its own model, or an export of one
-/// read with `--model`, to one output in any text format. No version is detected and no stage runs.
+/// `convert` of another app's objects (issue 26): stores read with their own model, or exports of one
+/// read with `--model`, each to one output in any text format (ObjectInputs.swift reads the inputs).
+/// No version is detected and no stage runs.
 extension Convert {
     func runObjects(started: Double) throws {
-        var run: ObjectConversion?
-        var summary: ObjectConversionSummary?
+        var outcomes: [ObjectOutcome] = []
         do {
-            guard inputs.count == 1, inputs[0] != "-" else {
-                throw TripError.usage("the objects of another app's model are read from one named input at a time (a store, or an export with --model)")
-            }
             if migrate, let output, Format(streamPath: output)?.isStore == true || to?.format.isStore == true {
                 throw TripError.usage("--migrate is SampleTrips' own: a store of another app's objects is written as the model is, "
                                       + "and migrating one is not supported yet")
@@ -21,37 +18,27 @@ extension Convert {
                                       + " (CSV and TSV are written as tables, one per entity)")
             }
             let format = try objectOutputFormat()
-            if let output, output != "-" { try FileSystem.checkCanCreate(output, isDirectory: format == .csv || format == .tsv) }
-            for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }
-            let conversion = try ObjectConversion(input: inputs[0], format: reading.from, modelPath: model, options: options)
-            run = conversion
+            try checkObjectOutputs(format)
             let rejectsFile = try rejects.map { try RejectsFile($0 == "-" ? .standardOutput : .file($0)) }
             do {
-                summary = try conversion.run(to: OutputLocation(output), format: format) { record in
-                    if verbose { Diagnostics.print("tripconv: \(record.kind.rawValue): \(record.place): \(record.reason)") }
-                    try rejectsFile?.write(record)
-                }
+                outcomes = try convertObjectInputs(format: format, rejects: rejectsFile, started: started)
                 try rejectsFile?.commit()
             } catch {
                 rejectsFile?.discard()
                 throw error
             }
-            if verbose { Diagnostics.print("tripconv: \(inputs[0]): the model from \(conversion.modelSource.rawValue)") }
-            if !quiet, let summary {
-                Diagnostics.print("tripconv: " + summary.line(elapsedSeconds: monotonicSeconds() - started))
-            }
-            if let report {
-                try RunReport.write(report, objects: summary, input: inputs[0], modelSource: run?.modelSource.rawValue,
-                                    elapsed: monotonicSeconds() - started, error: nil)
-            }
+            if let report { try RunReport.write(report, objects: outcomes, perInput: outputDir != nil, elapsed: monotonicSeconds() - started, error: nil) }
         } catch let error as ExitCode {
             throw error
         } catch {
             if let report {
-                try? RunReport.write(report, objects: summary, input: inputs.first ?? "", modelSource: run?.modelSource.rawValue,
-                                     elapsed: monotonicSeconds() - started, error: error)
+                try? RunReport.write(report, objects: outcomes, perInput: outputDir != nil, elapsed: monotonicSeconds() - started, error: error)
             }
             throw Diagnostics.fail(error)
+        }
+        // With --output-dir, the first input that failed gives the status (each was said as it failed).
+        if let failed = outcomes.first(where: { $0.error != nil })?.error {
+            throw ExitCode((failed as? TripError)?.kind.rawValue ?? 70)
         }
     }
 
@@ -66,10 +53,10 @@ extension Convert {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV or TSV "
                                   + "(a directory of tables) or a SQLite store; writing them to a \(format.rawValue) store is not supported yet")
         }
-        if (format == .csv || format == .tsv) && (output == nil || output == "-") {
+        if (format == .csv || format == .tsv) && (output == nil || output == "-") && outputDir == nil {
             throw TripError.usage("objects are written to \(format.rawValue) as a directory of tables, one per entity: name it with -o DIR")
         }
-        if format == .sqlite && (output == nil || output == "-") {
+        if format == .sqlite && (output == nil || output == "-") && outputDir == nil {
             throw TripError.usage("objects are written to a SQLite store in a file: name it with -o FILE")
         }
         return format

@@ -8,7 +8,8 @@ struct Detect: ParsableCommand {
         // Named, not derived (Convert.swift says why).
         commandName: "detect",
         abstract: "Print each input's format, version and counts (an archive's members each, naming the archive); for a "
-            + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from.")
+            + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from "
+            + "(a store on standard input or in an archive from a temporary copy in --temp-dir).")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []
@@ -24,20 +25,26 @@ struct Detect: ParsableCommand {
     var verbose = false
 
     func run() throws {
+        // A store copied from standard input or an archive is removed on a signal too.
+        TemporaryPaths.installSignalCleanup()
         try runReportingErrors {
             var options = RunOptions()
             memory.apply(to: &options)
             try options.checkTemporaryDirectory()
             let budget = options.spillBudget(usingJobs: true)
             try InputResolver.refuseTerminal(self.inputs, usage: Self.usageString())
-            let inputs = try InputResolver.resolve(self.inputs, from: reading.from, options: reading.readOptions)
+            // A store on standard input or in an archive is described from a temporary copy.
+            var readOptions = reading.readOptions
+            readOptions.copiesStores = true
+            let inputs = try InputResolver.resolve(self.inputs, from: reading.from, options: readOptions)
             var nodes: [JSONText.Node] = []
             var lines: [String] = []
-            var expanded = ExpandedInputs(inputs, options: reading.readOptions) {
+            var expanded = ExpandedInputs(inputs, options: readOptions) {
                 Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1))
             }
             while let input = try expanded.next() {
-                let report = try InputReport.ofAnyStore(input) ?? InputReport(input, options: reading.readOptions, budget: budget)
+                let report = try InputReport.ofCopiedStore(input, options: reading.readOptions, budget: budget, temporaryDirectory: options.temporaryDirectory)
+                    ?? InputReport.ofAnyStore(input) ?? InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {
                     Diagnostics.print("tripconv: \(report.name): " + ConversionSummary.spilledPhrase(report.spilled.names, "name", bytes: report.spilled.bytes))
                 }
@@ -79,6 +86,23 @@ struct InputReport {
               !names.contains(TripMigrationPlan.currentSchema.rootEntity.name) else { return nil }
         let store = try StoreModel.read(storeAt: path)
         return InputReport(name: input.location.name, detection: Detection(format: Format.coredata.rawValue), sniffed: input.sniffed, store: store)
+    }
+
+    /// The report of a store on standard input or in an archive, read from a temporary copy (removed
+    /// before this returns) as `detect STORE` reads a file, and named as the input; nil for any other input.
+    static func ofCopiedStore(_ input: RunInput, options: ReadOptions, budget: SpillBudget, temporaryDirectory: String?) throws -> InputReport? {
+        guard let format = input.format, format == .coredata || format == .sqlite else { return nil }
+        if case .file = input.location { return nil }
+        let copy = try InputCopy(input.location, temporaryDirectory: temporaryDirectory, options: options)
+        defer { copy.remove() }
+        return try copy.naming {
+            let copied = RunInput(.file(copy.path), format: format)
+            var report = try ofAnyStore(copied) ?? InputReport(copied, options: options, budget: budget)
+            report.name = copy.name
+            report.sniffed = input.sniffed
+            if case .member(let m) = input.location { report.member = m }
+            return report
+        }
     }
 
     private init(name: String, detection: Detection, sniffed: SniffedFormat?, store: StoreModel) {

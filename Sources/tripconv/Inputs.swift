@@ -78,7 +78,7 @@ enum InputResolver {
         if let from { return RunInput(.standardInput, format: from) }
         switch FormatSniffer.sniff(head, atEnd: head.count < count, options: options) {
         case .told(let sniffed):
-            if sniffed.format.isStore {
+            if sniffed.format.isStore && !options.copiesStores {
                 throw TripError.usage("standard input holds an SQLite store, which is read in place; name its file")
             }
             return RunInput(.standardInput, sniffed: sniffed)

@@ -43,16 +43,30 @@ enum RunReport {
         try output.commit()
     }
 
-    /// The report of a run over another app's objects: the counts, per entity, and the model's source.
-    static func write(_ path: String, objects s: ObjectConversionSummary?, input: String, modelSource: String?, elapsed: Double,
-                      error: (any Error)?) throws {
-        var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil ? "ok" : "failed"))] + failure(error)
-        if let s {
-            pairs += [
+    /// The report of a run over another app's objects: for its one input (`-o`), its counts, per entity,
+    /// and the model's source at the top; with `--output-dir` (`perInput`), the totals and `inputs`, each
+    /// input's output, status (its error, if it failed) and those counts.
+    static func write(_ path: String, objects outcomes: [Convert.ObjectOutcome], perInput: Bool, elapsed: Double, error: (any Error)?) throws {
+        func counts(_ o: Convert.ObjectOutcome) -> [(String, JSONText.Node)] {
+            guard let s = o.summary else { return [] }
+            return [
                 ("read", .int(s.read)), ("written", .int(s.written)), ("rejected", .int(s.rejected)),
-                ("input", .string(input)), ("model", .string(modelSource ?? "")),
+                ("input", .string(o.input)), ("model", .string(o.modelSource ?? "")),
                 ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
             ]
+        }
+        var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil && !outcomes.contains { $0.error != nil } ? "ok" : "failed"))]
+            + failure(error ?? outcomes.first { $0.error != nil }?.error)
+        if !perInput, let only = outcomes.first {
+            pairs += counts(only)
+        } else if perInput {
+            let summaries = outcomes.compactMap(\.summary)
+            pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
+                      ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
+            pairs.append(("inputs", .array(outcomes.map { o in
+                .object([("input", .string(o.input)), ("output", o.output.map { .string($0) } ?? .null),
+                         ("status", .string(o.error == nil ? "ok" : "failed"))] + failure(o.error) + counts(o).filter { $0.0 != "input" })
+            })))
         }
         pairs.append(("elapsedSeconds", .milliseconds(elapsed)))
         let output = try ByteOutput(.file(path))

@@ -42,8 +42,9 @@ func drainCoreData(_ path: String) -> Never {
         print("objects \(objects) references \(references) rejected \(rejected)")
         exit(0)
     } catch let error as TripError {
-        fail(error.message)
+        // The status tripconv would exit with: 65 a store that is not the model's, 66 a missing one, 74 an I/O error.
+        fail(error.message, status: error.kind.rawValue)
     } catch {
-        fail("\(error)")
+        fail("\(error)", status: 70)
     }
 }

@@ -26,10 +26,12 @@ struct SplitMix64 {
     mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
 }
 
-func fail(_ message: String) -> Never {
+/// Prints `message` on standard error and exits with `status`: 64 (a usage error) unless a caller says,
+/// as tripconv's man page lists them (65 bad data, 66 a missing input, 74 an I/O error).
+func fail(_ message: String, status: Int32 = 64) -> Never {
     let text = "tripgen: \(message)\n"
     _ = text.withCString { write(2, $0, strlen($0)) }
-    exit(64)
+    exit(status)
 }
 
 struct Settings {

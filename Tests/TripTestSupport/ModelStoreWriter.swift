@@ -42,7 +42,7 @@ public enum ModelStoreWriter {
         case .string(let s): return ["string", s]
         case .int(let i): return ["int", i]
         case .double(let d): return ["real", d]
-        case .decimal(let s): return ["string", s]
+        case .decimal(let s): return ["decimal", s]
         case .bool(let b): return ["bool", b]
         case .date(let t): return ["date", t]
         case .data(let b): return ["data", b.map(Int.init)]
@@ -52,7 +52,7 @@ public enum ModelStoreWriter {
     }
 
     static let script = #"""
-import json, plistlib, sqlite3, sys, zlib
+import decimal, json, plistlib, sqlite3, sys, zlib
 from plistlib import UID
 spec = json.load(sys.stdin)
 path = sys.argv[1]
@@ -87,6 +87,13 @@ def default(d):
     if kind == 'data': return add(bytes(value))
     if kind == 'uuid': return add({'NS.uuidbytes': bytes(value), '$class': cls('NSUUID', ['NSUUID'])})
     if kind == 'url': return add({'NS.base': UID(0), 'NS.relative': s(value), '$class': cls('NSURL', ['NSURL'])})
+    if kind == 'decimal':
+        # As NSDecimalNumber's encodeWithCoder: writes it: a 128-bit mantissa in eight little-endian 16-bit words.
+        t = decimal.Decimal(value).as_tuple()
+        m = int(''.join(map(str, t.digits)) or '0')
+        return add({'NS.exponent': t.exponent, 'NS.length': (m.bit_length() + 15) // 16, 'NS.negative': bool(t.sign), 'NS.compact': True,
+                    'NS.mantissa.bo': 1, 'NS.mantissa': m.to_bytes(16, 'little'),
+                    '$class': cls('NSDecimalNumber', ['NSDecimalNumber', 'NSNumber', 'NSValue'])})
     return UID(0)
 model = add(None)
 ents = {e['name']: add(None) for e in spec['entities']}

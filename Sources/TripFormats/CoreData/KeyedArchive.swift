@@ -194,6 +194,7 @@ struct KeyedArchive {
         case .real(let d):
             // A whole number stored as a real, for an integer attribute; none where it is not one.
             if kind.isInteger { return Int64(exactly: d).map(ObjectValue.int) }
+            if kind == .decimal { return d.isFinite ? .decimal("\(d)") : nil }
             return kind == .date ? .date(d) : .double(d)
         case .bool(let b): return kind.isInteger ? .int(b ? 1 : 0) : .bool(b)
         case .data(let d): return .data(d)
@@ -213,11 +214,55 @@ struct KeyedArchive {
                 return try string(o["NS.relative"], "an NSURL").map(ObjectValue.url)
             case "NSString", "NSMutableString":
                 return o["NS.string"]?.stringValue.map(ObjectValue.string)
+            case "NSDecimalNumber":
+                return .decimal(try decimalText(o))
             default:
                 return nil
             }
         default:
             return nil
         }
+    }
+
+    /// An archived `NSDecimalNumber` as decimal text (`-12.5`): `NSDecimalNumber`'s `encodeWithCoder:`
+    /// writes `NS.mantissa`, 16 bytes of eight 16-bit words (little-endian where `NS.mantissa.bo` is 1,
+    /// the only order written), of which `NS.length` are used, `NS.exponent` and `NS.negative`; the
+    /// value is mantissa × 10^exponent. A length of 0 with `NS.negative` is NaN, which no Decimal text says.
+    func decimalText(_ o: PropertyListValue) throws -> String {
+        guard case .data(let bytes)? = o["NS.mantissa"], bytes.count >= 2, bytes.count % 2 == 0 else {
+            throw Failure("an NSDecimalNumber without its NS.mantissa bytes")
+        }
+        let exponent = try integer(o["NS.exponent"], "an NSDecimalNumber's NS.exponent") ?? 0
+        let length = try integer(o["NS.length"], "an NSDecimalNumber's NS.length") ?? Int64(bytes.count / 2)
+        let negative = try bool(o["NS.negative"], "an NSDecimalNumber's NS.negative") ?? false
+        let bigEndian = (try integer(o["NS.mantissa.bo"], "an NSDecimalNumber's NS.mantissa.bo") ?? 1) != 1
+        guard (0...Int64(bytes.count / 2)).contains(length), (-128...127).contains(exponent) else {
+            throw Failure("an NSDecimalNumber of length \(length) and exponent \(exponent)")
+        }
+        if length == 0 && negative { throw Failure("an NSDecimalNumber that is NaN") }
+        var words: [UInt32] = (0..<Int(length)).map { i in
+            let a = UInt32(bytes[2 * i]), b = UInt32(bytes[2 * i + 1])
+            return bigEndian ? a << 8 | b : b << 8 | a
+        }
+        // The mantissa's decimal digits, by long division of its words (least significant first) by 10.
+        var digits: [UInt8] = []
+        while words.contains(where: { $0 != 0 }) {
+            var remainder: UInt32 = 0
+            for i in words.indices.reversed() {
+                let current = remainder << 16 | words[i]
+                words[i] = current / 10; remainder = current % 10
+            }
+            digits.append(UInt8(ascii: "0") + UInt8(remainder))
+        }
+        if digits.isEmpty { return "0" }
+        var text = String(decoding: digits.reversed(), as: UTF8.self)
+        if exponent > 0 {
+            text += String(repeating: "0", count: Int(exponent))
+        } else if exponent < 0 {
+            let places = Int(-exponent)
+            if text.count <= places { text = String(repeating: "0", count: places - text.count + 1) + text }
+            text.insert(".", at: text.index(text.endIndex, offsetBy: -places))
+        }
+        return negative ? "-" + text : text
     }
 }

@@ -119,6 +119,8 @@ public final class ArchiveMembers {
     private var archive: OpaquePointer { reading.handle }
     private var la: LibArchive { reading.la }
     private let memberFormat: Format?
+    /// Whether a store member is given (its reader reads a temporary copy) rather than refused.
+    private let copiesStores: Bool
     private let limits: ExpansionLimits
     /// Where a member's rest is read to and let go.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
@@ -148,6 +150,7 @@ public final class ArchiveMembers {
         input = try ByteInput(location, options: options)
         memberFormat = from
         limits = ExpansionLimits(options)
+        copiesStores = options.copiesStores
         let input = self.input
         sourceSize = input.seek(0, whence: SEEK_CUR) != nil ? input.fileSize : nil
         // A plain file gets a seek callback: zip's seekable reader reads the central directory,
@@ -266,10 +269,11 @@ public final class ArchiveMembers {
         if ArchiveFormat.named(by: path) != nil {
             throw TripError.data("\(place): an archive inside an archive is not read: unpack the outer one first")
         }
-        if Format(path: path)?.isStore == true || Format.isCompressedStore(path) || memberFormat?.isStore == true {
+        if Format.isCompressedStore(path) || (!copiesStores && (Format(path: path)?.isStore == true || memberFormat?.isStore == true)) {
             throw TripError.data("\(place): a store is read in place, not from an archive: unpack it first")
         }
-        guard let format = memberFormat ?? Format(streamPath: path) else {
+        let store = copiesStores && memberFormat == nil ? Format(path: path).flatMap { $0.isStore ? $0 : nil } : nil
+        guard let format = memberFormat ?? store ?? Format(streamPath: path) else {
             passedOver += 1
             return nil
         }

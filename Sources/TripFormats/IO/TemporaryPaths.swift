@@ -72,7 +72,7 @@ public enum TemporaryPaths {
     }
 
     /// Blocks SIGINT, SIGTERM and SIGHUP; returns the mask to restore.
-    static func blockCleanupSignals() -> sigset_t {
+    package static func blockCleanupSignals() -> sigset_t {
         var block = sigset_t(), saved = sigset_t()
         sigemptyset(&block)
         for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&block, sig) }
@@ -80,7 +80,7 @@ public enum TemporaryPaths {
         return saved
     }
 
-    static func restoreSignals(_ saved: sigset_t) {
+    package static func restoreSignals(_ saved: sigset_t) {
         var mask = saved
         pthread_sigmask(SIG_SETMASK, &mask, nil)
     }

@@ -37,11 +37,17 @@ public struct BulkConversion: Sendable {
     /// BASE is the name without its format's extension, and its compression's (`trips.jsonl.gz`
     /// gives `trips`).
     public func outputPath(_ input: RunInput) -> String {
+        Self.outputPath(input, in: directory, format: format, tables: options.csvLayout == .tables, pgSchema: options.reading.pgSchema)
+    }
+
+    /// `outputPath(_:)`'s rule, for any run that writes each input to its own output in `directory`
+    /// (an object run's too): `tables`, CSV and TSV are written as a directory without an extension.
+    public static func outputPath(_ input: RunInput, in directory: String, format: Format, tables: Bool, pgSchema: String?) -> String {
         var base: String
         var under = input.subdirectory
         if input.format == .postgresql {
             // An address has no file name: the store's schema names the output, else the format.
-            base = options.reading.pgSchema ?? "postgresql"
+            base = pgSchema ?? "postgresql"
         } else {
             var path = input.location.name
             if case .member(let member) = input.location {
@@ -53,7 +59,7 @@ public struct BulkConversion: Sendable {
             base = name
             if let dot = name.lastIndex(of: "."), dot != name.startIndex { base = String(name[..<dot]) }
         }
-        let ext = options.csvLayout == .tables && (format == .csv || format == .tsv) ? "" : "." + format.extensions[0]
+        let ext = tables && (format == .csv || format == .tsv) ? "" : "." + format.extensions[0]
         return (directory.hasSuffix("/") ? directory : directory + "/") + under + base + ext
     }
 

@@ -43,6 +43,9 @@ public struct ReadOptions: Sendable, Equatable {
     public var expansionGrace: Int = 64 << 20
     /// The most bytes one compressed input or archive may expand to in all (64 GiB); 0, no limit.
     public var maxExpandedBytes: Int = 64 << 30
+    /// Whether a store on standard input or in an archive is given to the run, which reads it from a
+    /// temporary copy (`detect`, and runs over another app's objects), rather than refused.
+    public var copiesStores = false
 
     /// Options as the command line gives them; the defaults read what tripconv and SwiftData write.
     public init(dateEpoch: DateEpoch = .reference, sourceVersion: SchemaVersion? = nil, ignoreUnknown: Bool = false,

@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import TripKit
+import TripFormats
+
+/// The inputs of a run over another app's objects (`convert` with `--model`, or of another app's
+/// store): several of them, standard input, archives' members; each converted on its own, to `-o`
+/// (one input) or to its own output in `--output-dir`.
+extension Convert {
+    /// What became of one input of an object run.
+    struct ObjectOutcome {
+        var input: String
+        var output: String?
+        var summary: ObjectConversionSummary?
+        var modelSource: String?
+        var error: (any Error)?
+    }
+
+    /// Whether standard input is the run's one input and holds a SQLite file (a piped store): such a
+    /// store is read from a temporary copy, as another app's.
+    var pipesStore: Bool {
+        guard inputs.isEmpty || inputs == ["-"], isatty(0) == 0, reading.from == nil || reading.from?.isStore == true else { return false }
+        return (try? ByteInput.peekStandardInput(16)) == Array("SQLite format 3\u{0}".utf8)
+    }
+
+    /// Whether an argument is, or is a directory holding (a file named as a store), a Core Data store of
+    /// another app than SampleTrips: such a run reads objects.
+    static func namesOtherAppStore(_ argument: String) -> Bool {
+        guard FileSystem.kind(argument) == .directory else { return ObjectConversion.isOtherAppStore(argument) }
+        let files = (try? InputResolver.listFiles(argument)) ?? []
+        return files.contains { Format(path: $0)?.isStore == true && ObjectConversion.isOtherAppStore($0) }
+    }
+
+    /// Refuses what an object run cannot write: `-o` with several inputs (their keys are each input's
+    /// own), both `-o` and `--output-dir`; then checks that every output can be made (exit 73).
+    func checkObjectOutputs(_ format: Format) throws {
+        if outputDir != nil, output != nil { throw TripError.usage("give -o or --output-dir, not both") }
+        if outputDir == nil, inputs.count > 1 {
+            throw TripError.usage("the objects of several inputs of another app's model go to --output-dir DIR, one output each; -o takes one input",
+                                  notes: ["in one output their keys could name two objects alike: each store numbers its own objects "
+                                          + "(the @key of an entity without a unique attribute) and two stores may hold the same unique value"])
+        }
+        if let outputDir {
+            try FileSystem.checkCanWrite(in: outputDir)
+        } else if let output, output != "-" {
+            try FileSystem.checkCanCreate(output, isDirectory: format == .csv || format == .tsv)
+        }
+        for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }
+    }
+
+    /// Converts every input in turn. With `--output-dir`, an input that fails is said and the others go
+    /// on (its output is absent); without it, the one input's error is thrown.
+    func convertObjectInputs(format: Format, rejects: RejectsFile?, started: Double) throws -> [ObjectOutcome] {
+        try InputResolver.refuseTerminal(inputs, usage: Self.usageString())
+        var readOptions = reading.readOptions
+        readOptions.copiesStores = true
+        // A directory read as CSV or TSV is one input, a directory of tables; any other is the files under it.
+        let resolved = try (inputs.isEmpty ? ["-"] : inputs).flatMap { argument in
+            [Format.csv, .tsv].contains(reading.from) && FileSystem.kind(argument) == .directory
+                ? [RunInput(.file(argument), format: reading.from!)] : try InputResolver.resolve([argument], from: reading.from, options: readOptions)
+        }
+        var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
+        var outcomes: [ObjectOutcome] = []
+        var taken: Set<String> = []
+        while let input = try expanded.next() {
+            let began = monotonicSeconds()
+            var outcome = ObjectOutcome(input: input.location.name)
+            let target = outputDir.map {
+                BulkConversion.outputPath(input, in: $0, format: format, tables: true, pgSchema: nil)
+            }
+            do {
+                if let target {
+                    guard taken.insert(target).inserted else { throw TripError.usage("\(input.location.name): another input is written to \(target) already") }
+                    try makeDirectories(above: target)
+                }
+                outcome.output = target ?? output
+                try convertObjects(input, to: OutputLocation(target ?? output), format: format, rejects: rejects, into: &outcome)
+            } catch {
+                guard outputDir != nil else { throw error }
+                outcome.error = error
+                _ = Diagnostics.fail(error)
+            }
+            if verbose, let source = outcome.modelSource { Diagnostics.print("tripconv: \(outcome.input): the model from \(source)") }
+            if !quiet, let summary = outcome.summary {
+                let name = outputDir == nil ? "" : "\(outcome.input): "
+                Diagnostics.print("tripconv: " + name + summary.line(elapsedSeconds: monotonicSeconds() - (outputDir == nil ? started : began)))
+            }
+            outcomes.append(outcome)
+        }
+        if expanded.given == 0 { throw ExpandedInputs.nothingToRead }
+        return outcomes
+    }
+
+    /// One input to `output`: a file in place; standard input or an archive's member from a temporary
+    /// copy, removed when this returns (on an error too), its errors naming the input.
+    private func convertObjects(_ input: RunInput, to output: OutputLocation, format: Format, rejects: RejectsFile?,
+                                into outcome: inout ObjectOutcome) throws {
+        let setAside: (SetAsideRecord) throws -> Void = { record in
+            if verbose { Diagnostics.print("tripconv: \(record.kind.rawValue): \(record.place): \(record.reason)") }
+            try rejects?.write(record)
+        }
+        guard case .file(let path) = input.location else {
+            let copy = try InputCopy(input.location, temporaryDirectory: options.temporaryDirectory, options: reading.readOptions)
+            defer { copy.remove() }
+            try copy.naming {
+                if StoreModel.isStoreFile(copy.path), model == nil, !ObjectConversion.isOtherAppStore(copy.path) {
+                    throw TripError.usage("\(copy.name): a SampleTrips store is read in place, not from a copy; name its file")
+                }
+                let store = StoreModel.isStoreFile(copy.path)
+                let conversion = try ObjectConversion(input: copy.path, format: store ? nil : input.format, modelPath: modelPath(forStore: store),
+                                                      options: options)
+                outcome.modelSource = conversion.modelSource.rawValue
+                outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
+            }
+            return
+        }
+        let conversion = try ObjectConversion(input: path, format: input.format.flatMap { $0.isStore ? nil : $0 },
+                                              modelPath: modelPath(forStore: StoreModel.isStoreFile(path)), options: options)
+        outcome.modelSource = conversion.modelSource.rawValue
+        outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
+    }
+
+    /// The model an input is read with: `--model`'s, except that a store among the inputs of a run whose
+    /// `--model` names a store (the model of its exports) is read with the model it carries itself.
+    private func modelPath(forStore isStore: Bool) -> String? {
+        guard let model, isStore, StoreModel.isStoreFile(model) else { return model }
+        return nil
+    }
+
+    /// Makes the directories between `--output-dir` and an output (a file found under a directory
+    /// keeps its path there).
+    private func makeDirectories(above target: String) throws {
+        guard let outputDir else { return }
+        let root = outputDir.hasSuffix("/") ? outputDir : outputDir + "/"
+        var path = outputDir
+        if FileSystem.kind(path) == nil { try FileSystem.makeDirectory(path) }
+        path = root
+        for part in target.dropFirst(root.count).split(separator: "/").dropLast() {
+            path += part
+            if FileSystem.kind(path) == nil { try FileSystem.makeDirectory(path) }
+            path += "/"
+        }
+    }
+}
