@@ -64,7 +64,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("rejects"), help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
     var rejects: String?
 
-    @Flag(name: .customLong("migrate"), help: "Migrate an existing store older than the target version in place first, in the same transaction, backed up and accounted for as by migrate.")
+    @Flag(name: .customLong("migrate"), help: "Migrate the existing store -o names, when it is older than the target version, in place first, in the same transaction, backed up and accounted for as by migrate (not with --output-dir).")
     var migrate = false
 
     @OptionGroup var backup: BackupOptions
@@ -78,7 +78,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("output-csv-delimiter"), help: ArgumentHelp("CSV output: the character between cells, when it differs from --csv-delimiter (which sets both).", valueName: "c"))
     var outputCsvDelimiter: CSVDelimiterArgument?
 
-    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named. Inputs of another app's objects go one at a time, each accounted for on its own.", valueName: "dir"))
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named. Inputs of another app's objects go one at a time, each accounted for on its own. --migrate, --backup and --no-backup do not go with it.", valueName: "dir"))
     var outputDir: String?
 
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
@@ -119,6 +119,12 @@ struct Convert: ParsableCommand {
     }
 
     func validate() throws {
+        // --output-dir writes a file per input: the one store a migration is accounted for (summary,
+        // -v, --report's storeMigration, its backup) is the store -o names.
+        if migrate && outputDir != nil {
+            throw ValidationError("--migrate migrates the store -o names, not the files --output-dir writes; "
+                                  + "migrate a store first with `tripconv migrate STORE` (which backs it up), or give -o STORE --migrate")
+        }
         if backup.isGiven && !migrate { throw ValidationError("--backup and --no-backup go with --migrate") }
     }
 

@@ -78,9 +78,11 @@ struct Migrate: ParsableCommand {
                 throw TripError.usage("\(store): a tripconv store of another app's objects (its model in tripconv_model); migrating one is not supported yet")
             }
             let timeout = Int((busyTimeout * 1000).rounded())
-            // A first look through a read-only open, so a store at the target is never opened for writing;
-            // but a journal a crash left behind is rolled back only by a read-write open.
-            let looked = try SQLiteStore.open(path: store, readOnly: !SQLiteStore.hasJournal(store), busyTimeoutMilliseconds: timeout)
+            // A first look that writes no byte of the store's files (a read-only SQLiteStore is a StoreSnapshot),
+            // so a dry run or a store at the target changes nothing; but a journal a crash left behind is rolled
+            // back only by a read-write open.
+            let looked = try SQLiteStore.open(path: store, readOnly: !SQLiteStore.hasJournal(store), busyTimeoutMilliseconds: timeout,
+                                              temporaryDirectory: options.temporaryDirectory)
             if looked.version == targetVersion {
                 if !quiet { Diagnostics.print("tripconv: \(store): already at \(targetVersion); nothing to do") }
                 return

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// The accounting invariant, over generated inputs: in every format, under every policy, with bad
 /// records injected, trips read = written + merged + dropped + rejected, and the rejects file holds
@@ -32,7 +33,7 @@ struct AccountingTests {
         return count
     }
 
-    @Test("read = written + merged + dropped + rejected, in every format and policy",
+    @Test("read = written + merged + dropped + rejected, in every format and policy", .needsPython3,
           arguments: ["json", "jsonl", "csv", "tsv", "xml", "yaml", "sqlite"])
     func invariant(format: String) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.tripgen) else {

@@ -44,12 +44,12 @@ struct ArchiveCLITests {
                                  "samples/trips-v2.jsonl"] + extra)
     }
 
-    @Test("a tar.zst archive (the zstd tool's) reads as its members unpacked, in the archive's order, and says them in -v", .needsZstd)
+    @Test("a tar.zst archive (the zstd tool's) reads as its members unpacked, in the archive's order, and says them in -v", .needsPython3, .needsZstd)
     func sameAsUnpackedZstd() throws {
         try sameAsUnpacked(kind: "tar.zst")
     }
 
-    @Test("every kind of archive reads as its members unpacked, in the archive's order, and says them in -v",
+    @Test("every kind of archive reads as its members unpacked, in the archive's order, and says them in -v", .needsPython3,
           arguments: ["tar", "tar.gz", "tar.bz2", "tar.xz", "zip", "zip-deflated"])
     func sameAsUnpacked(kind: String) throws {
         let dir = try CLI.temporaryDirectory()
@@ -80,7 +80,7 @@ struct ArchiveCLITests {
         #expect(piped.status == 0 && piped.out == want.out, "\(piped.stderr)")
     }
 
-    @Test("a bad record's place names the member: in the error, in --rejects and in --report")
+    @Test("a bad record's place names the member: in the error, in --rejects and in --report", .needsPython3)
     func placesNameTheMember() throws {
         let dir = try CLI.temporaryDirectory()
         let zip = dir.appendingPathComponent("backup.zip").path
@@ -102,7 +102,7 @@ struct ArchiveCLITests {
         #expect(check.out == "['\(zip)!2019/bad.jsonl']\n['\(zip)!2019/bad.jsonl', '\(zip)!ok.json']\n", "\(check.out)\(check.stderr)")
     }
 
-    @Test("--output-dir writes one output per member, under the member's path; a compressed member's output drops both extensions")
+    @Test("--output-dir writes one output per member, under the member's path; a compressed member's output drops both extensions", .needsPython3)
     func outputDirPerMember() throws {
         let dir = try CLI.temporaryDirectory()
         let tgz = dir.appendingPathComponent("backup.tgz").path
@@ -120,7 +120,7 @@ struct ArchiveCLITests {
         #expect(count.out == "3\n", "\(count.out)\(count.stderr)")
     }
 
-    @Test("under --output-dir, a member whose output another input took fails alone; the rest are written")
+    @Test("under --output-dir, a member whose output another input took fails alone; the rest are written", .needsPython3)
     func memberOutputTaken() throws {
         let dir = try CLI.temporaryDirectory()
         let tar = dir.appendingPathComponent("b.tar").path
@@ -147,7 +147,7 @@ struct ArchiveCLITests {
             t.addfile(info, io.BytesIO(d) if kind == 'REGTYPE' else None)
         """
 
-    @Test("hostile tar members are exit 65 naming the member, and nothing is written, even under --output-dir",
+    @Test("hostile tar members are exit 65 naming the member, and nothing is written, even under --output-dir", .needsPython3,
           arguments: [("../evil.jsonl", "REGTYPE", "", "a '..' in a member's name"),
                       ("/tmp/evil.jsonl", "REGTYPE", "", "an absolute path"),
                       ("sub/../../evil.jsonl", "REGTYPE", "", "a '..' in a member's name"),
@@ -171,7 +171,7 @@ struct ArchiveCLITests {
         #expect(r.status == 65 && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("one.csv").path))
     }
 
-    @Test("hostile zips: a climbing name, a symbolic link, an encrypted member, a bad CRC; exit 65 naming the member")
+    @Test("hostile zips: a climbing name, a symbolic link, an encrypted member, a bad CRC; exit 65 naming the member", .needsPython3)
     func hostileZip() throws {
         let dir = try CLI.temporaryDirectory()
         let make = try CLI.python("""
@@ -200,7 +200,7 @@ struct ArchiveCLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.deletingLastPathComponent().appendingPathComponent("evil.jsonl").path))
     }
 
-    @Test("a truncated .tar.gz is exit 65 naming the member it ended in (or the end) and the compressed byte; nothing is written",
+    @Test("a truncated .tar.gz is exit 65 naming the member it ended in (or the end) and the compressed byte; nothing is written", .needsPython3,
           arguments: [(0.5, "!a.jsonl: the archive's gzip data ends early, at byte "), (-30, ": after the archive's last member: gzip data ends early, at byte ")])
     func truncated(cut: Double, message: String) throws {
         let dir = try CLI.temporaryDirectory()
@@ -225,7 +225,7 @@ struct ArchiveCLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.csv").path))
     }
 
-    @Test("a decompression bomb is refused past the ratio; --max-expansion-ratio and --max-expanded-size move the limits")
+    @Test("a decompression bomb is refused past the ratio; --max-expansion-ratio and --max-expanded-size move the limits", .needsPython3)
     func bombs() throws {
         let dir = try CLI.temporaryDirectory()
         // 80 MiB of spaces and one trip: about 80 KiB compressed, 1000 times over.
@@ -250,7 +250,7 @@ struct ArchiveCLITests {
         #expect(r.status == 0, "\(r.stderr)")
     }
 
-    @Test("hidden members, macOS's __MACOSX and unknown extensions are passed over; --from reads every member; a UTF-8 name is kept")
+    @Test("hidden members, macOS's __MACOSX and unknown extensions are passed over; --from reads every member; a UTF-8 name is kept", .needsPython3)
     func passedOver() throws {
         let dir = try CLI.temporaryDirectory()
         let zip = dir.appendingPathComponent("mac.zip").path
@@ -266,7 +266,7 @@ struct ArchiveCLITests {
         #expect(r.status == 0 && r.out.split(separator: "\n").count == 4, "\(r.stderr)")
     }
 
-    @Test("an archive with no member to read says so, in convert, --output-dir and detect; a run with nothing else fails (66), writing nothing")
+    @Test("an archive with no member to read says so, in convert, --output-dir and detect; a run with nothing else fails (66), writing nothing", .needsPython3)
     func nothingToRead() throws {
         let dir = try CLI.temporaryDirectory()
         let zip = dir.appendingPathComponent("notes.zip").path
@@ -291,14 +291,14 @@ struct ArchiveCLITests {
         #expect(r.status == 0 && r.stderr.hasPrefix(warning) && r.stderr.contains("from 1 input; jsonl 3.0.0"), "\(r.stderr)")
     }
 
-    @Test("detect --json names the archive, its format and compression, and the member")
+    @Test("detect --json names the archive, its format and compression, and the member", .needsPython3)
     func detectJSON() throws {
         let dir = try CLI.temporaryDirectory()
         let tgz = dir.appendingPathComponent("b.tar.xz").path
         try Self.archive(tgz, "tar.xz", ["x/a.json=samples/trips-v1.json"])
         let r = try CLI.tripconv("detect", "--json", tgz)
         #expect(r.status == 0, "\(r.stderr)")
-        let parsed = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+        let parsed = try CLI.run(try ExternalTool.program("python3"),
                                  ["-c", "import sys, json; a = json.load(sys.stdin)[0]; print(a['input'], sorted(a['archive'].items()), a['compression'])"],
                                  stdin: r.stdout)
         #expect(parsed.out == "\(tgz)!x/a.json [('compression', 'xz'), ('format', 'tar'), ('member', 'x/a.json'), ('path', '\(tgz)')] None\n",
@@ -309,7 +309,7 @@ struct ArchiveCLITests {
 /// The archived and compressed samples (samples/make-archives.py) read as Python unpacks them.
 @Suite("archived samples")
 struct ArchivedSampleTests {
-    @Test("samples/backup-2021.tar.gz reads as its members unpacked by Python's tarfile and gzip, in the archive's order")
+    @Test("samples/backup-2021.tar.gz reads as its members unpacked by Python's tarfile and gzip, in the archive's order", .needsPython3)
     func backupSample() throws {
         let dir = try CLI.temporaryDirectory()
         let listed = try CLI.python("""

@@ -6,7 +6,7 @@ import TripTestSupport
 /// --output-dir and --jobs; one bad file does not stop the others; a progress bar on a terminal only.
 @Suite("Bulk migration")
 struct BulkTests {
-    @Test("--output-dir converts each input to its own file, in parallel, and one bad input fails alone")
+    @Test("--output-dir converts each input to its own file, in parallel, and one bad input fails alone", .needsPython3)
     func outputDir() throws {
         let tmp = try CLI.temporaryDirectory()
         let dir = tmp.appendingPathComponent("out").path

@@ -62,6 +62,6 @@ enum CLI {
 
     /// Python 3 code run on a file, printing what the test compares.
     static func python(_ code: String, _ arguments: [String] = []) throws -> Result {
-        try run(tool("python3") ?? "/usr/bin/python3", ["-c", code] + arguments)
+        try run(try ExternalTool.program("python3"), ["-c", code] + arguments)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Compressed inputs on the command line (issue 17): standard input through a pipe, a directory
 /// holding compressed files among plain ones, and a damaged file, made by gzip(1) and Python.
@@ -28,11 +29,11 @@ struct CompressedInputCLITests {
         #expect(r.stderr.contains("read") || r.stderr.isEmpty)
     }
 
-    @Test("a damaged gzip input is exit 65 naming the file and the byte; nothing is written")
+    @Test("a damaged gzip input is exit 65 naming the file and the byte; nothing is written", .needsPython3)
     func damaged() throws {
         let dir = try CLI.temporaryDirectory()
         let bad = dir.appendingPathComponent("bad.jsonl.gz").path
-        let make = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", """
+        let make = try CLI.run(try ExternalTool.program("python3"), ["-c", """
             import sys, gzip
             g = bytearray(gzip.compress(open('samples/trips-v3.jsonl', 'rb').read())); g[-7] ^= 0x55
             open(sys.argv[1], 'wb').write(bytes(g))
@@ -45,7 +46,7 @@ struct CompressedInputCLITests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
-    @Test("--compress compresses standard output; a file is compressed by its name; a store or a tables directory is not")
+    @Test("--compress compresses standard output; a file is compressed by its name; a store or a tables directory is not", .needsPython3)
     func outputs() throws {
         let dir = try CLI.temporaryDirectory()
         let plain = try CLI.tripconv("samples/trips-v3.json", "-q")
@@ -56,7 +57,7 @@ struct CompressedInputCLITests {
         let named = dir.appendingPathComponent("out.jsonl.xz").path
         r = try CLI.tripconv("samples/trips-v3.json", "-q", "-o", named)
         #expect(r.status == 0, "\(r.stderr)")
-        let unxz = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+        let unxz = try CLI.run(try ExternalTool.program("python3"),
                                ["-c", "import sys, lzma; sys.stdout.write(lzma.decompress(open(sys.argv[1], 'rb').read()).decode())", named])
         #expect(unxz.out == plain.out)
         for (args, message) in [(["-o", dir.appendingPathComponent("x.json").path, "--compress", "zstd"], "--compress is for standard output"),
@@ -68,7 +69,7 @@ struct CompressedInputCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.jsonl.xz"])
     }
 
-    @Test("detect says each input's compression, in its line and in --json (null for plain bytes), from a file or a pipe")
+    @Test("detect says each input's compression, in its line and in --json (null for plain bytes), from a file or a pipe", .needsPython3)
     func detectSaysCompression() throws {
         let dir = try CLI.temporaryDirectory()
         let xz = dir.appendingPathComponent("t.csv.xz").path
@@ -79,7 +80,7 @@ struct CompressedInputCLITests {
                 + "samples/trips-v3.csv: csv 3.0.0 (fields startDate, endDate), 2 trips, 0 names repeated\n", "\(r.out)")
         let gz = try CLI.run(CLI.tool("gzip") ?? "/usr/bin/gzip", ["-c", "samples/trips-v1.yaml"])
         r = try CLI.tripconv("detect", "--json", "--from", "yaml", stdin: gz.stdout)
-        let check = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+        let check = try CLI.run(try ExternalTool.program("python3"),
                                 ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['compression'], d['format'], d['trips'])"], stdin: r.stdout)
         #expect(check.out == "gzip yaml 5\n", "\(r.out) \(r.stderr)")
         r = try CLI.tripconv("detect", "--json", "samples/trips-v3.csv")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// End-to-end runs of the built binary on samples/, checked by independent readers
 /// (python3's json module, the sqlite3 tool).
@@ -16,7 +17,7 @@ struct ConvertTests {
     }
 
     static func canonical(_ json: String) throws -> String {
-        let r = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+        let r = try CLI.run(try ExternalTool.program("python3"),
                             ["-c", "import json,sys\nprint(json.dumps(json.loads(sys.stdin.read()), sort_keys=True, ensure_ascii=False))"],
                             stdin: Data(json.utf8))
         return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -38,7 +39,7 @@ struct ConvertTests {
         }
     }
 
-    @Test("a 1.0.0 export with duplicate names becomes 3.0.0 JSON with one merged trip per name")
+    @Test("a 1.0.0 export with duplicate names becomes 3.0.0 JSON with one merged trip per name", .needsPython3)
     func mergesV1() throws {
         let tmp = try CLI.temporaryDirectory()
         let out = tmp.appendingPathComponent("out.json").path
@@ -67,11 +68,12 @@ struct ConvertTests {
         #expect(r.stderr.contains("wrote 3 at 3.0.0"))
     }
 
-    @Test("every version converts to 3.0.0 with exactly the 3.0.0 keys", arguments: ["samples/trips-v1.json", "samples/trips-v2.jsonl", "samples/trips-v3.json"])
+    @Test("every version converts to 3.0.0 with exactly the 3.0.0 keys", .needsPython3,
+          arguments: ["samples/trips-v1.json", "samples/trips-v2.jsonl", "samples/trips-v3.json"])
     func toCurrent(sample: String) throws {
         let r = try CLI.tripconv(sample, "-q")
         #expect(r.status == 0, "\(r.stderr)")
-        let keys = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", """
+        let keys = try CLI.run(try ExternalTool.program("python3"), ["-c", """
             import json,sys
             ks=set()
             for l in sys.stdin:
@@ -122,7 +124,7 @@ struct ConvertTests {
         #expect(leftovers == ["out.json"])
     }
 
-    @Test("a bad record fails the run with nothing written, unless --rejects sets it aside")
+    @Test("a bad record fails the run with nothing written, unless --rejects sets it aside", .needsPython3)
     func rejects() throws {
         let tmp = try CLI.temporaryDirectory()
         let out = tmp.appendingPathComponent("out.jsonl").path
@@ -160,11 +162,11 @@ struct ConvertTests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
-    @Test("several inputs are deduplicated across all of them, in the order names first appear")
+    @Test("several inputs are deduplicated across all of them, in the order names first appear", .needsPython3)
     func acrossInputs() throws {
         let r = try CLI.tripconv("samples/trips-v2.jsonl", "samples/trips-v3.json")
         #expect(r.status == 0, "\(r.stderr)")
-        let names = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3",
+        let names = try CLI.run(try ExternalTool.program("python3"),
                                 ["-c", "import json,sys\nprint([json.loads(l)['name'] for l in sys.stdin])"], stdin: r.stdout)
         #expect(names.out == "['Weekend in Portland', 'Road Trip', 'Kyoto', 'Reykjavík']\n")
         #expect(r.stderr.contains("merged 1"))
@@ -185,11 +187,11 @@ struct ConvertTests {
         #expect(r.status == 64)
     }
 
-    @Test("detect --json gives format, version, evidence, counts for every sample")
+    @Test("detect --json gives format, version, evidence, counts for every sample", .needsPython3)
     func detectJSON() throws {
         let r = try CLI.tripconv("detect", "--json", "samples/trips-v1.json", "samples/trips-v2.jsonl", "samples/trips-v3.json")
         #expect(r.status == 0, "\(r.stderr)")
-        let facts = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", """
+        let facts = try CLI.run(try ExternalTool.program("python3"), ["-c", """
             import json,sys
             for d in json.load(sys.stdin): print(d['input'], d['format'], d['version'], d['evidence'], d['trips'], d['repeatedNames'])
             """], stdin: r.stdout)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Every pair of formats, at every schema version: a sample taken into format A at version V, then
 /// into format B, then back to JSON Lines gives the same trips as A straight to JSON Lines.
@@ -41,7 +42,7 @@ struct CrossFormatTests {
         }
     }
 
-    @Test("detect names the format and the version of every format at every version", arguments: versions)
+    @Test("detect names the format and the version of every format at every version", .needsPython3, arguments: versions)
     func detectEvery(version: String) throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: tmp) }
@@ -51,7 +52,7 @@ struct CrossFormatTests {
             try #require(r.status == 0, "\(r.stderr)")
             let d = try CLI.tripconv("detect", "--json", path)
             #expect(d.status == 0, "\(d.stderr)")
-            let facts = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['format'], d['version'])"], stdin: d.stdout)
+            let facts = try CLI.run(try ExternalTool.program("python3"), ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['format'], d['version'])"], stdin: d.stdout)
             // By field names alone, 1.0.0 and 2.0.0 look alike; formats with a marker say which.
             let expected = ["json", "xml", "yaml", "sqlite"].contains(f) ? version : (version == "3.0.0" ? "3.0.0" : "1.0.0")
             #expect(facts.out == "\(f) \(expected)\n", "detect of \(f) written at \(version)")
@@ -64,13 +65,13 @@ struct SamplesTests {
     static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: CLI.root.appendingPathComponent("samples").path)) ?? [])
         .filter { $0.hasPrefix("trips-v") }.sorted()
 
-    @Test("every trips-vN sample is detected as its name says, in its format", arguments: names)
+    @Test("every trips-vN sample is detected as its name says, in its format", .needsPython3, arguments: names)
     func detected(name: String) throws {
         let version = String(name.dropFirst("trips-v".count).prefix(1)) + ".0.0"
         let format = String(name.split(separator: ".").last!)
         let d = try CLI.tripconv("detect", "--json", "samples/\(name)")
         #expect(d.status == 0, "\(d.stderr)")
-        let facts = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['format'], d['version'], d['trips'] > 0)"], stdin: d.stdout)
+        let facts = try CLI.run(try ExternalTool.program("python3"), ["-c", "import json,sys\nd=json.load(sys.stdin)[0]\nprint(d['format'], d['version'], d['trips'] > 0)"], stdin: d.stdout)
         // Without a marker, 2.0.0 looks like 1.0.0 (the oldest version with start_date): the plan treats them alike.
         let hasMarker = ["json", "xml", "yaml", "sqlite"].contains(format)
         let expected = version == "2.0.0" && !hasMarker ? "1.0.0" : version
@@ -87,7 +88,7 @@ struct SamplesTests {
 }
 
 /// Our readers agree with what independent writers write: python3's json module and ElementTree.
-@Suite("Reading what other tools write")
+@Suite("Reading what other tools write", .needsPython3)
 struct IndependentWriterTests {
     static let trips = """
         [{"name": "Café \\"Zürich\\"", "destination": "  spaces  ", "startDate": "2024-05-01T09:30:00.125Z", "endDate": "2024-05-02",
@@ -105,7 +106,7 @@ struct IndependentWriterTests {
         #expect(w.status == 0, "\(w.stderr)")
         let ours = try CLI.tripconv(path, "-q")
         #expect(ours.status == 0, "\(ours.stderr)")
-        let check = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json,sys\na=[json.loads(l) for l in sys.stdin]\nb=json.loads(sys.argv[1])\nb[0]['endDate']='2024-05-02T00:00:00Z'\nprint(a==b)", Self.trips], stdin: ours.stdout)
+        let check = try CLI.run(try ExternalTool.program("python3"), ["-c", "import json,sys\na=[json.loads(l) for l in sys.stdin]\nb=json.loads(sys.argv[1])\nb[0]['endDate']='2024-05-02T00:00:00Z'\nprint(a==b)", Self.trips], stdin: ours.stdout)
         #expect(check.out == "True\n", "\(ours.out)")
     }
 
@@ -133,7 +134,7 @@ struct IndependentWriterTests {
         #expect(w.status == 0, "\(w.stderr)")
         let ours = try CLI.tripconv(path, "-q")
         #expect(ours.status == 0, "\(ours.stderr)")
-        let check = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json,sys\na=[json.loads(l) for l in sys.stdin]\nb=json.loads(sys.argv[1])\nb[0]['endDate']='2024-05-02T00:00:00Z'\nprint(a==b)", Self.trips], stdin: ours.stdout)
+        let check = try CLI.run(try ExternalTool.program("python3"), ["-c", "import json,sys\na=[json.loads(l) for l in sys.stdin]\nb=json.loads(sys.argv[1])\nb[0]['endDate']='2024-05-02T00:00:00Z'\nprint(a==b)", Self.trips], stdin: ours.stdout)
         #expect(check.out == "True\n", "\(ours.out)")
     }
 }

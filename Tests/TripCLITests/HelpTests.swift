@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// `--help`, the man page and the messages say exactly what works (issue 25, item 12).
 @Suite("Help, usage errors and the manual")
@@ -81,7 +82,7 @@ struct HelpTests {
         #expect(given == listed, "--help: \(line)")
     }
 
-    @Test("-o NAME and --to must agree; a compressed name's inner extension counts; --output-dir takes --to")
+    @Test("-o NAME and --to must agree; a compressed name's inner extension counts; --output-dir takes --to", .needsPython3)
     func outputNameAndTo() throws {
         let tmp = try CLI.temporaryDirectory()
         for (name, to) in [("x.csv", "json"), ("x.tsv", "csv"), ("x.jsonl.gz", "json"), ("x.sqlite", "jsonl")] {
@@ -101,7 +102,7 @@ struct HelpTests {
         #expect(FileManager.default.fileExists(atPath: dir + "/trips-v1.json"))
     }
 
-    @Test("--report's seconds and elapsedSeconds are numbers")
+    @Test("--report's seconds and elapsedSeconds are numbers", .needsPython3)
     func reportSeconds() throws {
         let tmp = try CLI.temporaryDirectory()
         let report = tmp.appendingPathComponent("r.json").path, bulk = tmp.appendingPathComponent("b.json").path

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Helpers of the migrate suites: the sqlite3 tool as the independent checker, python3 for the
 /// other process that holds a lock or writes a WAL, scratch copies of the samples.
@@ -67,7 +68,7 @@ struct MigrateTests {
         }
     }
 
-    @Test("--rejects lists what was merged or dropped, line for line as convert's rejects file", arguments: ["merge", "last", "first"])
+    @Test("--rejects lists what was merged or dropped, line for line as convert's rejects file", .needsPython3, arguments: ["merge", "last", "first"])
     func rejects(policy: String) throws {
         let (tmp, db) = try S.copy("trips-v1.sqlite", as: "trips.sqlite")
         let converted = tmp.appendingPathComponent("convert.jsonl").path

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Outputs are complete or absent: interrupted, killed, or out of space, a run never leaves a partial
 /// file, and a file it could not finish is cleaned up by the next run.
@@ -83,7 +84,7 @@ struct OutputSafetyTests {
         #expect(!r.stderr.contains("write error"))
     }
 
-    @Test("--report writes the accounting, and read = written + merged + dropped + rejected")
+    @Test("--report writes the accounting, and read = written + merged + dropped + rejected", .needsPython3)
     func report() throws {
         let tmp = try CLI.temporaryDirectory()
         let report = tmp.appendingPathComponent("report.json").path

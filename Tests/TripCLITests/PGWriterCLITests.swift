@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// `tripconv … -o POSTGRES --pg-schema S` (issue 16): the same rows, accounting and set-aside
 /// records as the SQLite store for the same runs, checked with psql and sqlite3; refusals and
@@ -15,7 +16,7 @@ struct PGWriterCLITests {
     /// A message without the store's name (a path or `host:port/database/schema`).
     static func unnamed(_ stderr: String, _ name: String) -> String { stderr.replacing(name, with: "STORE") }
 
-    @Test("two runs leave the rows, accounting and set-aside records the SQLite store gets", .needsPostgres,
+    @Test("two runs leave the rows, accounting and set-aside records the SQLite store gets", .needsSQLite3, .needsPostgres,
           arguments: ["merge", "last", "first", "fail"], ["3.0.0", "2.0.0", "1.0.0"])
     func sameAsSQLite(policy: String, version: String) throws {
         let store = try #require(PGCLIStore())

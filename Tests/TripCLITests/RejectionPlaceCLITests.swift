@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Places on the command line: an error, a `--rejects` record (read with python3's json module)
 /// and `-v`'s list name the line and column of the value or item a trip is rejected for, not the
@@ -28,7 +29,7 @@ struct RejectionPlaceCLITests {
 
         """
 
-    @Test("an error, the rejects file and -v name the item's and the value's line and column")
+    @Test("an error, the rejects file and -v name the item's and the value's line and column", .needsPython3)
     func yamlPlaces() throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: tmp) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// `--rejects FILE` end to end: for JSON arrays and wrappers, XML and YAML, the rejects file (read
 /// with python3's json module) holds each rejected trip's kind, source, record, line and reason,
@@ -80,7 +81,7 @@ struct RejectsTextCLITests {
         return try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[Any]] ?? []
     }
 
-    @Test("the rejects file holds each rejected trip's origin, reason and exact text", arguments: cases)
+    @Test("the rejects file holds each rejected trip's origin, reason and exact text", .needsPython3, arguments: cases)
     func rejectsFile(_ c: Case) throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: tmp) }
@@ -102,7 +103,7 @@ struct RejectsTextCLITests {
         }
     }
 
-    @Test("the rejected texts, put back in a document, are rejected again for the same reasons", arguments: cases)
+    @Test("the rejected texts, put back in a document, are rejected again for the same reasons", .needsPython3, arguments: cases)
     func feedBack(_ c: Case) throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: tmp) }
@@ -125,7 +126,7 @@ struct RejectsTextCLITests {
         #expect(secondFound.map { $0[5] as? String } == firstFound.map { $0[5] as? String })
     }
 
-    @Test("a text holding line and paragraph separators stays on its one line of the rejects file")
+    @Test("a text holding line and paragraph separators stays on its one line of the rejects file", .needsPython3)
     func lineSeparators() throws {
         let tmp = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: tmp) }

@@ -25,7 +25,7 @@ struct SpillCLITests {
         }.joined(separator: "\n")
     }
 
-    @Test("every input format, every policy, files and rejects and reports: the same with 1M as in memory",
+    @Test("every input format, every policy, files and rejects and reports: the same with 1M as in memory", .needsPython3,
           arguments: ["json", "jsonl", "csv", "tsv", "xml", "yaml", "sqlite"])
     func sameOutput(format: String) throws {
         guard FileManager.default.isExecutableFile(atPath: AccountingTests.tripgen) else {

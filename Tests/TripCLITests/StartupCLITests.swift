@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripTestSupport
 
 /// Whether `LD_DEBUG=files` makes the loader list the objects it maps (glibc does).
 private let loaderLists: Bool = {
@@ -58,7 +59,7 @@ struct StartupCLITests {
         }
     }
 
-    @Test("an xz input opens libarchive when it is read, and converts as the plain file does")
+    @Test("an xz input opens libarchive when it is read, and converts as the plain file does", .needsPython3)
     func xzInputOpensLibarchive() throws {
         let xz = try CLI.python("import lzma, sys; sys.stdout.buffer.write(lzma.compress(open('samples/trips-v3.jsonl', 'rb').read()))")
         #expect(xz.status == 0 && !xz.stdout.isEmpty, "\(xz.stderr)")
@@ -70,14 +71,14 @@ struct StartupCLITests {
         #expect(!Self.has(loaded, "libpq"), "\(loaded.sorted())")
     }
 
-    @Test("an XML input opens libxml2 when it is read, and reads its trips; XML written maps no libxml2")
+    @Test("an XML input opens libxml2 when it is read, and reads its trips; XML written maps no libxml2", .needsPython3)
     func xmlInputOpensLibxml2() throws {
         // The names, as Python's ElementTree reads them, and as tripconv's JSON Lines give them.
         let expected = try CLI.python("import xml.etree.ElementTree as E, sys; [print(t.findtext('name')) for t in E.parse(sys.argv[1]).getroot()]",
                                       ["samples/trips-v3.xml"])
         let (r, loaded) = try Self.run(["-q", "samples/trips-v3.xml", "--to", "jsonl"])
         #expect(r.status == 0 && expected.status == 0, "\(r.stderr) \(expected.stderr)")
-        let names = try CLI.run(CLI.tool("python3") ?? "/usr/bin/python3", ["-c", "import json, sys; [print(json.loads(l)['name']) for l in sys.stdin]"],
+        let names = try CLI.run(try ExternalTool.program("python3"), ["-c", "import json, sys; [print(json.loads(l)['name']) for l in sys.stdin]"],
                                 stdin: Data(r.out.utf8))
         #expect(names.out == expected.out && expected.out.split(separator: "\n").count == 3, "\(names.out) \(expected.out)")
         #expect(Self.has(loaded, "libxml2.so"), "\(loaded.sorted())")

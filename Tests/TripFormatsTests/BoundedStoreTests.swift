@@ -32,7 +32,8 @@ struct BoundedStoreTests {
         try ["trips", "bucket_list_items", "living_accommodations"].map { try M.rows(path, $0) }.joined(separator: "--\n")
     }
 
-    @Test("a migration that spills gives the store and ledger an in-memory one gives", arguments: [
+    @Test("a migration that spills gives the store and ledger an in-memory one gives",
+          .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote), arguments: [
         DeduplicationPolicy.merge, .last, .first,
     ])
     func migrationSpills(policy: DeduplicationPolicy) throws {
@@ -91,7 +92,8 @@ struct BoundedStoreTests {
         #expect(preview.tripsAfter == report?.tripsAfter)
     }
 
-    @Test("a store writer's ledger past its in-memory bound comes back whole, in order, with the origins given", arguments: [
+    @Test("a store writer's ledger past its in-memory bound comes back whole, in order, with the origins given",
+          .enabled(if: SQLiteCLI.isAvailable, SQLiteCLI.absentNote), arguments: [
         DeduplicationPolicy.merge, .first,
     ])
     func writerLedgerSpills(policy: DeduplicationPolicy) throws {

@@ -56,8 +56,21 @@ public enum ExternalTool {
     /// python3 on PATH, or nil.
     public static var python3: String? { path("python3") }
 
-    /// Runs a python3 script with arguments (python3 from PATH, else /usr/bin/python3).
+    /// Runs a python3 script with arguments, python3 from PATH: a test that calls this has the
+    /// `.needsPython3` trait, which skips it where python3 is not on PATH.
     public static func python(_ script: String, _ arguments: [String] = [], stdin: Data? = nil) throws -> Result {
-        try run(python3 ?? "/usr/bin/python3", ["-c", script] + arguments, stdin: stdin)
+        try run(try program("python3"), ["-c", script] + arguments, stdin: stdin)
+    }
+
+    /// The path of `name` on PATH; fails, naming it, where it is not (a test without its trait).
+    public static func program(_ name: String) throws -> String {
+        guard let found = path(name) else { throw Missing(name: name) }
+        return found
+    }
+
+    /// A program a test runs is not on PATH.
+    public struct Missing: Error, CustomStringConvertible {
+        public let name: String
+        public var description: String { "\(name) is not on PATH: the test lacks the trait that says it needs it" }
     }
 }

@@ -40,6 +40,9 @@ extension Trait where Self == ConditionTrait {
     /// Runs where python3 is on PATH; skips, saying so, elsewhere.
     public static var needsPython3: Self { needsProgram("python3", install: "apt-get install python3") }
 
+    /// Runs where the sqlite3 tool is on PATH; skips, saying so, elsewhere.
+    public static var needsSQLite3: Self { needsProgram("sqlite3", install: "apt-get install sqlite3") }
+
     /// Runs where `../shared/real-stores` (stores apps wrote) is beside the package; skips, saying so, elsewhere.
     public static var needsRealStores: Self {
         .enabled(if: TestPaths.realStores != nil, "needs the stores apps wrote in ../shared/real-stores, which is absent")

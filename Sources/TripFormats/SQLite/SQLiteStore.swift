@@ -23,21 +23,42 @@ public final class SQLiteStore {
     let connection: SQLiteConnection
     /// How long to wait for another process's lock, in milliseconds.
     let busyTimeout: Int32
+    /// A store opened read-only is read through a snapshot, which writes none of its files.
+    private let snapshot: StoreSnapshot?
 
     /// Opens a store: read-only by default; read-write (never creating) to migrate it.
     /// A missing file is `.noInput`; a file that is not a SQLite trip store is `.data`.
-    public static func open(path: String, readOnly: Bool = true, busyTimeoutMilliseconds: Int = 5000) throws -> SQLiteStore {
+    ///
+    /// A store opened read-only is opened as `StoreSnapshot` opens it, so looking at it changes no
+    /// byte of its files, not even its `-shm`, and creates none; a WAL-mode store whose `-wal` no
+    /// process holds open is read from a private copy in `temporaryDirectory` (nil: `$TMPDIR`), kept
+    /// until the store is released. Each question asked of it is then its own read transaction.
+    public static func open(path: String, readOnly: Bool = true, busyTimeoutMilliseconds: Int = 5000,
+                            temporaryDirectory: String? = nil) throws -> SQLiteStore {
         try SQLiteStore.requireFile(path)
-        let connection = try SQLiteConnection(path: path, access: readOnly ? .reading : .writing,
-                                              busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
-        let found = try SQLiteStoreStructure(connection).detect()
-        return SQLiteStore(path: path, isReadOnly: readOnly, connection: connection, found: found,
-                           busyTimeout: Int32(clamping: busyTimeoutMilliseconds))
+        let timeout = Int32(clamping: busyTimeoutMilliseconds)
+        guard readOnly else {
+            let connection = try SQLiteConnection(path: path, access: .writing, busyTimeout: timeout)
+            return SQLiteStore(path: path, connection: connection, snapshot: nil, found: try SQLiteStoreStructure(connection).detect(),
+                               busyTimeout: timeout)
+        }
+        let snapshot = try StoreSnapshot(path: path, busyTimeout: timeout, temporaryDirectory: temporaryDirectory)
+        do {
+            let found = try SQLiteStoreStructure(snapshot.connection).detect()
+            // The snapshot's read transaction ends here: a store kept open does not hold a reader's
+            // lock, and `previewMigration` begins its own.
+            snapshot.connection.rollbackQuietly()
+            return SQLiteStore(path: path, connection: snapshot.connection, snapshot: snapshot, found: found, busyTimeout: timeout)
+        } catch {
+            snapshot.end()
+            throw error
+        }
     }
 
-    private init(path: String, isReadOnly: Bool, connection: SQLiteConnection, found: SQLiteStoreStructure.Detected,
+    private init(path: String, connection: SQLiteConnection, snapshot: StoreSnapshot?, found: SQLiteStoreStructure.Detected,
                  busyTimeout: Int32) {
-        self.path = path; self.isReadOnly = isReadOnly; self.connection = connection; self.busyTimeout = busyTimeout
+        self.path = path; self.isReadOnly = snapshot != nil; self.connection = connection; self.snapshot = snapshot
+        self.busyTimeout = busyTimeout
         version = found.version; evidence = found.evidence; hasMetadata = found.hasMetadata
     }
 
