@@ -75,7 +75,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Convert each input to its own file in DIR (same base name, the output format's extension; a file found under a directory given under its path there, an archive's member under its path in the archive), each deduplicated on its own. Inputs that would be written to one file are refused, all named.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, and compressed inputs decoded, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
+    @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, compressed inputs decoded, and another app's Core Data store read, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int?
 
     @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
