@@ -9,7 +9,7 @@ import TripKit
 /// writers hold them (`ObjectRecordQueue`, spilling past the budget) and write them at the end.
 /// The unique values themselves are kept, one text per object of a family something refers to
 /// by value, in an `ObjectNameTable` that spills past the budget.
-struct ObjectNaming {
+final class ObjectNaming {
     let model: ObjectModel
     /// Per entity: the position in its records' attributes of its root's unique attribute; nil
     /// when its objects are referred to by `@key`.
