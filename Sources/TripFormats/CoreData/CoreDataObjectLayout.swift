@@ -34,15 +34,26 @@ struct CoreDataObjectLayout {
         case toMany(sql: String, table: String, column: String)
     }
 
-    /// A statement whose first row, if any, is a reference naming no row: (owner `Z_PK`, key).
+    /// A check that every key a relationship holds names a row of its destination.
     struct Check {
-        let sql: String
+        let sql: CheckQueries
         let table: String
         let column: String
         /// Whether the statement's table is a join table (its rows are named by their owner).
         let isJoinTable: Bool
         /// The side of the relationship whose rows the key should name, as the message says.
         var side = "destination"
+    }
+
+    /// A check's statements (`CoreDataKeyCheck` runs them). `first`'s first row, if any, is the
+    /// reference naming no row that the message names: (owner `Z_PK`, key), the least owner first.
+    struct CheckQueries {
+        let first: String
+        /// The key of every reference, NULL keys left out.
+        let references: String
+        /// The keys of the destination's rows, and their least and greatest (`range`).
+        let keys: String
+        let range: String
     }
 
     /// How the objects of one entity are read.
@@ -180,12 +191,15 @@ struct CoreDataObjectLayout {
             var slots: [Slot] = []
             var destinations: [Set<Int64>] = []
             var checks: [Check] = []
-            // Keys naming no row of the destination, found with one scan per relationship (SQLite holds
-            // the destination's keys in a list while it scans) rather than a lookup per row.
-            func dangling(_ from: String, _ owner: String, _ key: String, _ d: Int, where filter: String) -> String {
+            // Keys naming no row of the destination, found with one scan per relationship against a bitmap
+            // of the destination's keys (`CoreDataKeyCheck`) rather than a lookup per row.
+            func dangling(_ from: String, _ owner: String, _ key: String, _ d: Int, where filter: String) -> CheckQueries {
                 let ents = family(d).sorted().map(String.init).joined(separator: ", ")
-                return "SELECT \(owner), \(key) FROM \(from) WHERE \(filter)\(key) IS NOT NULL AND \(key) NOT IN "
-                    + "(SELECT \"Z_PK\" FROM \(quoted(table(d))) WHERE \"Z_ENT\" IN (\(ents))) ORDER BY \(owner), \(key) LIMIT 1"
+                let keys = "SELECT \"Z_PK\" FROM \(quoted(table(d))) WHERE \"Z_ENT\" IN (\(ents))"
+                return CheckQueries(first: "SELECT \(owner), \(key) FROM \(from) WHERE \(filter)\(key) IS NOT NULL AND \(key) NOT IN "
+                                        + "(\(keys)) ORDER BY \(owner), \(key) LIMIT 1",
+                                    references: "SELECT \(key) FROM \(from) WHERE \(filter)+\(key) IS NOT NULL",
+                                    keys: keys, range: "SELECT (SELECT min(\"Z_PK\") FROM \(quoted(table(d)))), (SELECT max(\"Z_PK\") FROM \(quoted(table(d))))")
             }
             for r in model.allRelationships(of: i) {
                 guard let d = model.entityIndex(r.destination) else {

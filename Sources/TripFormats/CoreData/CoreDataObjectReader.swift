@@ -119,6 +119,9 @@ final class CoreDataEntityCursor {
     /// `.<store>_SUPPORT/_EXTERNAL_DATA` beside the store, where such files are.
     private let supportDirectory: String
     private let columns: [Int32]
+    /// Per relationship: a to-one's first column in the owner statement, -1 for a to-many (read
+    /// per object without copying the slots' texts, which only messages use).
+    private let toOneColumns: [Int32]
 
     init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String) throws {
         self.plan = plan; self.entityByNumber = entityByNumber; self.path = path
@@ -128,11 +131,14 @@ final class CoreDataEntityCursor {
         external = plan.attributes.map { $0.allowsExternalStorage && ($0.kind == .binary || $0.kind == .transformable) }
         supportDirectory = CoreDataValues.supportDirectory(ofStoreAt: path)
         columns = plan.attributeColumns.map { $0 ?? -1 }
+        toOneColumns = plan.slots.map { slot in
+            if case .toOne(let first, _) = slot { return first }
+            return -1
+        }
         for check in plan.checks {
-            let s = try connection.prepare(check.sql)
-            guard try s.step() else { continue }
-            let place = check.isJoinTable ? "\(check.table) row of owner Z_PK \(s.int64(0))" : "\(check.table) row Z_PK \(s.int64(0))"
-            throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: s.int64(1), side: check.side)
+            guard let (owner, target) = try CoreDataKeyCheck.firstDangling(connection, check.sql) else { continue }
+            let place = check.isJoinTable ? "\(check.table) row of owner Z_PK \(owner)" : "\(check.table) row Z_PK \(owner)"
+            throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: target, side: check.side)
         }
         rows = try connection.prepare(plan.sql)
         lists = try plan.slots.map { slot in
@@ -165,14 +171,14 @@ final class CoreDataEntityCursor {
         }
         var references: [[ObjectReference]] = []
         references.reserveCapacity(plan.slots.count)
-        for (n, slot) in plan.slots.enumerated() {
-            switch slot {
-            case .toOne(let first, let column):
+        for n in toOneColumns.indices {
+            let first = toOneColumns[n]
+            if first >= 0 {
                 if rows.isNull(first) { references.append([]); continue }
                 let target = rows.int64(first)
                 let found = rows.isNull(first + 1) ? nil : rows.int64(first + 2)
-                references.append([try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(column)")])
-            case .toMany:
+                references.append([try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))")])
+            } else {
                 let list = lists[n]!
                 while list.hasRow, list.owner < key { try list.advance() }
                 var out: [ObjectReference] = []
@@ -189,6 +195,12 @@ final class CoreDataEntityCursor {
         let origin = RecordOrigin(source: path, record: record)
         if let problem { return .rejected(SetAsideRecord(origin: origin, reason: problem)) }
         return .object(ObjectRecord(entity: plan.index, key: key, attributes: values, relationships: references, origin: origin))
+    }
+
+    /// The column of the to-one at slot `n`, for a message.
+    private func toOneColumn(_ n: Int) -> String {
+        if case .toOne(_, let column) = plan.slots[n] { return column }
+        return ""
     }
 
     /// The reference to row `target`, whose `Z_ENT` is `found` (nil when no row has that key);

@@ -4,7 +4,7 @@ import TripKit
 /// out once at `begin`: its members in the order DESIGN-NOTES lays down (`@key` where the entity's
 /// family has no unique attribute, the attributes root first, the relationships root first) and,
 /// per relationship, how its references are written.
-struct ObjectGraphLayout {
+final class ObjectGraphLayout {
     struct Relationship {
         let name: String
         let isToMany: Bool

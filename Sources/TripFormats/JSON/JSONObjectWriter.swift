@@ -35,6 +35,11 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     /// Per entity: `"Name": [` (JSON) or `{"@entity": "Name"` (JSON Lines); each member's `"name": `.
     private var heads: [[UInt8]] = []
     private var memberKeys: [[[UInt8]]] = []
+    /// Per entity: whether it writes `@key`; per relationship, whether it is to-many and written by value
+    /// (read per object without copying the layout's names).
+    private var writesKey: [Bool] = []
+    private var toMany: [[Bool]] = []
+    private var byValue: [[Bool]] = []
     private var current = -1
     private var inEntity = 0
     private var record = RecordBuffer()
@@ -60,6 +65,9 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         heads = layout.entities.map { e in
             isLines ? Array("{".utf8) + Self.key("@entity") + Self.literal(e.name) : Self.key(e.name).dropLast() + Array(" [".utf8)
         }
+        writesKey = layout.entities.map(\.writesKey)
+        toMany = layout.entities.map { $0.relationships.map(\.isToMany) }
+        byValue = layout.entities.map { $0.relationships.map(\.byValue) }
         memberKeys = layout.entities.map { e in
             (e.writesKey ? [Self.key("@key")] : []) + e.attributes.map { Self.key($0.name) } + e.relationships.map { Self.key($0.name) }
         }
@@ -126,7 +134,6 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     // MARK: - Encoding
 
     private mutating func encode(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
-        let e = layout.entities[object.entity]
         let keys = memberKeys[object.entity]
         var m = 0
         if isLines { record.append(heads[object.entity]) } else { record.append(0x7B) }
@@ -134,23 +141,24 @@ public struct JSONObjectWriter: ObjectRecordWriter {
             if isLines || m > 0 { record.append(0x2C, 0x20) }
             record.append(keys[m]); m += 1
         }
-        if e.writesKey { member(); Self.appendInteger(object.key, to: &record) }
+        if writesKey[object.entity] { member(); Self.appendInteger(object.key, to: &record) }
         for slot in slots[object.entity] {
             member()
             Self.append(object.attributes[slot], to: &record, scratch: &scratch)
         }
-        for (r, relationship) in e.relationships.enumerated() {
+        let toMany = toMany[object.entity], byValue = byValue[object.entity]
+        for r in toMany.indices {
             member()
             let references = object.relationships[r]
-            if relationship.isToMany {
+            if toMany[r] {
                 record.append(0x5B)
                 for (i, reference) in references.enumerated() {
                     if i > 0 { record.append(0x2C, 0x20) }
-                    try appendReference(reference, relationship, naming)
+                    try appendReference(reference, byValue: byValue[r], naming)
                 }
                 record.append(0x5D)
             } else if let reference = references.first {
-                try appendReference(reference, relationship, naming)
+                try appendReference(reference, byValue: byValue[r], naming)
             } else {
                 record.append("null")
             }
@@ -158,9 +166,8 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         record.append(0x7D)
     }
 
-    private mutating func appendReference(_ reference: ObjectReference, _ relationship: ObjectGraphLayout.Relationship,
-                                          _ naming: ObjectNaming) throws {
-        if relationship.byValue {
+    private mutating func appendReference(_ reference: ObjectReference, byValue: Bool, _ naming: ObjectNaming) throws {
+        if byValue {
             Self.append(try naming.value(of: reference, in: output.name), to: &record, scratch: &scratch)
         } else {
             Self.appendInteger(reference.key, to: &record)

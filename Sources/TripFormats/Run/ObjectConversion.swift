@@ -101,6 +101,8 @@ public struct ObjectConversion {
     public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         var summary = ObjectConversionSummary()
         var source = try reader()
+        // A store is read on a thread of its own while this one writes (`--jobs 1`: on this one).
+        if format == .coredata, options.readOptions.parsesAhead { source = ObjectReadAhead.reading(source) }
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema)
         switch out {
         case .yaml:

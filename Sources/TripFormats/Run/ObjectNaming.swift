@@ -9,7 +9,7 @@ import TripKit
 /// writers hold them (`ObjectRecordQueue`, spilling past the budget) and write them at the end.
 /// The unique values themselves are kept, one text per object of a family something refers to
 /// by value, in an `ObjectNameTable` that spills past the budget.
-struct ObjectNaming {
+final class ObjectNaming {
     let model: ObjectModel
     /// Per entity: the position in its records' attributes of its root's unique attribute; nil
     /// when its objects are referred to by `@key`.
@@ -22,6 +22,8 @@ struct ObjectNaming {
     let lastNamed: [Int]
     /// Per entity: whether something refers to its objects by value (their names are kept).
     private let named: [Bool]
+    /// Per entity: the kind of the unique attribute at `uniqueSlot`.
+    private let uniqueKind: [AttributeKind?]
     private let names: ObjectNameTable
 
     /// The naming of `model`'s objects; `written(e, r)` says whether relationship `r` (a position
@@ -32,7 +34,9 @@ struct ObjectNaming {
         self.model = model
         // The root's unique attribute, the same position in every entity of the family (root first):
         // the one rule the JSON and YAML layout uses too.
-        uniqueSlot = model.entities.indices.map(model.referenceAttribute)
+        let uniqueSlot = model.entities.indices.map(model.referenceAttribute)
+        self.uniqueSlot = uniqueSlot
+        uniqueKind = model.entities.indices.map { e in uniqueSlot[e].map { model.allAttributes(of: e)[$0].kind } }
         var named = [Bool](repeating: false, count: model.entities.count)
         var waits = named
         var last = [Int](repeating: -1, count: model.entities.count)
@@ -86,8 +90,7 @@ struct ObjectNaming {
     /// destination's unique value (its text read back as the attribute's kind), else its key.
     func value(of reference: ObjectReference, in output: String) throws -> ObjectValue {
         let text = try name(of: reference, in: output)
-        guard let slot = uniqueSlot[reference.entity] else { return .int(reference.key) }
-        let kind = model.allAttributes(of: reference.entity)[slot].kind
+        guard let kind = uniqueKind[reference.entity] else { return .int(reference.key) }
         return ObjectValueText.value(text, kind: kind) ?? .string(text)
     }
 }
@@ -139,9 +142,10 @@ final class ObjectWriteOrder {
 final class ObjectNameTable {
     private struct Run { var index: Int; var count: Int }
     private let budget: SpillBudget
-    private var keys: [Int: [Int64]] = [:]
-    private var texts: [Int: [String]] = [:]
-    private var unsorted: Set<Int> = []
+    /// Per entity (by position, grown as entities come): keys, texts, whether they are out of key order.
+    private var keys: [[Int64]] = []
+    private var texts: [[String]] = []
+    private var unsorted: [Bool] = []
     private var held = 0
     private var file: SpillFile?
     private var runs: [Int: [Run]] = [:]
@@ -153,9 +157,15 @@ final class ObjectNameTable {
     deinit { _ = budget.hold(-held) }
 
     func add(_ reference: ObjectReference, _ text: String) throws {
-        if let last = keys[reference.entity]?.last, last >= reference.key { unsorted.insert(reference.entity) }
-        keys[reference.entity, default: []].append(reference.key)
-        texts[reference.entity, default: []].append(text)
+        let e = reference.entity
+        if e >= keys.count {
+            keys += Array(repeating: [], count: e + 1 - keys.count)
+            texts += Array(repeating: [], count: e + 1 - texts.count)
+            unsorted += Array(repeating: false, count: e + 1 - unsorted.count)
+        }
+        if let last = keys[e].last, last >= reference.key { unsorted[e] = true }
+        keys[e].append(reference.key)
+        texts[e].append(text)
         let size = 48 + text.utf8.count
         held += size
         if budget.hold(size) { try spill() }
@@ -163,8 +173,12 @@ final class ObjectNameTable {
 
     func text(of reference: ObjectReference) throws -> String? {
         let e = reference.entity
-        if unsorted.contains(e) { sortMemory(e) }
-        if let list = keys[e], let i = ObjectNameTable.search(list.count, reference.key, { list[$0] }) { return texts[e]![i] }
+        if e >= 0, e < keys.count {
+            if unsorted[e] { sortMemory(e) }
+            if let i = keys[e].withUnsafeBufferPointer({ list in ObjectNameTable.search(list.count, reference.key, { list[$0] }) }) {
+                return texts[e][i]
+            }
+        }
         guard let file else { return nil }
         for run in runs[e] ?? [] {
             var entries: [Int: [UInt8]] = [:]
@@ -191,6 +205,11 @@ final class ObjectNameTable {
     }
 
     private static func search(_ count: Int, _ key: Int64, _ at: (Int) -> Int64) -> Int? {
+        // Keys are mostly 1, 2, 3, …: where the first key says the position, no search.
+        if count > 0 {
+            let guess = key &- at(0)
+            if guess >= 0, guess < count, at(Int(guess)) == key { return Int(guess) }
+        }
         var low = 0, high = count
         while low < high {
             let mid = (low + high) / 2
@@ -207,8 +226,8 @@ final class ObjectNameTable {
     }
 
     private func sortMemory(_ e: Int) {
-        unsorted.remove(e)
-        guard let k = keys[e], let t = texts[e] else { return }
+        unsorted[e] = false
+        let k = keys[e], t = texts[e]
         let order = k.indices.sorted { k[$0] < k[$1] }
         keys[e] = order.map { k[$0] }; texts[e] = order.map { t[$0] }
     }
@@ -218,9 +237,9 @@ final class ObjectNameTable {
         budget.startingToSpill()
         if file == nil { file = try SpillFile(directory: budget.directory) }
         let file = self.file!
-        for e in keys.keys.sorted() {
+        for e in keys.indices where !keys[e].isEmpty {
             sortMemory(e)
-            let k = keys[e]!, t = texts[e]!
+            let k = keys[e], t = texts[e]
             var offsets: [Int] = []
             for text in t { offsets.append(file.size); try file.append(Array(text.utf8)) }
             let index = file.size
@@ -234,8 +253,8 @@ final class ObjectNameTable {
             runs[e, default: []].append(Run(index: index, count: k.count))
         }
         try file.flush()
-        budget.noteSpill(trips: keys.values.reduce(0) { $0 + $1.count }, bytes: file.size)
-        keys = [:]; texts = [:]
+        budget.noteSpill(trips: keys.reduce(0) { $0 + $1.count }, bytes: file.size)
+        for e in keys.indices { keys[e] = []; texts[e] = [] }
         _ = budget.hold(-held)
         held = 0
     }
