@@ -21,7 +21,11 @@ extension Convert {
                                       + " (CSV and TSV are written as tables, one per entity)")
             }
             let format = try objectOutputFormat()
-            if let output, output != "-" { try FileSystem.checkCanCreate(output, isDirectory: format == .csv || format == .tsv) }
+            if format == .postgresql, output == inputs[0], Format.isPostgreSQLAddress(inputs[0]) {
+                throw TripError.usage("\(Format.redactedPostgreSQLAddress(inputs[0])): the input and -o name the same PostgreSQL store; "
+                                      + "write to another (--pg-schema names one schema for both)")
+            }
+            if let output, output != "-", format != .postgresql { try FileSystem.checkCanCreate(output, isDirectory: format == .csv || format == .tsv) }
             for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }
             let conversion = try ObjectConversion(input: inputs[0], format: reading.from, modelPath: model, options: options)
             run = conversion
@@ -64,13 +68,16 @@ extension Convert {
         let format = to?.format ?? named ?? .jsonl
         guard ObjectConversion.outputFormats.contains(format) else {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV or TSV "
-                                  + "(a directory of tables) or a SQLite store; writing them to a \(format.rawValue) store is not supported yet")
+                                  + "(a directory of tables), a SQLite store or a PostgreSQL store; writing them to a \(format.rawValue) store is not supported yet")
         }
         if (format == .csv || format == .tsv) && (output == nil || output == "-") {
             throw TripError.usage("objects are written to \(format.rawValue) as a directory of tables, one per entity: name it with -o DIR")
         }
         if format == .sqlite && (output == nil || output == "-") {
             throw TripError.usage("objects are written to a SQLite store in a file: name it with -o FILE")
+        }
+        if format == .postgresql && (output == nil || output == "-") {
+            throw TripError.usage("objects are written to a PostgreSQL store named with -o ADDRESS (a postgresql:// URI or key=value pairs)")
         }
         return format
     }

@@ -37,7 +37,7 @@ struct Detect: ParsableCommand {
                 Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1))
             }
             while let input = try expanded.next() {
-                let report = try InputReport.ofAnyStore(input) ?? InputReport(input, options: reading.readOptions, budget: budget)
+                let report = try InputReport.ofAnyStore(input, pgSchema: reading.pgSchema) ?? InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {
                     Diagnostics.print("tripconv: \(report.name): " + ConversionSummary.spilledPhrase(report.spilled.names, "name", bytes: report.spilled.bytes))
                 }
@@ -70,7 +70,11 @@ struct InputReport {
 
     /// The report of a Core Data store that holds no trips (another app's): its entities with their
     /// objects, its version, its framework, its `-wal`, where its model came from. Nil for any other input.
-    static func ofAnyStore(_ input: RunInput) throws -> InputReport? {
+    static func ofAnyStore(_ input: RunInput, pgSchema: String?) throws -> InputReport? {
+        if input.format == .postgresql, case .file(let address) = input.location, ObjectConversion.isOtherAppStore(address, pgSchema: pgSchema) {
+            return InputReport(name: input.location.name, detection: Detection(format: Format.postgresql.rawValue), sniffed: input.sniffed,
+                               store: try ObjectConversion.objectStoreModel(address: address, schema: pgSchema))
+        }
         if input.format == .sqlite, case .file(let path) = input.location, ObjectConversion.isObjectStore(path) {
             return InputReport(name: input.location.name, detection: Detection(format: Format.sqlite.rawValue), sniffed: input.sniffed,
                                store: try ObjectConversion.objectStoreModel(path))

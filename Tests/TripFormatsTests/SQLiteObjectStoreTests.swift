@@ -26,9 +26,16 @@ struct SQLiteObjectStoreTests {
     /// Writes `reader`'s objects to a tripconv store at `path` and reads them back.
     static func roundTrip<R: ObjectRecordReader>(_ reader: inout R, _ path: String) throws -> (ObjectModel, [ObjectRecord]) {
         var writer = SQLiteObjectWriter(path: path)
+        return try roundTrip(&reader, into: &writer) { try SQLiteObjectReader(path: path) }
+    }
+
+    /// Writes `reader`'s objects with `writer`, and reads them back with the reader `back` opens.
+    static func roundTrip<R: ObjectRecordReader, W: ObjectRecordWriter>(
+        _ reader: inout R, into writer: inout W, back open: () throws -> any ObjectRecordReader
+    ) throws -> (ObjectModel, [ObjectRecord]) {
         var summary = ObjectConversionSummary()
         try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { Issue.record("set aside: \($0.reason)") }
-        let back = try SQLiteObjectReader(path: path)
+        var back = try open()
         var out: [ObjectRecord] = []
         while let item = try back.next() {
             guard case .object(let o) = item else { Issue.record("set aside reading back"); continue }
