@@ -86,17 +86,7 @@ struct PGObjectStoreTests {
     func zooRoundTrip() throws {
         let (address, schema) = try Self.schema()
         defer { Self.drop(address, schema) }
-        let r = { (e: Int, k: Int64) in ObjectReference(entity: e, key: k) }
-        let o = { (e: Int, k: Int64, a: [ObjectValue], rel: [[ObjectReference]]) in
-            ObjectRecord(entity: e, key: k, attributes: a, relationships: rel, origin: RecordOrigin(source: "list", record: Int(k)))
-        }
-        let objects = [
-            o(1, 1, [.string("Rex"), .bool(true), .double(.nan)], [[r(1, 2), r(1, 3)]]),
-            o(1, 2, [.string("Fido"), .bool(false), .double(-0.5)], [[r(1, 1)]]),
-            o(1, 3, [.string("Bo"), .bool(true), .null], [[r(1, 1)]]),
-            o(2, 1, [.int(4), .int(7)], [[r(1, 1), r(1, 3)]]),
-            o(2, 2, [.null, .int(8)], [[]]),
-        ]
+        let objects = S.zooObjects
         var reader = S.ListReader(model: S.zoo, objects: objects)
         let (model, back) = try Self.roundTrip(&reader, address, schema)
         #expect(model == S.zoo)

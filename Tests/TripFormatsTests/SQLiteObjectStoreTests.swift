@@ -122,19 +122,24 @@ struct SQLiteObjectStoreTests {
            uniquenessConstraints: [["badge", "serial"]]),
     ])
 
-    @Test("an abstract root, a self-inverse many-to-many, a to-many without inverse, a NaN, defaults and a unique pair")
-    func zooRoundTrip() throws {
+    /// Objects of `zoo`: a NaN, a self-inverse many-to-many both ways, a to-many into the abstract root.
+    static var zooObjects: [ObjectRecord] {
         let r = { (e: Int, k: Int64) in ObjectReference(entity: e, key: k) }
         let o = { (e: Int, k: Int64, a: [ObjectValue], rel: [[ObjectReference]]) in
             ObjectRecord(entity: e, key: k, attributes: a, relationships: rel, origin: RecordOrigin(source: "list", record: Int(k)))
         }
-        let objects = [
+        return [
             o(1, 1, [.string("Rex"), .bool(true), .double(.nan)], [[r(1, 2), r(1, 3)]]),
             o(1, 2, [.string("Fido"), .bool(false), .double(-0.5)], [[r(1, 1)]]),
             o(1, 3, [.string("Bo"), .bool(true), .null], [[r(1, 1)]]),
             o(2, 1, [.int(4), .int(7)], [[r(1, 1), r(1, 3)]]),
             o(2, 2, [.null, .int(8)], [[]]),
         ]
+    }
+
+    @Test("an abstract root, a self-inverse many-to-many, a to-many without inverse, a NaN, defaults and a unique pair")
+    func zooRoundTrip() throws {
+        let objects = Self.zooObjects
         var reader = ListReader(model: Self.zoo, objects: objects)
         let path = scratch.path("zoo.sqlite")
         let (model, back) = try Self.roundTrip(&reader, path)
