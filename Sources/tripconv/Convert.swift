@@ -14,8 +14,10 @@ struct Convert: ParsableCommand {
             (or --model's): its objects, with their relationships, go to JSON, JSON Lines, YAML, XML, CSV or TSV as a \
             directory of tables (-o DIR), or tripconv's SQLite store of the model (-o FILE.sqlite: a table per root entity \
             named as the model names it, a column per attribute, foreign keys with the delete rules, join tables, unique \
-            indexes, the model in tripconv_model), with no version detected and no stage run; --model reads such an export \
-            back, and the SQLite store needs none. \
+            indexes, the model in tripconv_model) or PostgreSQL store of it (-o ADDRESS, --pg-schema NAME: the same tables \
+            with PostgreSQL's types, Dates as exact ISO 8601 text, foreign keys deferred, written in one transaction; a \
+            schema holding other tables is left as it is, exit 73), with no version detected and no stage run; --model \
+            reads such an export back, and the SQLite and PostgreSQL stores need none. \
             Such a store or export on standard input or in an archive is read from a temporary copy in --temp-dir, \
             removed at the end (when the run fails too); several go to --output-dir, one output each (-o takes one: \
             two stores' keys could name two objects alike, exit 64). \
@@ -49,7 +51,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite store of one, needs no --model; MODEL may also be an app's Swift source or plan JSON (its current version). Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite or PostgreSQL store of one, needs no --model; MODEL may also be an app's Swift source or plan JSON (its current version). Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
     var model: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
@@ -131,7 +133,7 @@ struct Convert: ParsableCommand {
     func run() throws {
         TemporaryPaths.installSignalCleanup()
         let started = monotonicSeconds()
-        if model != nil || inputs.contains(where: Self.namesOtherAppStore) || pipesStore {
+        if model != nil || inputs.contains(where: { Self.namesOtherAppStore($0, pgSchema: reading.pgSchema) }) || pipesStore {
             return try runObjects(started: started)
         }
         if outputDir != nil { return try runBulk(started: started) }

@@ -51,13 +51,16 @@ extension Convert {
         let format = to?.format ?? named ?? .jsonl
         guard ObjectConversion.outputFormats.contains(format) else {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV or TSV "
-                                  + "(a directory of tables) or a SQLite store; writing them to a \(format.rawValue) store is not supported yet")
+                                  + "(a directory of tables), a SQLite store or a PostgreSQL store; writing them to a \(format.rawValue) store is not supported yet")
         }
         if (format == .csv || format == .tsv) && (output == nil || output == "-") && outputDir == nil {
             throw TripError.usage("objects are written to \(format.rawValue) as a directory of tables, one per entity: name it with -o DIR")
         }
         if format == .sqlite && (output == nil || output == "-") && outputDir == nil {
             throw TripError.usage("objects are written to a SQLite store in a file: name it with -o FILE")
+        }
+        if format == .postgresql && (output == nil || output == "-") {
+            throw TripError.usage("objects are written to a PostgreSQL store named with -o ADDRESS (a postgresql:// URI or key=value pairs)")
         }
         return format
     }

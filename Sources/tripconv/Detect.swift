@@ -44,7 +44,7 @@ struct Detect: ParsableCommand {
             }
             while let input = try expanded.next() {
                 let report = try InputReport.ofCopiedStore(input, options: reading.readOptions, budget: budget, temporaryDirectory: options.temporaryDirectory)
-                    ?? InputReport.ofAnyStore(input) ?? InputReport(input, options: reading.readOptions, budget: budget)
+                    ?? InputReport.ofAnyStore(input, pgSchema: reading.pgSchema) ?? InputReport(input, options: reading.readOptions, budget: budget)
                 if verbose, report.spilled.names > 0 {
                     Diagnostics.print("tripconv: \(report.name): " + ConversionSummary.spilledPhrase(report.spilled.names, "name", bytes: report.spilled.bytes))
                 }
@@ -77,7 +77,11 @@ struct InputReport {
 
     /// The report of a Core Data store that holds no trips (another app's): its entities with their
     /// objects, its version, its framework, its `-wal`, where its model came from. Nil for any other input.
-    static func ofAnyStore(_ input: RunInput) throws -> InputReport? {
+    static func ofAnyStore(_ input: RunInput, pgSchema: String?) throws -> InputReport? {
+        if input.format == .postgresql, case .file(let address) = input.location, ObjectConversion.isOtherAppStore(address, pgSchema: pgSchema) {
+            return InputReport(name: input.location.name, detection: Detection(format: Format.postgresql.rawValue), sniffed: input.sniffed,
+                               store: try ObjectConversion.objectStoreModel(address: address, schema: pgSchema))
+        }
         if input.format == .sqlite, case .file(let path) = input.location, ObjectConversion.isObjectStore(path) {
             return InputReport(name: input.location.name, detection: Detection(format: Format.sqlite.rawValue), sniffed: input.sniffed,
                                store: try ObjectConversion.objectStoreModel(path))
@@ -97,7 +101,7 @@ struct InputReport {
         defer { copy.remove() }
         return try copy.naming {
             let copied = RunInput(.file(copy.path), format: format)
-            var report = try ofAnyStore(copied) ?? InputReport(copied, options: options, budget: budget)
+            var report = try ofAnyStore(copied, pgSchema: nil) ?? InputReport(copied, options: options, budget: budget)
             report.name = copy.name
             report.sniffed = input.sniffed
             if case .member(let m) = input.location { report.member = m }

@@ -6,6 +6,7 @@ import TripFormats
 enum ModelDescription {
     /// The model at `path` (a store, an Xcode model, model JSON) and what the store says of itself.
     static func read(_ path: String) throws -> StoreModel {
+        if Format.isPostgreSQLAddress(path) { return try ObjectConversion.objectStoreModel(address: path, schema: nil) }
         if ObjectConversion.isObjectStore(path) { return try ObjectConversion.objectStoreModel(path) }
         if StoreModel.isStoreFile(path) { return try StoreModel.read(storeAt: path) }
         let (model, file, source) = try StoreModel.readModelFile(path)

@@ -27,8 +27,8 @@ extension Convert {
 
     /// Whether an argument is, or is a directory holding (a file named as a store), a Core Data store of
     /// another app than SampleTrips: such a run reads objects.
-    static func namesOtherAppStore(_ argument: String) -> Bool {
-        guard FileSystem.kind(argument) == .directory else { return ObjectConversion.isOtherAppStore(argument) }
+    static func namesOtherAppStore(_ argument: String, pgSchema: String?) -> Bool {
+        guard FileSystem.kind(argument) == .directory else { return ObjectConversion.isOtherAppStore(argument, pgSchema: pgSchema) }
         let files = (try? InputResolver.listFiles(argument)) ?? []
         return files.contains { Format(path: $0)?.isStore == true && ObjectConversion.isOtherAppStore($0) }
     }
@@ -42,9 +42,13 @@ extension Convert {
                                   notes: ["in one output their keys could name two objects alike: each store numbers its own objects "
                                           + "(the @key of an entity without a unique attribute) and two stores may hold the same unique value"])
         }
+        if format == .postgresql, let output, inputs.contains(output), Format.isPostgreSQLAddress(output) {
+            throw TripError.usage("\(Format.redactedPostgreSQLAddress(output)): the input and -o name the same PostgreSQL store; "
+                                  + "write to another (--pg-schema names one schema for both)")
+        }
         if let outputDir {
             try FileSystem.checkCanWrite(in: outputDir)
-        } else if let output, output != "-" {
+        } else if let output, output != "-", format != .postgresql {
             try FileSystem.checkCanCreate(output, isDirectory: format == .csv || format == .tsv)
         }
         for file in [report, rejects].compactMap({ $0 }) where file != "-" { try FileSystem.checkCanCreate(file) }

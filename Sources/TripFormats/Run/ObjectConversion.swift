@@ -19,12 +19,13 @@ public struct ObjectConversion {
     private let options: RunOptions
 
     /// The formats an object run writes.
-    public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite]
+    public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite, .postgresql]
 
     /// Whether `path` is a Core Data store of some app other than SampleTrips (a file with Core Data's
     /// tables whose `Z_PRIMARYKEY` names no `Trip` entity), or a store of objects tripconv wrote
     /// (`tripconv_model`). SampleTrips stores go the trip path.
-    public static func isOtherAppStore(_ path: String) -> Bool {
+    public static func isOtherAppStore(_ path: String, pgSchema: String? = nil) -> Bool {
+        if Format.isPostgreSQLAddress(path) { return PGObjectReader.isObjectStore(address: path, schema: pgSchema) }
         if isObjectStore(path) { return true }
         guard let names = StoreModel.entityNames(storeAt: path) else { return false }
         return !names.contains("Trip")
@@ -32,6 +33,16 @@ public struct ObjectConversion {
 
     /// Whether `path` is a SQLite store of objects tripconv wrote (it carries its model).
     public static func isObjectStore(_ path: String) -> Bool { SQLiteObjectReader.isObjectStore(path) }
+
+    /// The model of the PostgreSQL store of objects at `address` (in `schema`), with each entity's
+    /// objects counted: what `detect` and `schema --model` say of one.
+    public static func objectStoreModel(address: String, schema: String?) throws -> StoreModel {
+        let reader = try PGObjectReader(address: address, schema: schema)
+        var store = StoreModel(model: reader.model, source: .objectStore)
+        store.versionIdentifiers = reader.model.versionIdentifiers
+        store.objectCounts = try reader.objectCounts()
+        return store
+    }
 
     /// The model of a store of objects tripconv wrote, with each entity's objects counted: what
     /// `detect` and `schema --model` say of one.
@@ -47,6 +58,13 @@ public struct ObjectConversion {
     /// export in `format` (the format its extension names when nil) read with `modelPath`'s model.
     public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions) throws {
         self.input = input; self.options = options
+        if Format.isPostgreSQLAddress(input) {
+            let reader = try PGObjectReader(address: input, schema: options.reading.pgSchema)
+            model = reader.model; modelSource = .objectStore
+            entityNumbers = nil
+            self.format = .postgresql
+            return
+        }
         if ObjectConversion.isObjectStore(input) {
             model = try SQLiteObjectReader.model(storeAt: input); modelSource = .objectStore
             entityNumbers = nil
@@ -64,7 +82,8 @@ public struct ObjectConversion {
             throw TripError.usage("\(input): the objects of another app's model are read with --model naming that model "
                                   + "(the store they came from, an .xcdatamodeld, or model JSON from `tripconv schema --model STORE --json`)")
         }
-        let file = try ObjectConversion.isObjectStore(modelPath) ? (SQLiteObjectReader.model(storeAt: modelPath), StoreModel.Source.objectStore)
+        let file = try Format.isPostgreSQLAddress(modelPath) ? (PGObjectReader(address: modelPath, schema: nil).model, StoreModel.Source.objectStore)
+            : ObjectConversion.isObjectStore(modelPath) ? (SQLiteObjectReader.model(storeAt: modelPath), StoreModel.Source.objectStore)
             : StoreModel.isStoreFile(modelPath)
             ? (StoreModel.read(storeAt: modelPath).model, StoreModel.Source.modelCache)
             : { let m = try StoreModel.readModelFile(modelPath); return (m.model, m.source) }()
@@ -89,6 +108,8 @@ public struct ObjectConversion {
             return try XMLObjectReader(path: input, model: model, options: options.reading)
         case .sqlite:
             return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
+        case .postgresql:
+            return try PGObjectReader(address: input, schema: options.reading.pgSchema)
         case .csv, .tsv:
             return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading)
         default:
@@ -126,8 +147,14 @@ public struct ObjectConversion {
             }
             var writer = SQLiteObjectWriter(path: path)
             try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
+        case .postgresql:
+            guard case .file(let address) = output else {
+                throw TripError.usage("objects are written to a PostgreSQL store named with -o ADDRESS (a postgresql:// URI or key=value pairs)")
+            }
+            var writer = PGObjectWriter(address: address, schema: options.reading.pgSchema)
+            try ObjectPipeline.run(&source, into: &writer, summary: &summary, setAside: setAside)
         default:
-            throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV or SQLite; "
+            throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV, SQLite or PostgreSQL; "
                                   + "\(out.rawValue) is not one yet")
         }
         return summary

@@ -7,18 +7,26 @@ struct ObjectStoreDialect: Sendable {
     var keyType: String
     /// The column type of an attribute of `kind`.
     var columnType: @Sendable (AttributeKind) -> String
+    /// What follows a foreign key's ON DELETE action (PostgreSQL: deferred to the commit).
+    var foreignKeySuffix = ""
+    /// Whether foreign keys are added by ALTER TABLE once every table is made (PostgreSQL: a table
+    /// referenced must exist), rather than declared with their column.
+    var addsForeignKeysLast = false
+    /// A Boolean default's literals, and what goes before and after a Data default's hexadecimal digits.
+    var booleans = ("1", "0")
+    var hexQuotes = ("X'", "'")
 
     /// SQLite: TEXT for String, URL, UUID (`uuidString`), Decimal (its digits) and Date (ISO 8601 in UTC,
     /// as every text format writes it); INTEGER for the integers and Bool (0/1); REAL for Double and
     /// Float; BLOB for Data, transformable values and kinds without a type of their own.
-    static let sqlite = ObjectStoreDialect(keyType: "INTEGER") { kind in
+    static let sqlite = ObjectStoreDialect(keyType: "INTEGER", columnType: { kind in
         switch kind {
         case .string, .uri, .uuid, .decimal, .date: return "TEXT"
         case .int16, .int32, .int64, .bool: return "INTEGER"
         case .double, .float: return "REAL"
         case .binary, .transformable, .undefined, .objectID, .composite: return "BLOB"
         }
-    }
+    })
 
     /// The SQL literal of a default value, nil where the kind has none to give.
     func literal(_ value: ObjectValue) -> String? {
@@ -26,11 +34,11 @@ struct ObjectStoreDialect: Sendable {
         switch value {
         case .null: return nil
         case .int(let i): return String(i)
-        case .bool(let b): return b ? "1" : "0"
+        case .bool(let b): return b ? booleans.0 : booleans.1
         case .double(let d): return d.isFinite ? ObjectValueText.text(value) : nil
         case .data(let bytes):
             let hex = Array("0123456789ABCDEF")
-            return "X'" + String(bytes.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }) + "'"
+            return hexQuotes.0 + String(bytes.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }) + hexQuotes.1
         default: return ObjectValueText.text(value).map(text)
         }
     }
@@ -101,10 +109,11 @@ struct ObjectStoreLayout {
         }
         // Per (declaring entity, name): the column an attribute or to-one has in its family's table.
         var columnOf: [Int: [String: String]] = [:]
+        var foreignKeys: [String] = []
         for (root, entity) in model.entities.enumerated() where entity.superentity == nil {
             try claim(entity.name)
             let family = model.family(of: entity.name).compactMap { model.entityIndex($0.name) }
-            statements += try familyTable(root, family, &columnOf)
+            statements += try familyTable(root, family, &columnOf, &foreignKeys)
             statements += family.filter { $0 != root }.map { view($0, columnOf) }
             for member in family where member != root { try claim(model.entities[member].name) }
         }
@@ -113,11 +122,20 @@ struct ObjectStoreLayout {
             attributeColumns[e] = lineage.flatMap { d in model.entities[d].attributes.map { $0.isTransient ? nil : columnOf[d]?[$0.name] } }
             toOneColumns[e] = lineage.flatMap { d in model.entities[d].relationships.map { $0.isToMany ? nil : columnOf[d]?[$0.name] } }
         }
-        statements += try joinTables(columnOf, claim)
+        statements += try joinTables(columnOf, claim, &foreignKeys)
+        statements += foreignKeys
+    }
+
+    /// The column `c` of `table` naming a row of `target`: declared with it, or added by `later`.
+    private func reference(_ table: String, _ c: String, _ target: String, _ rule: String, _ later: inout [String]) -> String {
+        let clause = "REFERENCES \(quoted(target))(\(quoted(ObjectStoreLayout.keyColumn))) ON DELETE \(rule)\(dialect.foreignKeySuffix)"
+        guard dialect.addsForeignKeysLast else { return " " + clause }
+        later.append("ALTER TABLE \(quoted(table)) ADD FOREIGN KEY (\(quoted(c))) \(clause)")
+        return ""
     }
 
     /// The family's table, its indexes; records the columns in `columnOf`.
-    private func familyTable(_ root: Int, _ family: [Int], _ columnOf: inout [Int: [String: String]]) throws -> [String] {
+    private func familyTable(_ root: Int, _ family: [Int], _ columnOf: inout [Int: [String: String]], _ later: inout [String]) throws -> [String] {
         let table = model.entities[root].name
         let shared = family.count > 1
         let members = { (e: Int) in
@@ -156,7 +174,7 @@ struct ObjectStoreLayout {
                     continue
                 }
                 let rule = model.inverse(of: r, in: entity.name).map { ObjectStoreLayout.onDelete($0.deleteRule) } ?? "SET NULL"
-                definitions.append("\(quoted(c)) \(dialect.keyType) REFERENCES \(quoted(tableOf[d]))(\(quoted(ObjectStoreLayout.keyColumn))) ON DELETE \(rule)")
+                definitions.append("\(quoted(c)) \(dialect.keyType)" + reference(table, c, tableOf[d], rule, &later))
                 indexes.append("CREATE INDEX \(quoted("\(table)_\(c)")) ON \(quoted(table)) (\(quoted(c)))")
             }
         }
@@ -191,7 +209,7 @@ struct ObjectStoreLayout {
     }
 
     /// The join tables, and every entity's to-many slots.
-    private mutating func joinTables(_ columnOf: [Int: [String: String]], _ claim: (String) throws -> Void) throws -> [String] {
+    private mutating func joinTables(_ columnOf: [Int: [String: String]], _ claim: (String) throws -> Void, _ later: inout [String]) throws -> [String] {
         var out: [String] = []
         // Per (declaring entity, relationship name): the to-many, as its declaring entity's slots see it.
         var declared: [Int: [String: ToMany]] = [:]
@@ -220,8 +238,8 @@ struct ObjectStoreLayout {
                 var otherOrder = other.flatMap { $0.r.isOrdered ? "\($0.r.name)_order" : nil }
                 if let o = otherOrder, o.lowercased() == rOrder?.lowercased() { otherOrder = "\(r.destination)_\(o)" }
                 var definitions = [
-                    "\(quoted(ownerColumn)) \(dialect.keyType) NOT NULL REFERENCES \(quoted(tableOf[e]))(\(quoted(ObjectStoreLayout.keyColumn))) ON DELETE CASCADE",
-                    "\(quoted(r.name)) \(dialect.keyType) NOT NULL REFERENCES \(quoted(tableOf[d]))(\(quoted(ObjectStoreLayout.keyColumn))) ON DELETE CASCADE",
+                    "\(quoted(ownerColumn)) \(dialect.keyType) NOT NULL" + reference(table, ownerColumn, tableOf[e], "CASCADE", &later),
+                    "\(quoted(r.name)) \(dialect.keyType) NOT NULL" + reference(table, r.name, tableOf[d], "CASCADE", &later),
                 ]
                 for order in [rOrder, otherOrder].compactMap({ $0 }) {
                     definitions.append("\(quoted(order)) INTEGER")
@@ -241,6 +259,42 @@ struct ObjectStoreLayout {
             toManys[e] = model.lineage(of: e).flatMap { d in model.entities[d].relationships.map { $0.isToMany ? declared[d]?[$0.name] : nil } }
         }
         return out
+    }
+
+    /// The SELECTs that read entity `e`'s objects: its rows in key order (the key, each stored
+    /// attribute's column, and per to-one its column and the entity of the row it names, NULL where
+    /// that table holds one entity); per to-many slot, its (owner, target, target's entity) in owner order.
+    func entityQueries(_ e: Int) -> (rows: String, lists: [String?]) {
+        let k = quoted(ObjectStoreLayout.keyColumn), ent = quoted(ObjectStoreLayout.entityColumn)
+        // The expression of a destination's entity name: its row's `_entity`, or NULL where its table holds one entity.
+        func entityOf(_ d: Int?, _ alias: String) -> String { d.map { isShared[$0] } == true ? "\(alias).\(ent)" : "NULL" }
+        var selected = ["o.\(k)"] + attributeColumns[e].compactMap { $0.map { "o." + quoted($0) } }
+        var joins: [String] = []
+        for (slot, column) in toOneColumns[e].enumerated() {
+            guard let column else { continue }
+            let d = destinations[e][slot]
+            selected += ["o." + quoted(column), entityOf(d, "t\(slot)")]
+            if let d, isShared[d] { joins.append("LEFT JOIN \(quoted(tableOf[d])) AS t\(slot) ON t\(slot).\(k) = o.\(quoted(column))") }
+        }
+        let filter = isShared[e] ? " WHERE o.\(ent) = '\(model.entities[e].name.replacing("'", with: "''"))'" : ""
+        let rows = "SELECT \(selected.joined(separator: ", ")) FROM \(quoted(tableOf[e])) AS o \(joins.joined(separator: " "))"
+            + "\(filter) ORDER BY o.\(k)"
+        let lists = toManys[e].enumerated().map { slot, toMany -> String? in
+            guard let t = toMany else { return nil }
+            let d = destinations[e][slot]
+            let sql: String
+            if t.isJoin {
+                let join = d.map { isShared[$0] } == true ? "LEFT JOIN \(quoted(tableOf[d!])) AS t ON t.\(k) = j.\(quoted(t.targetColumn))" : ""
+                let order = ["j." + quoted(t.ownerColumn)] + (t.orderColumn.map { ["j." + quoted($0)] } ?? []) + ["j." + quoted(t.targetColumn)]
+                sql = "SELECT j.\(quoted(t.ownerColumn)), j.\(quoted(t.targetColumn)), \(entityOf(d, "t")) FROM \(quoted(t.table)) AS j \(join) "
+                    + "ORDER BY \(order.joined(separator: ", "))"
+            } else {
+                sql = "SELECT t.\(quoted(t.ownerColumn)), t.\(k), \(entityOf(d, "t")) FROM \(quoted(t.table)) AS t "
+                    + "WHERE t.\(quoted(t.ownerColumn)) IS NOT NULL ORDER BY t.\(quoted(t.ownerColumn)), t.\(k)"
+            }
+            return sql
+        }
+        return (rows, lists)
     }
 
     /// The ON DELETE action of a foreign key column: what happens to its row when the row it names

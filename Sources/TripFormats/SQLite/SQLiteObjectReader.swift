@@ -13,7 +13,7 @@ final class SQLiteObjectReader: ObjectRecordReader {
     private let connection: SQLiteConnection
     private let layout: ObjectStoreLayout
     private var position = 0
-    private var cursor: ObjectStoreEntityCursor?
+    private var cursor: ObjectStoreEntityCursor<SQLiteStatement>?
     private var count = 0
     private var isDone = false
 
@@ -78,7 +78,11 @@ final class SQLiteObjectReader: ObjectRecordReader {
         guard !isDone else { return nil }
         do {
             while position < model.entities.count {
-                if cursor == nil { cursor = try ObjectStoreEntityCursor(connection, layout, position, path: path) }
+                if cursor == nil {
+                    let queries = layout.entityQueries(position)
+                    cursor = try ObjectStoreEntityCursor(layout, position, path: path, rows: try connection.prepare(queries.rows),
+                                                         lists: try queries.lists.map { try $0.map { try connection.prepare($0) } })
+                }
                 if let object = try cursor!.next(record: count + 1) {
                     count += 1
                     return .object(object)
@@ -98,133 +102,5 @@ final class SQLiteObjectReader: ObjectRecordReader {
         isDone = true
         cursor = nil
         snapshot.end()
-    }
-}
-
-/// The objects of one entity of a tripconv store: its rows in key order and, per to-many, a
-/// statement in owner order.
-final class ObjectStoreEntityCursor {
-    private final class List {
-        let statement: SQLiteStatement
-        var hasRow = false
-        var owner: Int64 = 0
-        init(_ statement: SQLiteStatement) throws { self.statement = statement; try advance() }
-        func advance() throws {
-            hasRow = try statement.step()
-            if hasRow { owner = statement.int64(0) }
-        }
-    }
-
-    private let entity: Int
-    private let model: ObjectModel
-    private let path: String
-    private let rows: SQLiteStatement
-    private let kinds: [AttributeKind?]
-    private let toOnes: [Bool]
-    private let lists: [List?]
-    /// Per relationship slot: the destination entity, for a reference whose row names none.
-    private let destinations: [Int]
-
-    init(_ c: SQLiteConnection, _ layout: ObjectStoreLayout, _ e: Int, path: String) throws {
-        entity = e; model = layout.model; self.path = path
-        let attributes = model.allAttributes(of: e)
-        kinds = layout.attributeColumns[e].enumerated().map { $1 == nil ? nil : attributes[$0].kind }
-        toOnes = layout.toOneColumns[e].map { $0 != nil }
-        destinations = layout.destinations[e].map { $0 ?? 0 }
-        let k = quoted(ObjectStoreLayout.keyColumn), ent = quoted(ObjectStoreLayout.entityColumn)
-        /// The expression of a destination's entity name: its row's `_entity`, or NULL where its table holds one entity.
-        func entityOf(_ d: Int?, _ alias: String) -> String { d.map { layout.isShared[$0] } == true ? "\(alias).\(ent)" : "NULL" }
-        var selected = ["o.\(k)"] + layout.attributeColumns[e].compactMap { $0.map { "o." + quoted($0) } }
-        var joins: [String] = []
-        for (slot, column) in layout.toOneColumns[e].enumerated() {
-            guard let column else { continue }
-            let d = layout.destinations[e][slot]
-            selected += ["o." + quoted(column), entityOf(d, "t\(slot)")]
-            if let d, layout.isShared[d] { joins.append("LEFT JOIN \(quoted(layout.tableOf[d])) AS t\(slot) ON t\(slot).\(k) = o.\(quoted(column))") }
-        }
-        let filter = layout.isShared[e] ? " WHERE o.\(ent) = '\(model.entities[e].name.replacing("'", with: "''"))'" : ""
-        rows = try c.prepare("SELECT \(selected.joined(separator: ", ")) FROM \(quoted(layout.tableOf[e])) AS o \(joins.joined(separator: " "))"
-                             + "\(filter) ORDER BY o.\(k)")
-        lists = try layout.toManys[e].enumerated().map { slot, toMany in
-            guard let t = toMany else { return nil }
-            let d = layout.destinations[e][slot]
-            let sql: String
-            if t.isJoin {
-                let join = d.map { layout.isShared[$0] } == true ? "LEFT JOIN \(quoted(layout.tableOf[d!])) AS t ON t.\(k) = j.\(quoted(t.targetColumn))" : ""
-                let order = ["j." + quoted(t.ownerColumn)] + (t.orderColumn.map { ["j." + quoted($0)] } ?? []) + ["j." + quoted(t.targetColumn)]
-                sql = "SELECT j.\(quoted(t.ownerColumn)), j.\(quoted(t.targetColumn)), \(entityOf(d, "t")) FROM \(quoted(t.table)) AS j \(join) "
-                    + "ORDER BY \(order.joined(separator: ", "))"
-            } else {
-                sql = "SELECT t.\(quoted(t.ownerColumn)), t.\(k), \(entityOf(d, "t")) FROM \(quoted(t.table)) AS t "
-                    + "WHERE t.\(quoted(t.ownerColumn)) IS NOT NULL ORDER BY t.\(quoted(t.ownerColumn)), t.\(k)"
-            }
-            return try List(try c.prepare(sql))
-        }
-    }
-
-    /// The next object of the entity, nil after its last.
-    func next(record: Int) throws -> ObjectRecord? {
-        guard try rows.step() else { return nil }
-        let key = rows.int64(0)
-        var values: [ObjectValue] = []
-        values.reserveCapacity(kinds.count)
-        var n: Int32 = 1
-        for kind in kinds {
-            guard let kind else { values.append(.null); continue }
-            values.append(ObjectStoreEntityCursor.value(rows, n, kind))
-            n += 1
-        }
-        var references: [[ObjectReference]] = []
-        references.reserveCapacity(toOnes.count)
-        for slot in toOnes.indices {
-            if toOnes[slot] {
-                references.append(rows.isNull(n) ? [] : [reference(rows, n, fallback: destinations[slot])])
-                n += 2
-            } else if let list = lists[slot] {
-                while list.hasRow, list.owner < key { try list.advance() }
-                var out: [ObjectReference] = []
-                while list.hasRow, list.owner == key {
-                    out.append(reference(list.statement, 1, fallback: destinations[slot]))
-                    try list.advance()
-                }
-                references.append(out)
-            } else {
-                references.append([])
-            }
-        }
-        return ObjectRecord(entity: entity, key: key, attributes: values, relationships: references,
-                            origin: RecordOrigin(source: path, record: record))
-    }
-
-    /// The reference in columns `n` (key) and `n + 1` (the entity's name, NULL where the
-    /// destination's table holds one entity, or the row is not there).
-    private func reference(_ s: SQLiteStatement, _ n: Int32, fallback: Int) -> ObjectReference {
-        let entity = s.isNull(n + 1) ? fallback : (model.entityIndex(s.text(n + 1)) ?? fallback)
-        return ObjectReference(entity: entity, key: s.int64(n))
-    }
-
-    /// A column's value as an attribute of `kind` (`ObjectStoreDialect.sqlite`'s types).
-    static func value(_ s: SQLiteStatement, _ n: Int32, _ kind: AttributeKind) -> ObjectValue {
-        switch s.storage(n) {
-        case .null: return .null
-        case .integer:
-            let i = s.int64(n)
-            switch kind {
-            case .bool: return .bool(i != 0)
-            case .double, .float: return .double(Double(i))
-            case .date: return .date(Double(i))
-            default: return .int(i)
-            }
-        case .real: return kind == .date ? .date(s.double(n)) : .double(s.double(n))
-        case .blob: return .data(s.bytes(n))
-        case .text:
-            let text = s.text(n)
-            switch kind {
-            case .string, .binary, .transformable, .undefined, .objectID, .composite: return .string(text)
-            case .uri: return .url(text)
-            case .decimal: return .decimal(text)
-            default: return ObjectValueText.value(text, kind: kind) ?? .string(text)
-            }
-        }
     }
 }
