@@ -39,7 +39,6 @@ enum SwiftExpressions {
            let raw = rawValue(of: name, in: enumName, declarations: declarations), let v = ObjectValueText.value(raw, kind: kind) {
             return .value(v)
         }
-        if e.is(ArrayExprSyntax.self) || e.is(DictionaryExprSyntax.self) { return .dynamic(e.trimmedDescription) }
         return .dynamic(e.trimmedDescription)
     }
 

@@ -130,7 +130,6 @@ public enum SwiftModelSource {
                               identifier: (String, ExprSyntax) throws -> String) throws -> ModelPlan.Stage {
         var expression = element
         var file = plan.file
-        var referenced = false
         if let name = element.as(DeclReferenceExprSyntax.self)?.baseName.text
             ?? element.as(MemberAccessExprSyntax.self).flatMap({ m in
                 m.base.map { ["Self", planScope.last!].contains($0.trimmedDescription) } == true ? m.declName.baseName.text : nil }) {
@@ -138,7 +137,7 @@ public enum SwiftModelSource {
                   let value = SwiftExpressions.declaredValue(binding.node) else {
                 throw SwiftModelError(place: plan.place(element), message: "expected a MigrationStage, found \(element.trimmedDescription)")
             }
-            expression = value; file = binding.file; referenced = true
+            expression = value; file = binding.file
         }
         guard let call = expression.as(FunctionCallExprSyntax.self),
               case let kindName = SwiftExpressions.optionName(call.calledExpression),
@@ -157,7 +156,6 @@ public enum SwiftModelSource {
             if let e = argument(hook), !e.is(NilLiteralExprSyntax.self) { hooks.append(hook) }
         }
         if call.trailingClosure != nil { hooks.append(argument("willMigrate") == nil ? "willMigrate" : "didMigrate") }
-        _ = referenced
         return ModelPlan.Stage(kind, from: try identifier(fromName, from), to: try identifier(toName, to), hooks: hooks,
                                place: file.place(call))
     }

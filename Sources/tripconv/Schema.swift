@@ -25,8 +25,9 @@ struct Schema: ParsableCommand {
         try runReportingErrors {
             if let model {
                 guard version == nil else { throw TripError(.usage, "give a version or --model, not both") }
-                if ModelPlanSource.isSwiftSource(model) || ModelPlanSource.isPlanJSON(model) {
-                    let plan = try ModelPlanSource.read(model)
+                let swift = ModelPlanSource.isSwiftSource(model)
+                if swift || ModelPlanSource.isPlanJSON(model) {
+                    let plan = try ModelPlanSource.read(model, isSwift: swift)
                     writeAll(1, json ? PlanDescription.node(plan, name: model).render(indent: 2) + "\n" : PlanDescription.text(plan, name: model))
                     return
                 }

@@ -112,9 +112,9 @@ public struct StoreModel: Sendable {
 
     /// A model file: an Xcode model (folder or `contents`) or model JSON, told by what it is.
     public static func readModelFile(_ path: String) throws -> (model: ObjectModel, file: String, source: Source) {
-        if ModelPlanSource.isSwiftSource(path) || ModelPlanSource.isPlanJSON(path) {
-            let swift = ModelPlanSource.isSwiftSource(path)
-            guard let current = try ModelPlanSource.read(path).current else { throw TripError.data("\(path): a plan without a version") }
+        let swift = ModelPlanSource.isSwiftSource(path)
+        if swift || ModelPlanSource.isPlanJSON(path) {
+            guard let current = try ModelPlanSource.read(path, isSwift: swift).current else { throw TripError.data("\(path): a plan without a version") }
             return (current, path, swift ? .swiftSource : .planJSON)
         }
         if try FileSystem.kind(of: path, failing: .noInput) != .directory {

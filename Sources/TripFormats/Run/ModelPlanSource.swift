@@ -33,7 +33,12 @@ public enum ModelPlanSource {
 
     /// The plan at `path`: Swift source read by `tripconv-swift-model`, or plan JSON.
     public static func read(_ path: String) throws -> ModelPlan {
-        if !isSwiftSource(path) { return try ObjectModelJSON.readPlan(path) }
+        try read(path, isSwift: isSwiftSource(path))
+    }
+
+    /// The plan at `path`, already told to be Swift source or not (telling walks a folder).
+    public static func read(_ path: String, isSwift: Bool) throws -> ModelPlan {
+        if !isSwift { return try ObjectModelJSON.readPlan(path) }
         let program = try swiftModelProgram()
         let (status, output, errors) = try run(program, [path])
         guard status == 0 else {
