@@ -32,7 +32,7 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
-    @Flag(name: .customLong("dry-run"), help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped.")
+    @Flag(name: .customLong("dry-run"), help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped (a dry run writes no rejects file and takes no backup, and says so when --rejects or --backup is given).")
     var dryRun = false
 
     @OptionGroup var backup: BackupOptions
@@ -135,7 +135,7 @@ struct Migrate: ParsableCommand {
         } else {
             emit("would fail; the store would be left as it is")
         }
-        if rejects != nil { emit("(a dry run writes no rejects file and takes no backup)") }
+        if rejects != nil || backup.backup != nil { emit("(a dry run writes no rejects file and takes no backup)") }
         writeAll(1, text)
         if let failure = p.failure { throw failure }
     }

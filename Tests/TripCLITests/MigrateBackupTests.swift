@@ -79,4 +79,16 @@ struct MigrateBackupTests {
         #expect(S.bytes(db) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["m.sqlite"])
     }
+
+    @Test("--dry-run with --backup FILE says the dry run takes no backup, and makes no FILE")
+    func dryRunNamesNoBackup() throws {
+        let (tmp, db) = try S.copy("trips-v1.sqlite", as: "m.sqlite")
+        let before = S.bytes(db)
+        let wanted = tmp.appendingPathComponent("kept.bak").path
+        let r = try CLI.tripconv("migrate", db, "--dry-run", "--backup", wanted)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.out.hasSuffix("(a dry run writes no rejects file and takes no backup)\n"), "\(r.out)")
+        #expect(S.bytes(db) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == ["m.sqlite"])
+    }
 }
