@@ -21,6 +21,9 @@ struct Schema: ParsableCommand {
     @Flag(name: .customLong("json"), help: "Print JSON (with --model: a model JSON that --model reads back).")
     var json = false
 
+    @Option(name: .customLong("pg-schema"), help: ArgumentHelp("With --model naming a PostgreSQL store: the schema its tables are in (default: the server's search path, usually public).", valueName: "name"))
+    var pgSchema: String?
+
     func run() throws {
         try runReportingErrors {
             if let model {
@@ -31,7 +34,10 @@ struct Schema: ParsableCommand {
                     writeAll(1, json ? PlanDescription.node(plan, name: model).render(indent: 2) + "\n" : PlanDescription.text(plan, name: model))
                     return
                 }
-                let store = try ModelDescription.read(model)
+                if pgSchema != nil && !Format.isPostgreSQLAddress(model) {
+                    throw TripError(.usage, "--pg-schema goes with --model naming a PostgreSQL store")
+                }
+                let store = try ModelDescription.read(model, pgSchema: pgSchema)
                 writeAll(1, json ? ModelDescription.node(store).render(indent: 2) + "\n" : ModelDescription.text(store, name: model))
                 return
             }

@@ -46,6 +46,12 @@ struct ObjectPGStoreCLITests {
                                     + "(tripconv_model); 3 entities: Component 1, CraftingRecipe 2, Item 4 objects"), "\(detect.out)\(detect.stderr)")
         let schema = try CLI.tripconv("schema", "--model", pg.server + " options=-csearch_path=\(pg.schema)")
         #expect(schema.status == 0 && schema.out.contains("    unique: name\n"), "\(schema.out)\(schema.stderr)")
+        // --pg-schema names the schema as convert's and detect's do; the same model either way.
+        let named = try CLI.tripconv("schema", "--model", pg.server, "--pg-schema", pg.schema)
+        #expect(named.status == 0 && named.out == schema.out.replacingOccurrences(of: " options=-csearch_path=\(pg.schema)", with: ""),
+                "\(named.out)\(named.stderr)")
+        let json = try CLI.tripconv("schema", "--model", pg.server, "--pg-schema", pg.schema, "--json")
+        #expect(json.status == 0 && json.out.contains("\"Component\""), "\(json.stderr)")
     }
 
     @Test("a Python-written store of every kind of relationship, through PostgreSQL: the same JSON Lines")
