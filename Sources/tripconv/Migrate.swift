@@ -141,7 +141,7 @@ struct Migrate: ParsableCommand {
     }
 
     /// A dry run's line for a name several trips share: their row ids and the fields that differ.
-    private static func sharedLine(_ d: SQLiteMigrationPreview.DuplicateName) -> String {
+    private static func sharedLine(_ d: StoreMigrationPreview.DuplicateName) -> String {
         var line = "  \(d.value.quotedForMessage): \(d.rowIDs.count) trips (row ids \(d.rowIDs.map(String.init).joined(separator: ", ")))"
         if d.conflicts.isEmpty {
             line += "; no values differ"

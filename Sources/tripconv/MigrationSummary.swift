@@ -4,7 +4,7 @@ import TripFormats
 /// A migration in place as the command line tells it, the same for `migrate` and `convert
 /// --migrate`: a line per stage (`-v`), the summary line, and the object `--report` keeps.
 struct MigrationSummary {
-    var report: SQLiteMigrationReport
+    var report: StoreMigrationReport
     /// The store as messages name it (a PostgreSQL address without its password).
     var store: String
     /// Whether the store is one that is backed up (SQLite): its line then says which backup, or none.

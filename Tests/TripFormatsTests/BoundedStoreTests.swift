@@ -67,7 +67,7 @@ struct BoundedStoreTests {
         try M.makeStore(Self.manyTrips, at: path, schema: TripSchemaV1.self)
         let store = try SQLiteStore.open(path: path)
         let expected = try store.previewMigration(to: TripSchemaV3.self, policy: .merge)
-        var summaries: [SQLiteMigrationPreview] = [], duplicates: [SQLiteMigrationPreview.DuplicateName] = [], ledger: [SetAsideRecord] = []
+        var summaries: [StoreMigrationPreview] = [], duplicates: [StoreMigrationPreview.DuplicateName] = [], ledger: [SetAsideRecord] = []
         let streamed = try store.previewMigration(to: TripSchemaV3.self, policy: .merge, memoryLimit: 64 << 10,
                                                   temporaryDirectory: scratch.path, summary: { summaries.append($0) },
                                                   duplicate: { duplicates.append($0) }, setAside: { ledger.append($0) })

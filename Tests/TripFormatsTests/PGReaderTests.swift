@@ -139,11 +139,11 @@ struct PGReaderTests {
             #expect(try store.columnNames(of: "absent") == [])
             #expect(try store.uniqueIndexes(of: "trips") == [])
             #expect(try store.uniqueIndexes(of: "living_accommodations") == [["trip_id"]])
-            let setNull = SQLiteForeignKey(table: "bucket_list_items", column: "trip_id", referencedTable: "trips", referencedColumn: "id",
+            let setNull = StoreForeignKey(table: "bucket_list_items", column: "trip_id", referencedTable: "trips", referencedColumn: "id",
                                            onDelete: "SET NULL")
             #expect(try store.foreignKeys(of: "bucket_list_items") == [setNull])
             #expect(try store.metadata() == ["schemaVersion": "1.0.0", "createdBy": "psql"])
-            #expect(try store.migrationHistory() == [SQLiteMigrationRecord(from: SchemaVersion(1, 0, 0), to: SchemaVersion(2, 0, 0),
+            #expect(try store.migrationHistory() == [StoreMigrationRecord(from: SchemaVersion(1, 0, 0), to: SchemaVersion(2, 0, 0),
                                                                             appliedAt: "2025-01-01T00:00:00Z", toolVersion: "0.1.0",
                                                                             stages: "1.0.0 -> 2.0.0 (custom)", tripsBefore: 4, tripsAfter: 3)])
             #expect(try store.tripCount() == 3)

@@ -91,7 +91,7 @@ struct PGWriterDifferentialTests {
         }
         try SQLiteTesting.expectSoundStore(path)
         let c = try SQLiteConnection(path: path, access: .reading)
-        let s = try c.prepare("SELECT \"id\" FROM \(quoted(SQLiteLayout(schema).rootTable)) ORDER BY \"id\"")
+        let s = try c.prepare("SELECT \"id\" FROM \(quoted(StoreLayout(schema).rootTable)) ORDER BY \"id\"")
         var ids: [Int64] = []
         while try s.step() { ids.append(s.int64(0)) }
         out.ledgers = ledgers.map { Self.ranked($0, ids: ids) }

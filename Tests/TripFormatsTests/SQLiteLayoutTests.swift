@@ -61,9 +61,9 @@ struct SQLiteLayoutTests {
         let store = try SQLiteStore.open(path: try store(at: version))
         let action = version.major < 3 ? "SET NULL" : "CASCADE"
         #expect(try store.foreignKeys(of: "bucket_list_items")
-                == [SQLiteForeignKey(table: "bucket_list_items", column: "trip_id", referencedTable: "trips", referencedColumn: "id", onDelete: action)])
+                == [StoreForeignKey(table: "bucket_list_items", column: "trip_id", referencedTable: "trips", referencedColumn: "id", onDelete: action)])
         #expect(try store.foreignKeys(of: "living_accommodations")
-                == [SQLiteForeignKey(table: "living_accommodations", column: "trip_id", referencedTable: "trips", referencedColumn: "id", onDelete: action)])
+                == [StoreForeignKey(table: "living_accommodations", column: "trip_id", referencedTable: "trips", referencedColumn: "id", onDelete: action)])
     }
 
     @Test("the DDL is derived from the declarations: 3.0.0 renames the date columns and cascades")

@@ -44,7 +44,7 @@ enum SQLiteMigrationTesting {
     /// Migrates through `SQLiteStore`, as `tripconv migrate` does.
     @discardableResult
     static func migrate(_ path: String, to schema: any VersionedSchema.Type = TripSchemaV3.self, policy: DeduplicationPolicy = .merge,
-                        backup: String? = nil, toolVersion: String = "0.1.0") throws -> SQLiteMigrationReport? {
+                        backup: String? = nil, toolVersion: String = "0.1.0") throws -> StoreMigrationReport? {
         let store = try SQLiteStore.open(path: path, readOnly: false)
         return try store.migrate(to: schema, policy: policy, toolVersion: toolVersion, backup: backup)
     }

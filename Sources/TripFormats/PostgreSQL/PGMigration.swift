@@ -18,7 +18,7 @@ enum PGMigration {
     /// Runs the stages from `version` to `target`; the caller holds the store's exclusive lock.
     static func run(_ c: PGConnection, from version: SchemaVersion, to target: any VersionedSchema.Type,
                     policy: DeduplicationPolicy, toolVersion: String, budget: SpillBudget,
-                    setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationReport {
+                    setAside: (SetAsideRecord) throws -> Void) throws -> StoreMigrationReport {
         let steps = try Migrator(TripMigrationPlan.self).path(from: version, to: target.versionIdentifier)
         guard steps.allSatisfy({ !$0.isReversed }), let source = TripMigrationPlan.schema(for: version) else {
             throw TripError.usage("\(c.name): store is at \(version), target is \(target.versionIdentifier); a store is never migrated down")
@@ -32,7 +32,7 @@ enum PGMigration {
             try context.insert(object, origin: RecordOrigin(source: c.name, record: Int(id)))
         }
         let tripsBefore = context.count
-        var records: [SQLiteMigrationRecord] = []
+        var records: [StoreMigrationRecord] = []
         for step in steps {
             let before = context.count
             do {
@@ -40,8 +40,8 @@ enum PGMigration {
             } catch let error as TripError {
                 throw TripError(error.kind, "\(c.name): cannot migrate the store: \(error.message)", notes: error.notes)
             }
-            records.append(SQLiteMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier,
-                                                 appliedAt: SQLiteMigration.now(), toolVersion: toolVersion,
+            records.append(StoreMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier,
+                                                 appliedAt: StoreMigration.now(), toolVersion: toolVersion,
                                                  stages: step.description, tripsBefore: before, tripsAfter: context.count))
         }
         // The tables of the target, and the trips back in them under their ids.
@@ -59,7 +59,7 @@ enum PGMigration {
         try PGStoreVersion.write(c, target.versionIdentifier, toolVersion: toolVersion, isNew: false)
         for record in records {
             _ = try c.query("""
-                INSERT INTO \(quoted(SQLiteLayout.migrationsTable))
+                INSERT INTO \(quoted(StoreLayout.migrationsTable))
                 ("from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after")
                 VALUES ($1, $2, $3, $4, $5, $6, $7)
                 """, [record.from.description, record.to.description, record.appliedAt, record.toolVersion, record.stages,
@@ -70,7 +70,7 @@ enum PGMigration {
             if entry.kind == .merged { merged += 1 } else if entry.kind == .dropped { dropped += 1 }
             try setAside(entry)
         }
-        var report = SQLiteMigrationReport(from: version, to: target.versionIdentifier, stages: records, ledger: [],
+        var report = StoreMigrationReport(from: version, to: target.versionIdentifier, stages: records, ledger: [],
                                            tripsBefore: tripsBefore, tripsAfter: context.count)
         report.merged = merged
         report.dropped = dropped
@@ -82,7 +82,7 @@ enum PGMigration {
     /// trip, with their ids (compared as bytes, as the unique index will) and the fields on which
     /// they differ (as the SQLite store's dry run tells them), read a batch at a time: the names
     /// 10,000 at a time, their trips about 4,096 at a time.
-    static func forEachSharedName(_ c: PGConnection, _ layout: PGLayout, _ body: (SQLiteMigrationPreview.DuplicateName) throws -> Void) throws {
+    static func forEachSharedName(_ c: PGConnection, _ layout: PGLayout, _ body: (StoreMigrationPreview.DuplicateName) throws -> Void) throws {
         let attribute = layout.tables.root.uniqueAttribute?.name ?? "name"
         let root = layout.tables.root, slot = root.attributeIndex(attribute)
         let loader = PGTripLoader(layout: layout, place: c.name)
@@ -93,7 +93,7 @@ enum PGMigration {
             let trips = try loader.load(c, ids: groups.flatMap(\.ids), root: layout.rootTable) { $0.name }
             for (value, ids) in groups {
                 let objects = ids.compactMap { trips[$0] }
-                let conflicts = slot.map { SQLiteMigration.conflicts(objects, entity: root, except: $0, schema: layout.schema) } ?? []
+                let conflicts = slot.map { StoreMigration.conflicts(objects, entity: root, except: $0, schema: layout.schema) } ?? []
                 try body(.init(attribute: attribute, value: value, rowIDs: ids, conflicts: conflicts))
             }
             groups.removeAll(keepingCapacity: true)
@@ -152,7 +152,7 @@ public enum PGStoreMigration {
                                memoryLimit: Int? = nil, temporaryDirectory: String? = nil, dryRun: Bool = false,
                                busyTimeoutMilliseconds: Int? = nil,
                                setAside: (SetAsideRecord) throws -> Void = { _ in },
-                               sharedName: ((SQLiteMigrationPreview.DuplicateName) throws -> Void)? = nil) throws -> SQLiteMigrationReport? {
+                               sharedName: ((StoreMigrationPreview.DuplicateName) throws -> Void)? = nil) throws -> StoreMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         let c = try PGConnection(address, schema: schema)
         try c.execute("BEGIN")
@@ -161,9 +161,9 @@ public enum PGStoreMigration {
             if let ms = busyTimeoutMilliseconds { try c.execute("SET LOCAL lock_timeout = \(max(ms, 1))") }
             try c.execute("SELECT pg_advisory_xact_lock(\(PGRecordWriter.lockKey))", doing: "cannot lock the store")
             guard let version = try PGStoreVersion.of(c) else {
-                throw TripError.data("\(c.name): not a trip store: it has no \(SQLiteLayout(target).rootTable) table")
+                throw TripError.data("\(c.name): not a trip store: it has no \(StoreLayout(target).rootTable) table")
             }
-            guard try SQLiteMigration.isNeeded(version: version, target: target, path: c.name, migrate: true) else {
+            guard try StoreMigration.isNeeded(version: version, target: target, path: c.name, migrate: true) else {
                 try c.execute("ROLLBACK")
                 return nil
             }

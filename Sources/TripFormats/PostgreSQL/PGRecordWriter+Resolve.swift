@@ -205,7 +205,7 @@ extension PGRecordWriter {
     }
 
     /// The columns of a related table as loaded: the trip's key, the position of a list, the attributes.
-    func childColumns(_ child: SQLiteLayout.ChildTable) -> [String] { layout.childColumns(child).map(quoted) }
+    func childColumns(_ child: StoreLayout.ChildTable) -> [String] { layout.childColumns(child).map(quoted) }
 
     private func makeReplacementTables() throws {
         let c = connection
@@ -354,7 +354,7 @@ struct PGTripLoader {
     let layout: PGLayout
     let place: String
 
-    func load(_ c: PGConnection, ids: [Int64], root: String, children table: (SQLiteLayout.ChildTable) -> String) throws -> [Int64: ModelObject] {
+    func load(_ c: PGConnection, ids: [Int64], root: String, children table: (StoreLayout.ChildTable) -> String) throws -> [Int64: ModelObject] {
         let array = "{" + ids.map(String.init).joined(separator: ",") + "}"
         let rootColumns = layout.tables.rootColumns
         let entity = layout.tables.root
@@ -373,7 +373,7 @@ struct PGTripLoader {
         for child in layout.children {
             let key = quoted(layout.foreignKey)
             let selected = child.columns.map { PGLayout.selected($0.name, $0.attribute.type) }.joined(separator: ", ")
-            let order = child.isToMany ? ", \(quoted(SQLiteLayout.positionColumn))" : ""
+            let order = child.isToMany ? ", \(quoted(StoreLayout.positionColumn))" : ""
             let rows = try c.query("SELECT \(key), \(selected) FROM \(quoted(table(child))) WHERE \(key) = ANY($1::bigint[]) ORDER BY \(key)\(order)", [array])
             for row in 0..<rows.rowCount {
                 let trip = rows.int64(row, 0)

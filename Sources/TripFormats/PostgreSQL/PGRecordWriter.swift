@@ -25,7 +25,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating
     /// Stored trips that incoming ones replaced under `last`.
     public internal(set) var replacedStoredTrips = 0
     /// The in-place migration run before writing (`--migrate`), if one was.
-    public private(set) var migration: SQLiteMigrationReport?
+    public private(set) var migration: StoreMigrationReport?
     /// The stored trips that migration merged or dropped.
     private var migrationSetAside: SetAsideLog?
     /// How many times a deadlock or serialization failure made the writer try again.
@@ -99,7 +99,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating
             try c.execute("BEGIN")
             try c.execute("SELECT pg_advisory_xact_lock_shared(\(Self.lockKey))", doing: "cannot lock the store")
             let version = try PGStoreVersion.of(c)
-            if let version, !(try SQLiteMigration.isNeeded(version: version, target: options.schema, path: name, migrate: options.migrate)) {
+            if let version, !(try StoreMigration.isNeeded(version: version, target: options.schema, path: name, migrate: options.migrate)) {
                 if isStaged, !(try layout.deferringStatements(c).isEmpty), attempt < 3 {
                     // A store whose foreign keys cannot be deferred (an earlier tripconv's, or another
                     // tool's): made deferrable once, alone, under the exclusive lock.
@@ -130,7 +130,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating
                 // Migrating: alone, under the exclusive lock.
                 try c.execute("SELECT pg_advisory_xact_lock(\(Self.lockKey))", doing: "cannot lock the store")
                 if let now = try PGStoreVersion.of(c),
-                   try SQLiteMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
+                   try StoreMigration.isNeeded(version: now, target: options.schema, path: name, migrate: options.migrate) {
                     // Migrated and loaded in one transaction, under the exclusive lock: all or nothing.
                     let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
                     let ledger = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
@@ -271,7 +271,7 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating
 /// A PostgreSQL store's version as the writer needs it: nil when the schema has no trips table.
 enum PGStoreVersion {
     static func of(_ c: PGConnection) throws -> SchemaVersion? {
-        let root = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
+        let root = StoreLayout(TripMigrationPlan.currentSchema).rootTable
         // In the schema the store's tables are created in, not anywhere on the search path; read
         // from pg_class under the statement's snapshot, not through `to_regclass`, whose cache keeps
         // an earlier look's "none" in a transaction begun before another loader created the table.
@@ -283,9 +283,9 @@ enum PGStoreVersion {
     /// Records the version in the metadata table (and who created the store, when new).
     static func write(_ c: PGConnection, _ version: SchemaVersion, toolVersion: String, isNew: Bool) throws {
         for sql in PGLayout.metadataStatements { try c.execute(sql) }
-        let upsert = "INSERT INTO \(quoted(SQLiteLayout.metadataTable)) (\"key\", \"value\") VALUES ($1, $2) "
+        let upsert = "INSERT INTO \(quoted(StoreLayout.metadataTable)) (\"key\", \"value\") VALUES ($1, $2) "
             + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\""
-        _ = try c.query(upsert, [SQLiteLayout.versionKey, version.description], doing: "cannot record the store's version")
+        _ = try c.query(upsert, [StoreLayout.versionKey, version.description], doing: "cannot record the store's version")
         if isNew { _ = try c.query(upsert, ["createdBy", "tripconv \(toolVersion)"], doing: "cannot record the store's version") }
     }
 

@@ -73,7 +73,7 @@ struct PGCopyBatch {
     }
 
     /// The column names of the trips' rows in a store's trips table.
-    var tripColumns: [String] { [SQLiteLayout.idColumn] + layout.tables.rootColumns.map(\.name) }
+    var tripColumns: [String] { [StoreLayout.idColumn] + layout.tables.rootColumns.map(\.name) }
 
     /// A trip under `id` (with `leading` fields after the id, for a staging table's extra columns),
     /// and its related rows naming it.
@@ -99,7 +99,7 @@ struct PGCopyBatch {
     /// order; the trips table's by default), each related table's into the table `childTable` names;
     /// then empties the batch.
     mutating func send(_ c: PGConnection, tripsTable: String, tripColumns: [String]? = nil,
-                       childTable: (SQLiteLayout.ChildTable) -> String) throws {
+                       childTable: (StoreLayout.ChildTable) -> String) throws {
         if trips.rows > 0 {
             try PGCopyBatch.copy(c, trips, into: tripsTable, tripColumns ?? self.tripColumns)
         }
@@ -113,7 +113,7 @@ struct PGCopyBatch {
     /// Sends the rows as `send` does and begins an empty batch: from `sender`'s thread when there is
     /// one (the full batch goes to it; this one is new), else here.
     mutating func send(_ c: PGConnection, via sender: PGSender?, tripsTable: String, tripColumns: [String]? = nil,
-                       childTable: @escaping (SQLiteLayout.ChildTable) -> String) throws {
+                       childTable: @escaping (StoreLayout.ChildTable) -> String) throws {
         guard trips.rows > 0 else { return }
         guard let sender else { return try send(c, tripsTable: tripsTable, tripColumns: tripColumns, childTable: childTable) }
         var full = self

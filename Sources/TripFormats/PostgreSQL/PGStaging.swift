@@ -39,7 +39,7 @@ struct PGStaging {
 
     /// The columns of the staging table, in COPY order.
     private var columns: [String] {
-        [SQLiteLayout.idColumn] + Self.originColumns + layout.tables.rootColumns.map { tripColumn($0.name) }
+        [StoreLayout.idColumn] + Self.originColumns + layout.tables.rootColumns.map { tripColumn($0.name) }
     }
 
     /// Creates the staging tables and the trips' view in the open transaction (dropped at its end).
@@ -54,7 +54,7 @@ struct PGStaging {
                       + "FROM \(quoted(Self.table))", doing: doing)
         for child in layout.children {
             var columns = ["\(quoted(layout.foreignKey)) bigint NOT NULL"]
-            if child.isToMany { columns.append("\(quoted(SQLiteLayout.positionColumn)) integer NOT NULL") }
+            if child.isToMany { columns.append("\(quoted(StoreLayout.positionColumn)) integer NOT NULL") }
             columns += child.columns.map(PGLayout.definition)
             try c.execute("CREATE TEMP TABLE \(quoted(viewName(child.name))) (\(columns.joined(separator: ", "))) ON COMMIT DROP", doing: doing)
         }
@@ -90,7 +90,7 @@ struct PGStaging {
     /// Moves the related rows of the trips not inserted (the ids in the temporary table `held`) from
     /// the store's tables into the staging table `heldTable` names. Can be run again (after a
     /// rollback to a savepoint).
-    func holdChildren(_ c: PGConnection, held: String, heldTable: (SQLiteLayout.ChildTable) -> String) throws {
+    func holdChildren(_ c: PGConnection, held: String, heldTable: (StoreLayout.ChildTable) -> String) throws {
         let key = quoted(layout.foreignKey)
         for child in layout.children {
             let names = layout.childColumns(child).map(quoted)

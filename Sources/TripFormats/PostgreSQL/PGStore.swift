@@ -29,7 +29,7 @@ public final class PGStore {
         return PGStore(connection: connection, found: try PGStoreStructure(connection).detect())
     }
 
-    private init(connection: PGConnection, found: SQLiteStoreStructure.Detected) {
+    private init(connection: PGConnection, found: DetectedStore) {
         self.connection = connection
         version = found.version; evidence = found.evidence; hasMetadata = found.hasMetadata
     }
@@ -45,24 +45,24 @@ public final class PGStore {
     /// The metadata table's entries (`schemaVersion`, `createdBy`); empty without one.
     public func metadata() throws -> [String: String] {
         guard hasMetadata else { return [:] }
-        let r = try connection.query("SELECT \"key\", \"value\" FROM \(quoted(SQLiteLayout.metadataTable))", doing: "cannot read the store's metadata")
+        let r = try connection.query("SELECT \"key\", \"value\" FROM \(quoted(StoreLayout.metadataTable))", doing: "cannot read the store's metadata")
         var out: [String: String] = [:]
         for row in 0..<r.rowCount { out[r.text(row, 0)] = r.text(row, 1) }
         return out
     }
 
     /// The migrations applied to the store in place, oldest first.
-    public func migrationHistory() throws -> [SQLiteMigrationRecord] {
-        guard try tableNames().contains(SQLiteLayout.migrationsTable) else { return [] }
+    public func migrationHistory() throws -> [StoreMigrationRecord] {
+        guard try tableNames().contains(StoreLayout.migrationsTable) else { return [] }
         let r = try connection.query("""
             SELECT "from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after"
-            FROM \(quoted(SQLiteLayout.migrationsTable)) ORDER BY "id"
+            FROM \(quoted(StoreLayout.migrationsTable)) ORDER BY "id"
             """, doing: "cannot read the store's migration history")
         return try (0..<r.rowCount).map { row in
             guard let from = SchemaVersion(r.text(row, 0)), let to = SchemaVersion(r.text(row, 1)) else {
                 throw TripError.data("\(name): migration history holds a version that is not one: \(r.text(row, 0).quotedForMessage) to \(r.text(row, 1).quotedForMessage)")
             }
-            return SQLiteMigrationRecord(from: from, to: to, appliedAt: r.text(row, 2), toolVersion: r.text(row, 3),
+            return StoreMigrationRecord(from: from, to: to, appliedAt: r.text(row, 2), toolVersion: r.text(row, 3),
                                          stages: r.text(row, 4), tripsBefore: Int(r.int64(row, 5)), tripsAfter: Int(r.int64(row, 6)))
         }
     }
@@ -89,7 +89,7 @@ public final class PGStore {
     }
 
     /// The foreign keys of a table, with their ON DELETE actions (`CASCADE`, `SET NULL`, …).
-    public func foreignKeys(of table: String) throws -> [SQLiteForeignKey] {
+    public func foreignKeys(of table: String) throws -> [StoreForeignKey] {
         try PGStoreStructure(connection).foreignKeys(of: table)
     }
 
@@ -100,7 +100,7 @@ public final class PGStore {
         var out: [String] = []
         let layout = PGLayout(TripMigrationPlan.schema(for: version)!)
         let tables = try tableNames()
-        let id = quoted(SQLiteLayout.idColumn), key = quoted(layout.foreignKey), root = quoted(layout.rootTable)
+        let id = quoted(StoreLayout.idColumn), key = quoted(layout.foreignKey), root = quoted(layout.rootTable)
         for child in layout.children where tables.contains(child.name) {
             guard try columnNames(of: child.name).contains(layout.foreignKey) else { continue }
             let r = try connection.query("""

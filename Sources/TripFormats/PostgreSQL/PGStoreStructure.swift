@@ -77,7 +77,7 @@ struct PGStoreStructure {
 
     /// The foreign keys of a table, a row per column, with their ON DELETE actions spelled as SQL
     /// spells them (`CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION`, `SET DEFAULT`).
-    func foreignKeys(of table: String) throws -> [SQLiteForeignKey] {
+    func foreignKeys(of table: String) throws -> [StoreForeignKey] {
         let r = try connection.query("""
             SELECT a.attname, rc.relname, ra.attname, k.confdeltype FROM pg_class c
             JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'f'
@@ -90,7 +90,7 @@ struct PGStoreStructure {
             """, [table], doing: "cannot read the store")
         let actions = ["a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"]
         return (0..<r.rowCount).map { row in
-            SQLiteForeignKey(table: table, column: r.text(row, 0), referencedTable: r.text(row, 1),
+            StoreForeignKey(table: table, column: r.text(row, 0), referencedTable: r.text(row, 1),
                              referencedColumn: r.text(row, 2), onDelete: actions[r.text(row, 3)] ?? r.text(row, 3))
         }
     }
@@ -98,15 +98,15 @@ struct PGStoreStructure {
     /// Tells the store's version: from tripconv's metadata where the current schema has it, else from
     /// the trips table's columns and whether its name has a single-column unique index. Confines the
     /// connection's search path to the current schema first.
-    func detect() throws -> SQLiteStoreStructure.Detected {
+    func detect() throws -> DetectedStore {
         let schema = try confine()
         let telling = StoreVersionTelling(name: connection.name, tables: try tableNames(), container: "schema \(quoted(schema))")
         try telling.requireRootTable()
         let rootTable = StoreVersionTelling.rootTable
         let uniqueSingles = Set(try uniqueIndexes(of: rootTable).filter { $0.count == 1 }.map { $0[0] })
         return try telling.detect(columns: try columns(of: rootTable), uniqueSingles: uniqueSingles, metadataVersion: {
-            let r = try connection.query("SELECT \"value\" FROM \(quoted(SQLiteLayout.metadataTable)) WHERE \"key\" = $1",
-                                         [SQLiteLayout.versionKey], doing: "cannot read the store's metadata")
+            let r = try connection.query("SELECT \"value\" FROM \(quoted(StoreLayout.metadataTable)) WHERE \"key\" = $1",
+                                         [StoreLayout.versionKey], doing: "cannot read the store's metadata")
             return r.rowCount > 0 && !r.isNull(0, 0) ? r.text(0, 0) : nil
         }, columnsOf: columns(of:))
     }

@@ -39,9 +39,9 @@ final class PGTripCursor {
     private var isStarted = false
 
     /// Declares the cursors (inside the caller's transaction) that read the store `found` describes.
-    init(_ connection: PGConnection, _ found: SQLiteStoreStructure.Detected) throws {
+    init(_ connection: PGConnection, _ found: DetectedStore) throws {
         name = connection.name
-        let layout = SQLiteLayout(found.schema)
+        let layout = StoreLayout(found.schema)
         let structure = PGStoreStructure(connection)
         var categories: [String: [String: String]] = [:]
         var attributes: [String: [String: AttributeType]] = [layout.rootTable: [:]]

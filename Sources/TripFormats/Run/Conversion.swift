@@ -28,7 +28,7 @@ public struct Conversion {
     /// so the summary's counts leave them out. The migration and its backup are undone when the
     /// run fails.
     public func run(_ inputs: [RunInput], observer: some RunObserver = .silent,
-                    migrated: (SQLiteMigrationReport) -> Void = { _ in }) throws -> ConversionSummary {
+                    migrated: (StoreMigrationReport) -> Void = { _ in }) throws -> ConversionSummary {
         let readOptions = self.readOptions, writeOptions = self.writeOptions
         let output = self.output, format = self.format, rejects = self.rejects
         var summary: ConversionSummary

@@ -208,7 +208,7 @@ public struct RunOptions: Sendable {
     /// as `backup` says; the trips merged or dropped go to the observer and the rejects file. Nil
     /// when the store was already at the target (another process migrated it since it was looked
     /// at), and nothing was written.
-    public func migrate(_ store: SQLiteStore, observer: some RunObserver) throws -> SQLiteMigrationReport? {
+    public func migrate(_ store: SQLiteStore, observer: some RunObserver) throws -> StoreMigrationReport? {
         let target = try targetSchema()
         return try migrating(observer: observer) { setAside in
             try withoutActuallyEscaping(setAside) { setAside in
@@ -223,8 +223,8 @@ public struct RunOptions: Sendable {
     /// the migration is rolled back and the entries go to the observer only. Nil when the store was
     /// already at the target.
     public func migrate(postgreSQL address: String, schema: String?, dryRun: Bool, busyTimeoutMilliseconds: Int? = nil,
-                        sharedName: ((SQLiteMigrationPreview.DuplicateName) throws -> Void)? = nil,
-                        observer: some RunObserver) throws -> SQLiteMigrationReport? {
+                        sharedName: ((StoreMigrationPreview.DuplicateName) throws -> Void)? = nil,
+                        observer: some RunObserver) throws -> StoreMigrationReport? {
         let target = try targetSchema()
         try refuseBackupOfPostgreSQL()
         var options = self
@@ -246,9 +246,9 @@ public struct RunOptions: Sendable {
     /// Runs a migration whose set-aside trips go to the observer and the rejects file, committed
     /// only when the migration was.
     private func migrating(observer: some RunObserver,
-                           _ body: (_ setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationReport?) throws -> SQLiteMigrationReport? {
+                           _ body: (_ setAside: (SetAsideRecord) throws -> Void) throws -> StoreMigrationReport?) throws -> StoreMigrationReport? {
         let rejects = try openRejects()
-        let report: SQLiteMigrationReport
+        let report: StoreMigrationReport
         do {
             guard let done = try body({ entry in
                 observer.settingAside(entry)

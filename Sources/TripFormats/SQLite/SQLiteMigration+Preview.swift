@@ -8,11 +8,11 @@ extension SQLiteMigration {
     /// What `run` would do. `summary` gets the stages and counts first; then `duplicate` each name
     /// several trips share, in the order of its first trip, and `setAside` each trip that would be
     /// merged or dropped. Returns the summary; its `duplicates` and `ledger` stay empty.
-    static func preview(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
+    static func preview(_ connection: SQLiteConnection, store: DetectedStore, to target: any VersionedSchema.Type,
                         policy: DeduplicationPolicy, budget: SpillBudget,
-                        summary: (SQLiteMigrationPreview) throws -> Void,
-                        duplicate: (SQLiteMigrationPreview.DuplicateName) throws -> Void,
-                        setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationPreview {
+                        summary: (StoreMigrationPreview) throws -> Void,
+                        duplicate: (StoreMigrationPreview.DuplicateName) throws -> Void,
+                        setAside: (SetAsideRecord) throws -> Void) throws -> StoreMigrationPreview {
         let path = connection.path
         let steps = try Migrator(TripMigrationPlan.self).path(from: store.version, to: target.versionIdentifier)
         guard steps.allSatisfy({ !$0.isReversed }) else {
@@ -20,7 +20,7 @@ extension SQLiteMigration {
         }
         let context = MigrationContext(schema: store.schema, policy: policy, holding: SpillingTrips(budget: budget))
         try forEachTrip(connection, store: store) { _, record in try context.insert(record.object, origin: record.origin) }
-        var preview = SQLiteMigrationPreview(from: store.version, to: target.versionIdentifier, policy: policy, stages: [],
+        var preview = StoreMigrationPreview(from: store.version, to: target.versionIdentifier, policy: policy, stages: [],
                                              duplicates: [], ledger: [], failure: nil,
                                              tripsBefore: context.count, tripsAfter: context.count)
         var becomingUnique: [String] = []
@@ -65,7 +65,7 @@ extension SQLiteMigration {
     /// The attributes of the store's root that the step makes unique. The values are looked for in
     /// the store as it is, so the step must start from the store's version (the plan's first stage
     /// does: 1.0.0 -> 2.0.0).
-    private static func attributesBecomingUnique(_ step: Migrator<TripMigrationPlan>.Step, store: SQLiteStoreStructure.Detected,
+    private static func attributesBecomingUnique(_ step: Migrator<TripMigrationPlan>.Step, store: DetectedStore,
                                                  path: String) throws -> [String] {
         let mapping = try LightweightMapping(from: step.from, to: step.to)
         let root = step.from.rootEntity
@@ -86,20 +86,20 @@ extension SQLiteMigration {
 
     /// How many values of `attribute` several trips of the store share.
     private static func sharedValueCount(of attribute: String, _ connection: SQLiteConnection,
-                                         store: SQLiteStoreStructure.Detected) throws -> Int {
-        let table = quoted(SQLiteLayout(store.schema).rootTable), column = quoted(attribute)
+                                         store: DetectedStore) throws -> Int {
+        let table = quoted(StoreLayout(store.schema).rootTable), column = quoted(attribute)
         let sql = "SELECT count(*) FROM (SELECT 1 FROM \(table) WHERE \(column) IS NOT NULL GROUP BY \(column) HAVING count(*) > 1)"
         return Int(try connection.integer(sql) ?? 0)
     }
 
     /// Calls `body` with each value of `attribute` that several trips of the store share, in the
     /// order of its first trip, with the fields on which those trips differ.
-    private static func sharedValues(of attribute: String, _ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected,
-                                     _ body: (SQLiteMigrationPreview.DuplicateName) throws -> Void) throws {
+    private static func sharedValues(of attribute: String, _ connection: SQLiteConnection, store: DetectedStore,
+                                     _ body: (StoreMigrationPreview.DuplicateName) throws -> Void) throws {
         let path = connection.path, root = store.schema.rootEntity
         guard let slot = root.attributeIndex(attribute) else { return }
-        let layout = SQLiteLayout(store.schema)
-        let id = quoted(SQLiteLayout.idColumn), table = quoted(layout.rootTable), column = quoted(attribute)
+        let layout = StoreLayout(store.schema)
+        let id = quoted(StoreLayout.idColumn), table = quoted(layout.rootTable), column = quoted(attribute)
         // Two sorts, each on disk past SQLite's cache: by the value (a window over each value's
         // rows), then by each group's first row. (A join of the table with its own GROUP BY has
         // no index to use and SQLite runs it as a nested loop: quadratic, hours at 10M trips.)
@@ -116,7 +116,7 @@ extension SQLiteMigration {
         func report() throws {
             guard let key = members.first?.trip.attributes[slot] else { return }
             try body(.init(attribute: attribute, value: key.stringValue ?? key.literal, rowIDs: members.map(\.id),
-                           conflicts: conflicts(members.map(\.trip), entity: root, except: slot, schema: store.schema)))
+                           conflicts: StoreMigration.conflicts(members.map(\.trip), entity: root, except: slot, schema: store.schema)))
             members.removeAll(keepingCapacity: true)
         }
         while try shared.step() {
@@ -130,41 +130,5 @@ extension SQLiteMigration {
             members.append((rowID, record.object))
         }
         try report()
-    }
-
-    static func conflicts(_ objects: [ModelObject], entity: Entity, except key: Int,
-                                  schema: any VersionedSchema.Type) -> [SQLiteMigrationPreview.Conflict] {
-        var out: [SQLiteMigrationPreview.Conflict] = []
-        func add(_ field: String, _ texts: [String]) {
-            var distinct: [String] = []
-            for t in texts where !distinct.contains(t) { distinct.append(t) }
-            if distinct.count > 1 { out.append(.init(field: field, values: distinct)) }
-        }
-        for (slot, attribute) in entity.attributes.enumerated() where slot != key && !attribute.isTransient {
-            add(attribute.name, objects.map { text($0.attributes[slot]) })
-        }
-        for (slot, relationship) in entity.relationships.enumerated() {
-            add(relationship.name, objects.map { object -> String in
-                guard slot < object.relationships.count else { return "none" }
-                switch object.relationships[slot] {
-                case .toMany(let items):
-                    let titles = items.map { $0.attributes.first.map(text) ?? "" }
-                    return "\(items.count) item\(items.count == 1 ? "" : "s")" + (items.isEmpty ? "" : ": " + titles.joined(separator: ", "))
-                case .toOne(let object?):
-                    return object.attributes.map(text).filter { !$0.isEmpty }.joined(separator: ", ")
-                case .toOne(nil):
-                    return "none"
-                }
-            })
-        }
-        return out
-    }
-
-    private static func text(_ value: Value) -> String {
-        switch value {
-        case .string(let s): return s
-        case .date(let t): return t.iso8601
-        default: return value.literal
-        }
     }
 }

@@ -25,24 +25,9 @@ import TripKit
 enum SQLiteMigration {
     /// Whether a store at its version must be migrated to take trips at `target`: false when it is
     /// there already; a usage error when it is newer, or older without `migrate`.
-    static func isNeeded(store: SQLiteStoreStructure.Detected, target: any VersionedSchema.Type, path: String,
+    static func isNeeded(store: DetectedStore, target: any VersionedSchema.Type, path: String,
                          migrate: Bool) throws -> Bool {
-        try isNeeded(version: store.version, target: target, path: path, migrate: migrate)
-    }
-
-    /// Whether a store at `version` must be migrated to take trips at `target` (any kind of store).
-    static func isNeeded(version: SchemaVersion, target: any VersionedSchema.Type, path: String, migrate: Bool) throws -> Bool {
-        let wanted = target.versionIdentifier
-        if version == wanted { return false }
-        if version > wanted {
-            throw TripError.usage("\(path): store is at \(version), target is \(wanted); a store is never migrated down",
-                                  notes: ["convert the store into a new file to get a \(wanted) copy"])
-        }
-        guard migrate else {
-            throw TripError.usage("\(path): store is at \(version), target is \(wanted); pass --migrate to migrate it in place",
-                                  notes: ["or run `tripconv migrate \(path)` first"])
-        }
-        return true
+        try StoreMigration.isNeeded(version: store.version, target: target, path: path, migrate: migrate)
     }
 
     /// A migration in place, as `tripconv migrate` (`SQLiteStore.migrate`) and `convert --migrate`
@@ -53,9 +38,9 @@ enum SQLiteMigration {
     /// it has committed. A backup is removed again when the stages fail; when the caller's
     /// transaction does not commit, the caller removes `report.backup`: a migration that changed
     /// nothing leaves no backup behind.
-    static func inPlace(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
+    static func inPlace(_ connection: SQLiteConnection, store: DetectedStore, to target: any VersionedSchema.Type,
                         policy: DeduplicationPolicy, toolVersion: String, budget: SpillBudget, backup: StoreBackup,
-                        busyTimeout: Int32) throws -> (report: SQLiteMigrationReport, setAside: SetAsideLog) {
+                        busyTimeout: Int32) throws -> (report: StoreMigrationReport, setAside: SetAsideLog) {
         let path = connection.path
         var taken: String?
         if let name = backup.name(store: path, version: store.version) {
@@ -78,15 +63,15 @@ enum SQLiteMigration {
     /// Applies the plan's stages from the store's version to the target, in the open transaction.
     /// The trips merged or dropped go to `setAside` (in memory up to the budget's bound, then on
     /// disk); the caller passes them on once the transaction has committed.
-    static func run(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, to target: any VersionedSchema.Type,
+    static func run(_ connection: SQLiteConnection, store: DetectedStore, to target: any VersionedSchema.Type,
                     policy: DeduplicationPolicy, toolVersion: String, budget: SpillBudget,
-                    setAside: SetAsideLog? = nil) throws -> SQLiteMigrationReport {
+                    setAside: SetAsideLog? = nil) throws -> StoreMigrationReport {
         let path = connection.path
         let steps = try Migrator(TripMigrationPlan.self).path(from: store.version, to: target.versionIdentifier)
         guard steps.allSatisfy({ !$0.isReversed }) else {
             throw TripError.usage("\(path): store is at \(store.version), target is \(target.versionIdentifier); a store is never migrated down")
         }
-        for sql in SQLiteLayout.metadataStatements { try connection.execute(sql) }
+        for sql in StoreLayout.metadataStatements { try connection.execute(sql) }
         let tripsBefore = try tripCount(connection, store.schema)
         var current = store
         let ledger = setAside ?? SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
@@ -95,7 +80,7 @@ enum SQLiteMigration {
             if record.kind == .merged { merged += 1 } else if record.kind == .dropped { dropped += 1 }
             try ledger.append(record)
         }
-        var records: [SQLiteMigrationRecord] = []
+        var records: [StoreMigrationRecord] = []
         for step in steps {
             let before = try tripCount(connection, step.from)
             if case .custom(_, _, let willMigrate?, _) = step.stage {
@@ -107,18 +92,18 @@ enum SQLiteMigration {
             if case .custom(_, _, _, let didMigrate?) = step.stage {
                 try runCustomCode(didMigrate, connection, store: current, policy: policy, budget: budget, setAside: note)
             }
-            let record = SQLiteMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier, appliedAt: now(),
+            let record = StoreMigrationRecord(from: step.from.versionIdentifier, to: step.to.versionIdentifier, appliedAt: StoreMigration.now(),
                                                toolVersion: toolVersion, stages: step.description,
                                                tripsBefore: before, tripsAfter: try tripCount(connection, step.to))
             try insertHistory(connection, record)
             records.append(record)
         }
-        let problems = try SQLiteStructuralStep.foreignKeyProblems(connection, layout: SQLiteLayout(target))
+        let problems = try SQLiteStructuralStep.foreignKeyProblems(connection, layout: StoreLayout(target))
         guard problems.isEmpty else {
             throw TripError.data("\(path): cannot migrate the store: \(problems.joined(separator: ", ")) refer to trips that are not there",
                                  notes: ["`sqlite3 \(path) 'PRAGMA foreign_key_check'` lists them; the store was left as it was"])
         }
-        var report = SQLiteMigrationReport(from: store.version, to: target.versionIdentifier, stages: records, ledger: [],
+        var report = StoreMigrationReport(from: store.version, to: target.versionIdentifier, stages: records, ledger: [],
                                            tripsBefore: tripsBefore, tripsAfter: try tripCount(connection, target))
         report.merged = merged
         report.dropped = dropped
@@ -129,7 +114,7 @@ enum SQLiteMigration {
 
     /// Calls `body` with each trip of the store in row-id order, with its row id; the `N`th has
     /// record `N` in its origin. A trip that cannot be read stops the migration.
-    static func forEachTrip(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected,
+    static func forEachTrip(_ connection: SQLiteConnection, store: DetectedStore,
                             _ body: (Int64, TripRecord) throws -> Void) throws {
         let path = connection.path
         let cursor = try StoreTripCursor(connection, try store.tripQueries(path, byID: false))
@@ -144,7 +129,7 @@ enum SQLiteMigration {
     /// Runs a stage's code on the store's trips, held under the budget (spilled past it, as a
     /// conversion's are), and writes back what it changed; what it set aside goes to `setAside`.
     private static func runCustomCode(_ code: @Sendable (MigrationContext) throws -> Void, _ connection: SQLiteConnection,
-                                      store: SQLiteStoreStructure.Detected, policy: DeduplicationPolicy, budget: SpillBudget,
+                                      store: DetectedStore, policy: DeduplicationPolicy, budget: SpillBudget,
                                       setAside: (SetAsideRecord) throws -> Void) throws {
         let context = MigrationContext(schema: store.schema, policy: policy, holding: SpillingTrips(budget: budget))
         try forEachTrip(connection, store: store) { _, record in try context.insert(record.object, origin: record.origin) }
@@ -160,12 +145,12 @@ enum SQLiteMigration {
     // MARK: - Bookkeeping
 
     static func tripCount(_ connection: SQLiteConnection, _ schema: any VersionedSchema.Type) throws -> Int {
-        Int(try connection.integer("SELECT count(*) FROM \(quoted(SQLiteLayout(schema).rootTable))") ?? 0)
+        Int(try connection.integer("SELECT count(*) FROM \(quoted(StoreLayout(schema).rootTable))") ?? 0)
     }
 
-    private static func insertHistory(_ connection: SQLiteConnection, _ record: SQLiteMigrationRecord) throws {
+    private static func insertHistory(_ connection: SQLiteConnection, _ record: StoreMigrationRecord) throws {
         let insert = try connection.prepare("""
-            INSERT INTO \(quoted(SQLiteLayout.migrationsTable))
+            INSERT INTO \(quoted(StoreLayout.migrationsTable))
             ("from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after")
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             """, doing: "cannot record the migration")
@@ -182,10 +167,10 @@ enum SQLiteMigration {
     /// Creates the metadata tables where missing and records the version: `schemaVersion` in the
     /// metadata table and the major number in `PRAGMA user_version`.
     static func writeVersion(_ connection: SQLiteConnection, _ version: SchemaVersion, toolVersion: String, isNew: Bool) throws {
-        for sql in SQLiteLayout.metadataStatements { try connection.execute(sql) }
-        let set = try connection.prepare("INSERT OR REPLACE INTO \(quoted(SQLiteLayout.metadataTable)) (\"key\", \"value\") VALUES (?1, ?2)",
+        for sql in StoreLayout.metadataStatements { try connection.execute(sql) }
+        let set = try connection.prepare("INSERT OR REPLACE INTO \(quoted(StoreLayout.metadataTable)) (\"key\", \"value\") VALUES (?1, ?2)",
                                          doing: "cannot record the store's version")
-        try set.bind(1, SQLiteLayout.versionKey)
+        try set.bind(1, StoreLayout.versionKey)
         try set.bind(2, version.description)
         try set.run()
         if isNew {
@@ -197,10 +182,4 @@ enum SQLiteMigration {
         try connection.execute("PRAGMA user_version = \(version.major)")
     }
 
-    /// The time now, as ISO 8601 text to the second.
-    static func now() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Timestamp(milliseconds: Int64(ts.tv_sec) * 1000).iso8601
-    }
 }

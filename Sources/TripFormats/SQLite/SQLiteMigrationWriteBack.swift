@@ -15,10 +15,10 @@ import TripKit
 /// once the walk is over, so the store is never changed under a statement still reading it.
 struct SQLiteMigrationWriteBack {
     let connection: SQLiteConnection
-    let store: SQLiteStoreStructure.Detected
+    let store: DetectedStore
     let budget: SpillBudget
 
-    init(_ connection: SQLiteConnection, store: SQLiteStoreStructure.Detected, budget: SpillBudget) {
+    init(_ connection: SQLiteConnection, store: DetectedStore, budget: SpillBudget) {
         self.connection = connection; self.store = store; self.budget = budget
     }
 
@@ -30,12 +30,12 @@ struct SQLiteMigrationWriteBack {
         let changed = SpillingTrips(budget: budget), added = SpillingTrips(budget: budget)
         try walk(context, deleted: deleted, changed: changed, added: added)
         guard deleted.count > 0 || changed.count > 0 || added.count > 0 else { return }
-        let layout = SQLiteLayout(store.schema)
+        let layout = StoreLayout(store.schema)
         // Foreign keys are off, so nothing cascades: related rows are deleted by trip.
         let deleteChildren = try layout.children.map {
             try connection.prepare("DELETE FROM \(quoted($0.name)) WHERE \(quoted(layout.foreignKey)) = ?1", doing: "cannot migrate the store")
         }
-        let deleteRoot = try connection.prepare("DELETE FROM \(quoted(layout.rootTable)) WHERE \(quoted(SQLiteLayout.idColumn)) = ?1",
+        let deleteRoot = try connection.prepare("DELETE FROM \(quoted(layout.rootTable)) WHERE \(quoted(StoreLayout.idColumn)) = ?1",
                                                 doing: "cannot migrate the store")
         func deleteRelated(_ id: Int64) throws {
             for s in deleteChildren {

@@ -24,15 +24,15 @@ public final class SQLiteRecordReader: StoreRecordReader {
     }
 }
 
-extension SQLiteStoreStructure.Detected {
-    /// The statements that read the store's trips in `SQLiteLayout`'s tables: the trips in id order,
+extension DetectedStore {
+    /// The statements that read the store's trips in `StoreLayout`'s tables: the trips in id order,
     /// and each relationship's table merge-joined on its foreign key, in list order. With `byID`, the
     /// one trip whose id `StoreTripCursor.rewind(key:)` names. `selecting` gives the expression that
     /// selects an attribute's column of a table (the column itself; PostgreSQL's readers format dates).
     func tripQueries(_ path: String, byID: Bool,
                      selecting: (_ table: String, _ column: String) -> String = { quoted($1) }) throws -> StoreTripQueries {
-        let layout = SQLiteLayout(schema)
-        let id = SQLiteLayout.idColumn
+        let layout = StoreLayout(schema)
+        let id = StoreLayout.idColumn
         guard rootColumns.contains(id) else {
             throw TripError.data("\(path): the \(layout.rootTable) table has no \(id) column")
         }
@@ -47,10 +47,10 @@ extension SQLiteStoreStructure.Detected {
             guard columns.contains(key) else {
                 throw TripError.data("\(path): the \(table.name) table has no \(key) column")
             }
-            let skipped: Set<String> = [id, key, SQLiteLayout.positionColumn]
+            let skipped: Set<String> = [id, key, StoreLayout.positionColumn]
             let names = columns.filter { !skipped.contains($0) }
             var order = [quoted(key)]
-            if columns.contains(SQLiteLayout.positionColumn) { order.append(quoted(SQLiteLayout.positionColumn)) }
+            if columns.contains(StoreLayout.positionColumn) { order.append(quoted(StoreLayout.positionColumn)) }
             if columns.contains(id) { order.append(quoted(id)) }
             let filter = byID ? "\(quoted(key)) = ?1" : "\(quoted(key)) IS NOT NULL"
             let sql = "SELECT \(([quoted(key)] + names.map { selecting(table.name, $0) }).joined(separator: ", ")) FROM \(quoted(table.name)) "

@@ -31,14 +31,14 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigra
     /// Stored trips replaced in this run: a second replacement of one replaces this run's trip.
     private var replacedIDs = RowIDSet()
     /// The in-place migration run before writing, if one was.
-    public private(set) var migration: SQLiteMigrationReport?
+    public private(set) var migration: StoreMigrationReport?
     /// The stored trips that migration merged or dropped.
     private var migrationSetAside: SetAsideLog?
     /// The backup that migration took, until the transaction commits: removed if it does not.
     private var uncommittedBackup: String?
 
     private let options: WriteOptions
-    private let layout: SQLiteLayout
+    private let layout: StoreLayout
     private let temporaryPath: String?
     private var connection: SQLiteConnection?
     private var rows: SQLiteRowWriter?
@@ -82,7 +82,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigra
         self.options = options
         let budget = options.budget ?? SpillBudget(limit: SpillBudget.defaultLimit)
         setAside = SetAsideLog(directory: budget.directory, memoryLimit: budget.setAsideInMemory)
-        layout = SQLiteLayout(options.schema)
+        layout = StoreLayout(options.schema)
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         if try SQLiteRecordWriter.isSQLiteFile(path) {
             isUpdatingExistingStore = true
@@ -115,7 +115,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigra
                     try SQLiteMigration.writeVersion(c, options.schema.versionIdentifier, toolVersion: options.toolVersion, isNew: false)
                 }
                 rows = try SQLiteRowWriter(c, layout: layout)
-                let last = try c.prepare("SELECT coalesce(max(\(quoted(SQLiteLayout.idColumn))), 0) FROM \(quoted(layout.rootTable))")
+                let last = try c.prepare("SELECT coalesce(max(\(quoted(StoreLayout.idColumn))), 0) FROM \(quoted(layout.rootTable))")
                 storedIDLimit = try last.step() ? last.int64(0) : 0
             } catch {
                 c.rollbackQuietly()
@@ -258,7 +258,7 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigra
     private func duplicateStatements(_ c: SQLiteConnection) throws -> DuplicateStatements {
         if let duplicates { return duplicates }
         guard let unique = layout.uniqueColumn else { preconditionFailure("only a unique name has duplicates") }
-        let id = quoted(SQLiteLayout.idColumn), table = quoted(layout.rootTable)
+        let id = quoted(StoreLayout.idColumn), table = quoted(layout.rootTable)
         let made = DuplicateStatements(
             lookup: try c.prepare("SELECT \(id) FROM \(table) WHERE \(quoted(unique.name)) = ?1"),
             deleteRoot: try c.prepare("DELETE FROM \(table) WHERE \(id) = ?1", doing: "cannot replace a trip"),

@@ -11,7 +11,7 @@ import TripKit
 ///
 /// Values are bound from `SQLiteRowValues`, whose text SQLite reads in place instead of copying.
 final class SQLiteRowWriter {
-    let layout: SQLiteLayout
+    let layout: StoreLayout
     private let connection: SQLiteConnection
     private let insertRoot: SQLiteStatement
     /// The attribute slots of the root's columns, in parameter order (plain integers: the per-row
@@ -49,7 +49,7 @@ final class SQLiteRowWriter {
         private let doing: String
         let rows = SQLiteRowValues()
 
-        init(_ child: SQLiteLayout.ChildTable, layout: SQLiteLayout, connection: SQLiteConnection) throws {
+        init(_ child: StoreLayout.ChildTable, layout: StoreLayout, connection: SQLiteConnection) throws {
             relationshipSlot = child.slot
             attributeSlots = child.columns.map(\.slot)
             isToMany = child.isToMany
@@ -83,7 +83,7 @@ final class SQLiteRowWriter {
         }
     }
 
-    init(_ connection: SQLiteConnection, layout: SQLiteLayout) throws {
+    init(_ connection: SQLiteConnection, layout: StoreLayout) throws {
         self.connection = connection
         self.layout = layout
         insertRoot = try connection.prepare(layout.insertRootSQL, doing: "cannot write a trip")
@@ -119,7 +119,7 @@ final class SQLiteRowWriter {
     func insertAll<C: Collection>(_ objects: C) throws -> Bool where C.Element == ModelObject {
         precondition(objects.count == rootBatchRows)
         let largest = try largestRootID ?? connection.prepare(
-            "SELECT coalesce(max(\(quoted(SQLiteLayout.idColumn))), 0) FROM \(quoted(layout.rootTable))", doing: "cannot write a trip")
+            "SELECT coalesce(max(\(quoted(StoreLayout.idColumn))), 0) FROM \(quoted(layout.rootTable))", doing: "cannot write a trip")
         largestRootID = largest
         guard try largest.step() else { return false }
         let before = largest.int64(0)
@@ -137,7 +137,7 @@ final class SQLiteRowWriter {
         guard inserted == objects.count, connection.lastInsertedRowID == before + Int64(inserted) else {
             if inserted > 0 {
                 let undo = try deleteRootsAbove ?? connection.prepare(
-                    "DELETE FROM \(quoted(layout.rootTable)) WHERE \(quoted(SQLiteLayout.idColumn)) > ?1", doing: "cannot write a trip")
+                    "DELETE FROM \(quoted(layout.rootTable)) WHERE \(quoted(StoreLayout.idColumn)) > ?1", doing: "cannot write a trip")
                 deleteRootsAbove = undo
                 try undo.bind(1, before)
                 try undo.run()
@@ -156,7 +156,7 @@ final class SQLiteRowWriter {
     /// next ones. OR IGNORE: a row a constraint refuses is skipped and the statement goes on (no
     /// statement rollback, which a store written without a journal should not rely on).
     private func insertRootsSQL(rows: Int) -> String {
-        let names = [SQLiteLayout.idColumn] + layout.rootColumns.map(\.name)
+        let names = [StoreLayout.idColumn] + layout.rootColumns.map(\.name)
         let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
         return "INSERT OR IGNORE INTO \(quoted(layout.rootTable)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")

@@ -28,7 +28,7 @@ extension SQLiteStore {
     public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                         toolVersion: String = WriteOptions().toolVersion, backup: StoreBackup = .none,
                         memoryLimit: Int? = nil, temporaryDirectory: String? = nil,
-                        setAside: ((SetAsideRecord) throws -> Void)? = nil) throws -> SQLiteMigrationReport? {
+                        setAside: ((SetAsideRecord) throws -> Void)? = nil) throws -> StoreMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         guard !isReadOnly else { throw TripError.usage("\(path): opened read-only; open it with readOnly: false to migrate it") }
         // SQLite's procedure for rebuilding tables wants foreign keys off, and the pragma is a no-op
@@ -70,7 +70,7 @@ extension SQLiteStore {
     /// name is taken), or taking no backup when it is nil: `migrate(to:…backup:)` with `.file` or `.none`.
     @discardableResult
     public func migrate(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
-                        toolVersion: String = WriteOptions().toolVersion, backup: String?) throws -> SQLiteMigrationReport? {
+                        toolVersion: String = WriteOptions().toolVersion, backup: String?) throws -> StoreMigrationReport? {
         try migrate(to: target, policy: policy, toolVersion: toolVersion, backup: backup.map(StoreBackup.file) ?? .none)
     }
 
@@ -78,8 +78,8 @@ extension SQLiteStore {
     /// the tables, the names that several trips share with the fields on which they differ, and the
     /// trips that would be merged or dropped. A target older than the store is a usage error. The
     /// whole preview is in memory; the other `previewMigration` streams it.
-    public func previewMigration(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge) throws -> SQLiteMigrationPreview {
-        var duplicates: [SQLiteMigrationPreview.DuplicateName] = [], ledger: [SetAsideRecord] = []
+    public func previewMigration(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge) throws -> StoreMigrationPreview {
+        var duplicates: [StoreMigrationPreview.DuplicateName] = [], ledger: [SetAsideRecord] = []
         var preview = try previewMigration(to: target, policy: policy, summary: { _ in },
                                            duplicate: { duplicates.append($0) }, setAside: { ledger.append($0) })
         preview.duplicates = duplicates
@@ -93,9 +93,9 @@ extension SQLiteStore {
     /// `--memory-limit`'s), the rest in anonymous temporary files in `temporaryDirectory`.
     public func previewMigration(to target: any VersionedSchema.Type, policy: DeduplicationPolicy = .merge,
                                  memoryLimit: Int? = nil, temporaryDirectory: String? = nil,
-                                 summary: (SQLiteMigrationPreview) throws -> Void,
-                                 duplicate: (SQLiteMigrationPreview.DuplicateName) throws -> Void,
-                                 setAside: (SetAsideRecord) throws -> Void) throws -> SQLiteMigrationPreview {
+                                 summary: (StoreMigrationPreview) throws -> Void,
+                                 duplicate: (StoreMigrationPreview.DuplicateName) throws -> Void,
+                                 setAside: (SetAsideRecord) throws -> Void) throws -> StoreMigrationPreview {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         try connection.execute("BEGIN", doing: "cannot read the store")
         defer { connection.rollbackQuietly() }

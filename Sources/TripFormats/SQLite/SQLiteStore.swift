@@ -55,7 +55,7 @@ public final class SQLiteStore {
         }
     }
 
-    private init(path: String, connection: SQLiteConnection, snapshot: StoreSnapshot?, found: SQLiteStoreStructure.Detected,
+    private init(path: String, connection: SQLiteConnection, snapshot: StoreSnapshot?, found: DetectedStore,
                  busyTimeout: Int32) {
         self.path = path; self.isReadOnly = snapshot != nil; self.connection = connection; self.snapshot = snapshot
         self.busyTimeout = busyTimeout
@@ -89,25 +89,25 @@ public final class SQLiteStore {
     /// The metadata table's entries (`schemaVersion`, `createdBy`); empty without one.
     public func metadata() throws -> [String: String] {
         guard hasMetadata else { return [:] }
-        let s = try connection.prepare("SELECT \"key\", \"value\" FROM \(quoted(SQLiteLayout.metadataTable))")
+        let s = try connection.prepare("SELECT \"key\", \"value\" FROM \(quoted(StoreLayout.metadataTable))")
         var out: [String: String] = [:]
         while try s.step() { out[s.text(0)] = s.text(1) }
         return out
     }
 
     /// The migrations applied to the store in place, oldest first.
-    public func migrationHistory() throws -> [SQLiteMigrationRecord] {
-        guard try tableNames().contains(SQLiteLayout.migrationsTable) else { return [] }
+    public func migrationHistory() throws -> [StoreMigrationRecord] {
+        guard try tableNames().contains(StoreLayout.migrationsTable) else { return [] }
         let s = try connection.prepare("""
             SELECT "from_version", "to_version", "applied_at", "tool_version", "stages", "trips_before", "trips_after"
-            FROM \(quoted(SQLiteLayout.migrationsTable)) ORDER BY "id"
+            FROM \(quoted(StoreLayout.migrationsTable)) ORDER BY "id"
             """)
-        var out: [SQLiteMigrationRecord] = []
+        var out: [StoreMigrationRecord] = []
         while try s.step() {
             guard let from = SchemaVersion(s.text(0)), let to = SchemaVersion(s.text(1)) else {
                 throw TripError.data("\(path): migration history holds a version that is not one: \(s.text(0).quotedForMessage) to \(s.text(1).quotedForMessage)")
             }
-            out.append(SQLiteMigrationRecord(from: from, to: to, appliedAt: s.text(2), toolVersion: s.text(3),
+            out.append(StoreMigrationRecord(from: from, to: to, appliedAt: s.text(2), toolVersion: s.text(3),
                                              stages: s.text(4), tripsBefore: Int(s.int64(5)), tripsAfter: Int(s.int64(6))))
         }
         return out
@@ -115,7 +115,7 @@ public final class SQLiteStore {
 
     /// The number of rows in the trips table.
     public func tripCount() throws -> Int {
-        let table = SQLiteLayout(TripMigrationPlan.currentSchema).rootTable
+        let table = StoreLayout(TripMigrationPlan.currentSchema).rootTable
         return Int(try connection.integer("SELECT count(*) FROM \(quoted(table))") ?? 0)
     }
 
@@ -135,12 +135,12 @@ public final class SQLiteStore {
     }
 
     /// The foreign keys of a table, with their ON DELETE actions.
-    public func foreignKeys(of table: String) throws -> [SQLiteForeignKey] {
+    public func foreignKeys(of table: String) throws -> [StoreForeignKey] {
         let s = try connection.prepare("SELECT \"table\", \"from\", \"to\", \"on_delete\" FROM pragma_foreign_key_list(?1)")
         try s.bind(1, table)
-        var out: [SQLiteForeignKey] = []
+        var out: [StoreForeignKey] = []
         while try s.step() {
-            out.append(SQLiteForeignKey(table: table, column: s.text(1), referencedTable: s.text(0),
+            out.append(StoreForeignKey(table: table, column: s.text(1), referencedTable: s.text(0),
                                         referencedColumn: s.text(2), onDelete: s.text(3)))
         }
         return out
@@ -163,26 +163,10 @@ public final class SQLiteStore {
     /// The SQL that creates a store's trip tables and indexes at a schema version, derived from its
     /// declarations (what `tripconv` writes; the metadata tables are not included).
     public static func createStatements(for schema: any VersionedSchema.Type) -> [String] {
-        SQLiteLayout(schema).createStatements
+        StoreLayout(schema).createStatements
     }
 }
 
-/// A foreign key of a store's table.
-public struct SQLiteForeignKey: Sendable, Equatable {
-    public var table: String
-    public var column: String
-    public var referencedTable: String
-    public var referencedColumn: String
-    /// `CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION`.
-    public var onDelete: String
-
-    /// The key from `table.column` to `referencedTable.referencedColumn`, and what deleting the
-    /// referenced row does to the rows that refer to it.
-    public init(table: String, column: String, referencedTable: String, referencedColumn: String, onDelete: String) {
-        self.table = table; self.column = column; self.referencedTable = referencedTable
-        self.referencedColumn = referencedColumn; self.onDelete = onDelete
-    }
-}
 
 // MARK: - Telling a store's version
 
@@ -191,16 +175,6 @@ struct SQLiteStoreStructure {
     let connection: SQLiteConnection
     init(_ connection: SQLiteConnection) { self.connection = connection }
 
-    /// A store's version and how it was told.
-    struct Detected {
-        let version: SchemaVersion
-        let evidence: VersionEvidence
-        let hasMetadata: Bool
-        /// The columns of each table of the store's layout that the store has (nil: no such table).
-        let rootColumns: [String]
-        let childColumns: [String: [String]]
-        var schema: any VersionedSchema.Type { TripMigrationPlan.schema(for: version)! }
-    }
 
     func tableNames() throws -> [String] {
         // The first read of the file: a file that is not SQLite fails here with SQLITE_NOTADB.
@@ -237,7 +211,7 @@ struct SQLiteStoreStructure {
     /// Tells the store's version: from tripconv's metadata where the store has it, else from the trips
     /// table's columns (`start_date` or `startDate`) and whether its name has a unique index
     /// (`StoreVersionTelling` decides); metadata that `PRAGMA user_version` contradicts is `.data`.
-    func detect() throws -> Detected {
+    func detect() throws -> DetectedStore {
         let path = connection.path
         let tables = try tableNames()
         if CoreDataStoreLayout.isCoreData(tables: tables) {
@@ -250,8 +224,8 @@ struct SQLiteStoreStructure {
         let columns = try self.columns(of: rootTable)
         let uniqueSingles = Set(try uniqueIndexes(of: rootTable).filter { $0.count == 1 }.map { $0[0] })
         let found = try telling.detect(columns: columns, uniqueSingles: uniqueSingles, metadataVersion: {
-            let s = try connection.prepare("SELECT \"value\" FROM \(quoted(SQLiteLayout.metadataTable)) WHERE \"key\" = ?1")
-            try s.bind(1, SQLiteLayout.versionKey)
+            let s = try connection.prepare("SELECT \"value\" FROM \(quoted(StoreLayout.metadataTable)) WHERE \"key\" = ?1")
+            try s.bind(1, StoreLayout.versionKey)
             return try s.step() ? s.text(0) : nil
         }, columnsOf: self.columns(of:))
         if found.hasMetadata {

@@ -14,8 +14,8 @@ struct SQLiteStructuralStep {
     /// One thing the step does.
     enum Action {
         /// Rebuild a table: copy `source` into a table of the target definition named `target.name`.
-        case rebuild(source: String, target: SQLiteLayout.TableDefinition, copy: [ColumnSource], changes: [String])
-        case createTable(SQLiteLayout.TableDefinition)
+        case rebuild(source: String, target: StoreLayout.TableDefinition, copy: [ColumnSource], changes: [String])
+        case createTable(StoreLayout.TableDefinition)
         case dropTable(String)
         case createIndex(name: String, table: String, sql: String)
         case dropIndex(name: String, table: String)
@@ -27,12 +27,12 @@ struct SQLiteStructuralStep {
         case value(Value)
     }
 
-    let from: SQLiteLayout
-    let to: SQLiteLayout
+    let from: StoreLayout
+    let to: StoreLayout
     let actions: [Action]
 
     init(from source: any VersionedSchema.Type, to target: any VersionedSchema.Type) throws {
-        let from = SQLiteLayout(source), to = SQLiteLayout(target)
+        let from = StoreLayout(source), to = StoreLayout(target)
         self.from = from
         self.to = to
         let mapping = try LightweightMapping(from: source, to: target)
@@ -84,7 +84,7 @@ struct SQLiteStructuralStep {
                 } else {
                     // The bookkeeping columns (id, the foreign key, position) are the same in every layout;
                     // a to-one table that becomes a list starts its positions at 0.
-                    copy.append(.value(column == SQLiteLayout.positionColumn ? .int(0) : .null))
+                    copy.append(.value(column == StoreLayout.positionColumn ? .int(0) : .null))
                     changes.append("\(column) added")
                 }
             }
@@ -95,7 +95,7 @@ struct SQLiteStructuralStep {
                 let a = from.children.first { $0.name == sourceName }!.relationship.deleteRule
                 let b = to.children[index - 1].relationship.deleteRule
                 if a != b {
-                    changes.append("\(to.foreignKey) on delete \(SQLiteLayout.action(a)) -> \(SQLiteLayout.action(b))")
+                    changes.append("\(to.foreignKey) on delete \(StoreLayout.action(a)) -> \(StoreLayout.action(b))")
                 }
             }
             if sourceTable.name != table.name { changes.append("renamed from \(sourceTable.name)") }
@@ -184,7 +184,7 @@ struct SQLiteStructuralStep {
     }
 
     /// Steps 4 to 8 of the procedure for one table.
-    private func rebuild(_ connection: SQLiteConnection, source: String, target: SQLiteLayout.TableDefinition,
+    private func rebuild(_ connection: SQLiteConnection, source: String, target: StoreLayout.TableDefinition,
                          copy: [ColumnSource]) throws {
         let path = connection.path
         let doing = "cannot migrate the store: table \(target.name)"
@@ -219,7 +219,7 @@ struct SQLiteStructuralStep {
             }
             let insert = try connection.prepare(
                 "INSERT INTO \(quoted(temporary)) (\(target.columnNames.map(quoted).joined(separator: ", "))) "
-                    + "SELECT \(expressions.joined(separator: ", ")) FROM \(quoted(source)) ORDER BY \(quoted(SQLiteLayout.idColumn))",
+                    + "SELECT \(expressions.joined(separator: ", ")) FROM \(quoted(source)) ORDER BY \(quoted(StoreLayout.idColumn))",
                 doing: doing)
             for (i, v) in values.enumerated() { try insert.bind(Int32(i + 1), v) }
             try insert.run()
@@ -237,7 +237,7 @@ struct SQLiteStructuralStep {
     }
 
     /// Rows of the layout's tables whose foreign key names a row that is not there (step 10).
-    static func foreignKeyProblems(_ connection: SQLiteConnection, layout: SQLiteLayout) throws -> [String] {
+    static func foreignKeyProblems(_ connection: SQLiteConnection, layout: StoreLayout) throws -> [String] {
         var out: [String] = []
         for child in layout.children {
             let s = try connection.prepare("SELECT count(*) FROM pragma_foreign_key_check(?1)")

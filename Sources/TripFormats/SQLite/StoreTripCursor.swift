@@ -1,7 +1,7 @@
 import TripKit
 
 /// The statements that read a store's trips, and the field names of their columns, as the store's
-/// layout names them (`SQLiteLayout`'s `trips` and `trip_id`, or Core Data's `ZTRIP` and `Z_PK`).
+/// layout names them (`StoreLayout`'s `trips` and `trip_id`, or Core Data's `ZTRIP` and `Z_PK`).
 struct StoreTripQueries {
     /// How a relationship's rows are found for a trip.
     enum Reach {

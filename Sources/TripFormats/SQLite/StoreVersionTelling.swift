@@ -12,7 +12,7 @@ struct StoreVersionTelling {
     /// Where the tables are, for the note of a store without any (`the database`, `schema "fleet"`).
     let container: String
 
-    static var rootTable: String { SQLiteLayout(TripMigrationPlan.currentSchema).rootTable }
+    static var rootTable: String { StoreLayout(TripMigrationPlan.currentSchema).rootTable }
 
     /// Fails `.data` unless the store has a trips table.
     func requireRootTable() throws {
@@ -29,12 +29,12 @@ struct StoreVersionTelling {
     /// have a single-column unique index. A metadata version tripconv does not know (a store newer
     /// than tripconv) or one the columns contradict is `.data`.
     func detect(columns: [String], uniqueSingles: Set<String>, metadataVersion: () throws -> String?,
-                columnsOf: (String) throws -> [String]) throws -> SQLiteStoreStructure.Detected {
+                columnsOf: (String) throws -> [String]) throws -> DetectedStore {
         let plan = TripMigrationPlan.schemas
         let rootTable = StoreVersionTelling.rootTable
 
         // The versions whose persisted attributes are all columns of the table.
-        let layouts = plan.map { SQLiteLayout($0) }
+        let layouts = plan.map { StoreLayout($0) }
         let byColumns = layouts.indices.filter { i in layouts[i].rootColumns.allSatisfy { columns.contains($0.name) } }
         // Of those, the ones whose uniqueness the indexes bear out; the newest wins.
         let byIndexes = byColumns.filter { i in
@@ -51,15 +51,15 @@ struct StoreVersionTelling {
         let indexNote = uniqueNames.sorted().map { n in uniqueSingles.contains(n) ? "unique index on \(n)" : "no unique index on \(n)" }
         let structureText = (["columns " + telling.joined(separator: ", ")] + indexNote).joined(separator: "; ")
 
-        let hasMetadata = tables.contains(SQLiteLayout.metadataTable)
+        let hasMetadata = tables.contains(StoreLayout.metadataTable)
         let version: SchemaVersion
         let evidence: VersionEvidence
         if hasMetadata {
             guard let text = try metadataVersion() else {
-                throw TripError.data("\(name): the metadata table has no \(SQLiteLayout.versionKey)")
+                throw TripError.data("\(name): the metadata table has no \(StoreLayout.versionKey)")
             }
             guard let v = SchemaVersion(text), let index = plan.firstIndex(where: { $0.versionIdentifier == v }) else {
-                throw TripError.data("\(name): metadata \(SQLiteLayout.versionKey) \(text.quotedForMessage) is not a known version",
+                throw TripError.data("\(name): metadata \(StoreLayout.versionKey) \(text.quotedForMessage) is not a known version",
                                      notes: ["known versions: " + plan.map { $0.versionIdentifier.description }.joined(separator: ", ")])
             }
             guard byColumns.contains(index) else {
@@ -68,7 +68,7 @@ struct StoreVersionTelling {
                                      notes: [fits.isEmpty ? "its columns fit no version" : "its columns fit " + fits.joined(separator: ", ")])
             }
             version = v
-            evidence = .marker("metadata \(SQLiteLayout.versionKey) \(v)")
+            evidence = .marker("metadata \(StoreLayout.versionKey) \(v)")
         } else {
             guard let structural else {
                 throw TripError.data("\(name): the columns of \(rootTable) (\(columns.joined(separator: ", "))) fit no schema version")
@@ -78,10 +78,10 @@ struct StoreVersionTelling {
         }
 
         var childColumns: [String: [String]] = [:]
-        for child in SQLiteLayout(TripMigrationPlan.schema(for: version)!).children where tables.contains(child.name) {
+        for child in StoreLayout(TripMigrationPlan.schema(for: version)!).children where tables.contains(child.name) {
             childColumns[child.name] = try columnsOf(child.name)
         }
-        return SQLiteStoreStructure.Detected(version: version, evidence: evidence, hasMetadata: hasMetadata,
+        return DetectedStore(version: version, evidence: evidence, hasMetadata: hasMetadata,
                                              rootColumns: columns, childColumns: childColumns)
     }
 }

@@ -1,7 +1,7 @@
 import TripKit
 
 /// One stage applied to a store in place, as its history table (`tripconv_migrations`) records it.
-public struct SQLiteMigrationRecord: Sendable, Equatable {
+public struct StoreMigrationRecord: Sendable, Equatable {
     /// The version the stage starts from.
     public var from: SchemaVersion
     /// The version the stage ends at.
@@ -28,13 +28,13 @@ public struct SQLiteMigrationRecord: Sendable, Equatable {
 
 /// What a migration in place did: the stages it applied, and the trips a custom stage merged or
 /// dropped, accounted for as `convert` accounts for them.
-public struct SQLiteMigrationReport: Sendable, Equatable {
+public struct StoreMigrationReport: Sendable, Equatable {
     /// The store's version before the migration.
     public var from: SchemaVersion
     /// Its version after.
     public var to: SchemaVersion
     /// One record per stage applied, in order, as the history table holds them.
-    public var stages: [SQLiteMigrationRecord]
+    public var stages: [StoreMigrationRecord]
     /// Trips merged into another (`.merged`) or dropped (`.dropped`) by the deduplication, with their
     /// origin (the store, and the trip's place in row-id order, as reading the store numbers it);
     /// empty when `SQLiteStore.migrate` was given a `setAside` to send them to instead.
@@ -51,7 +51,7 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
     public var spilledBytes = 0
 
     /// A report of a migration.
-    public init(from: SchemaVersion, to: SchemaVersion, stages: [SQLiteMigrationRecord], ledger: [SetAsideRecord],
+    public init(from: SchemaVersion, to: SchemaVersion, stages: [StoreMigrationRecord], ledger: [SetAsideRecord],
                 tripsBefore: Int, tripsAfter: Int, backup: String? = nil) {
         self.from = from; self.to = to; self.stages = stages; self.ledger = ledger
         self.tripsBefore = tripsBefore; self.tripsAfter = tripsAfter; self.backup = backup
@@ -70,7 +70,7 @@ public struct SQLiteMigrationReport: Sendable, Equatable {
 /// account for as `tripconv migrate` does. `SQLiteRecordWriter` and `PGRecordWriter` are such writers.
 public protocol InPlaceMigrating {
     /// The migration run before writing, if one was (its `backup` names the backup it took).
-    var migration: SQLiteMigrationReport? { get }
+    var migration: StoreMigrationReport? { get }
     /// Calls `body` with each stored trip the migration merged or dropped, in the store's order.
     func forEachMigrationEntry(_ body: (SetAsideRecord) throws -> Void) throws
 }
@@ -82,7 +82,7 @@ public protocol InPlaceMigrating {
 /// let preview = try store.previewMigration(to: TripSchemaV3.self, policy: .merge)
 /// for d in preview.duplicates { print(d.value, d.rowIDs, d.conflicts.map(\.field)) }
 /// ```
-public struct SQLiteMigrationPreview: Sendable {
+public struct StoreMigrationPreview: Sendable {
     /// One stage: the plan's step and what it would do to the tables.
     public struct Stage: Sendable, Equatable {
         /// `1.0.0 -> 2.0.0 (custom)`.

@@ -9,7 +9,7 @@ import TripKit
 /// `position`, a to-one table makes the foreign key UNIQUE. Column names are the attribute names of the
 /// version (`start_date` at 1.0.0 and 2.0.0, `startDate` at 3.0.0); transient attributes have none.
 /// A unique attribute gets a unique index. Nothing here is written by hand per version.
-struct SQLiteLayout {
+struct StoreLayout {
     /// A column that holds an attribute.
     struct Column {
         let name: String
@@ -49,14 +49,14 @@ struct SQLiteLayout {
     init(_ schema: any VersionedSchema.Type) {
         self.schema = schema
         root = schema.rootEntity
-        rootTable = SQLiteLayout.tableName(root.name)
-        rootColumns = SQLiteLayout.columns(of: root)
-        foreignKey = SQLiteLayout.snakeCase(root.name) + "_id"
+        rootTable = StoreLayout.tableName(root.name)
+        rootColumns = StoreLayout.columns(of: root)
+        foreignKey = StoreLayout.snakeCase(root.name) + "_id"
         var children: [ChildTable] = []
         for (slot, r) in root.relationships.enumerated() {
             guard let destination = schema.entity(r.destination) else { continue }
-            children.append(ChildTable(name: SQLiteLayout.tableName(destination.name), slot: slot, relationship: r,
-                                       entity: destination, columns: SQLiteLayout.columns(of: destination)))
+            children.append(ChildTable(name: StoreLayout.tableName(destination.name), slot: slot, relationship: r,
+                                       entity: destination, columns: StoreLayout.columns(of: destination)))
         }
         self.children = children
         uniqueColumn = rootColumns.first { $0.attribute.isUnique }
@@ -128,26 +128,26 @@ struct SQLiteLayout {
         }
         out.append(TableDefinition(
             name: rootTable,
-            columnDefinitions: ["\(quoted(SQLiteLayout.idColumn)) INTEGER PRIMARY KEY"] + rootColumns.map(SQLiteLayout.definition),
-            columnNames: [SQLiteLayout.idColumn] + rootColumns.map(\.name),
+            columnDefinitions: ["\(quoted(StoreLayout.idColumn)) INTEGER PRIMARY KEY"] + rootColumns.map(StoreLayout.definition),
+            columnNames: [StoreLayout.idColumn] + rootColumns.map(\.name),
             indexes: rootIndexes))
         for child in children {
-            var definitions = ["\(quoted(SQLiteLayout.idColumn)) INTEGER PRIMARY KEY"]
+            var definitions = ["\(quoted(StoreLayout.idColumn)) INTEGER PRIMARY KEY"]
             definitions.append("\(quoted(foreignKey)) INTEGER\(child.isToMany ? "" : " UNIQUE") REFERENCES "
-                               + "\(quoted(rootTable)) (\(quoted(SQLiteLayout.idColumn))) ON DELETE \(SQLiteLayout.action(child.relationship.deleteRule))")
-            var names = [SQLiteLayout.idColumn, foreignKey]
+                               + "\(quoted(rootTable)) (\(quoted(StoreLayout.idColumn))) ON DELETE \(StoreLayout.action(child.relationship.deleteRule))")
+            var names = [StoreLayout.idColumn, foreignKey]
             if child.isToMany {
-                definitions.append("\(quoted(SQLiteLayout.positionColumn)) INTEGER NOT NULL")
-                names.append(SQLiteLayout.positionColumn)
+                definitions.append("\(quoted(StoreLayout.positionColumn)) INTEGER NOT NULL")
+                names.append(StoreLayout.positionColumn)
             }
-            definitions += child.columns.map(SQLiteLayout.definition)
+            definitions += child.columns.map(StoreLayout.definition)
             names += child.columns.map(\.name)
             var indexes: [(name: String, sql: String)] = []
             if child.isToMany {
                 // Deleting a trip looks its items up by trip; reading walks them in list order.
                 let index = child.name + "_" + foreignKey
                 indexes.append((index, "CREATE INDEX \(quoted(index)) ON \(quoted(child.name)) "
-                                + "(\(quoted(foreignKey)), \(quoted(SQLiteLayout.positionColumn)))"))
+                                + "(\(quoted(foreignKey)), \(quoted(StoreLayout.positionColumn)))"))
             }
             out.append(TableDefinition(name: child.name, columnDefinitions: definitions, columnNames: names, indexes: indexes))
         }
@@ -220,20 +220,20 @@ struct SQLiteLayout {
 
     /// `INSERT INTO "trips" ("id", "name", …) VALUES (?1, ?2, …)`: the id first, then the attributes.
     var insertRootSQL: String {
-        let names = [SQLiteLayout.idColumn] + rootColumns.map(\.name)
+        let names = [StoreLayout.idColumn] + rootColumns.map(\.name)
         return "INSERT INTO \(quoted(rootTable)) (\(names.map(quoted).joined(separator: ", "))) VALUES (\(parameters(names.count)))"
     }
 
     /// `UPDATE "trips" SET "name" = ?2, … WHERE "id" = ?1`: the attributes in the order of the insert.
     var updateRootSQL: String {
         let sets = rootColumns.enumerated().map { "\(quoted($0.element.name)) = ?\($0.offset + 2)" }
-        return "UPDATE \(quoted(rootTable)) SET \(sets.joined(separator: ", ")) WHERE \(quoted(SQLiteLayout.idColumn)) = ?1"
+        return "UPDATE \(quoted(rootTable)) SET \(sets.joined(separator: ", ")) WHERE \(quoted(StoreLayout.idColumn)) = ?1"
     }
 
     /// `INSERT INTO "bucket_list_items" ("trip_id", "position", "title", …) VALUES (…), (…), …` with
     /// `rows` rows of parameters, numbered on from row to row (row r's first is r × columns + 1).
     func insertChildSQL(_ child: ChildTable, rows: Int) -> String {
-        let names = [foreignKey] + (child.isToMany ? [SQLiteLayout.positionColumn] : []) + child.columns.map(\.name)
+        let names = [foreignKey] + (child.isToMany ? [StoreLayout.positionColumn] : []) + child.columns.map(\.name)
         let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
         return "INSERT INTO \(quoted(child.name)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
