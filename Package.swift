@@ -35,13 +35,16 @@ let package = Package(
         // include/ every dependent gets with -I; include/libxml links to /usr/include/libxml2/libxml.
         .target(name: "CLibXML2"),
 
+        // Threads, their one condition variable, and the hand-off of batches between two threads:
+        // pthreads behind `package` access, outside the domain (docs/DESIGN-NOTES.md, "The map").
+        .target(name: "TripThreads"),
         // The domain: schemas, the plan, migration, dedupe, the pipeline. No file I/O, no C.
-        .target(name: "TripKit"),
+        .target(name: "TripKit", dependencies: ["TripThreads"]),
         // One folder per format, each a reader and a writer, and the factory.
-        .target(name: "TripFormats", dependencies: ["TripKit", "CSQLite", "CLibXML2", "CYAML", "CLibPQ", "CZlib", "CLibArchive"]),
+        .target(name: "TripFormats", dependencies: ["TripKit", "TripThreads", "CSQLite", "CLibXML2", "CYAML", "CLibPQ", "CZlib", "CLibArchive"]),
         // The executable: the only target that imports ArgumentParser.
         .executableTarget(name: "tripconv", dependencies: [
-            "TripKit", "TripFormats",
+            "TripKit", "TripFormats", "TripThreads",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -61,8 +64,8 @@ let package = Package(
         // What the test targets share: the seeded generator, arbitrary trips, paths, external tools.
         .target(name: "TripTestSupport", dependencies: ["TripKit"], path: "Tests/TripTestSupport"),
 
-        .testTarget(name: "TripKitTests", dependencies: ["TripKit", "TripTestSupport"]),
-        .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats", "TripTestSupport"]),
+        .testTarget(name: "TripKitTests", dependencies: ["TripKit", "TripThreads", "TripTestSupport"]),
+        .testTarget(name: "TripFormatsTests", dependencies: ["TripKit", "TripFormats", "TripThreads", "TripTestSupport"]),
         .testTarget(name: "TripSwiftModelTests", dependencies: ["TripKit", "TripSwiftModel", "TripTestSupport"]),
         .testTarget(name: "TripCLITests", dependencies: ["TripKit", "TripTestSupport"], exclude: ["Cases"]),
     ]

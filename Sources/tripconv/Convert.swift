@@ -1,5 +1,6 @@
 import ArgumentParser
 import TripKit
+import TripThreads
 import TripFormats
 
 /// `tripconv convert`: inputs through the plan to one output.

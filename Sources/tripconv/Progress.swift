@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import TripKit
+import TripThreads
 import TripFormats
 
 /// Trips read so far by every reader of the run, for the progress bar.

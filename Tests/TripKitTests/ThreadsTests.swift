@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import TripKit
+import TripThreads
 
 /// `Threads.start`, the one place threads are started: each caller's stack size reaches the thread,
 /// and a thread can be joined or let go.

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import TripKit
 import Synchronization
+import TripThreads
 
 /// Bytes read by every ByteInput of the process so far, for progress reports.
 public let totalBytesRead = Atomic<Int>(0)

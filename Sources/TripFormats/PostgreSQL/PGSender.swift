@@ -1,4 +1,5 @@
 import TripKit
+import TripThreads
 
 /// Sends a load's batches from a thread of its own, one at a time, so that the next batch is built
 /// (and the input read) while the server writes the last one: a COPY returns only once the server

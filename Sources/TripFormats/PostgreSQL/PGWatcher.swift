@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import TripKit
+import TripThreads
 
 /// Watches a loader's first resolution round from a connection of its own: when the round waits
 /// for a name that another loader holds, it cancels the statement and names that loader, so that

@@ -1,4 +1,5 @@
 import TripKit
+import TripThreads
 
 /// Another reader's objects, read on a thread of its own while the calling thread writes the ones
 /// before (`Handoff`): batches of `batchSize` items, at most `window` of them waiting, in the order

@@ -1,5 +1,6 @@
 import Synchronization
 import TripKit
+import TripThreads
 
 /// A few worker threads that share out numbered jobs: each worker takes the next number when it is
 /// done with one, until none is left (`convert --output-dir`, an input a job).

@@ -1,4 +1,5 @@
 import TripKit
+import TripThreads
 
 /// One of libxml2's SAX events, as the parse thread hands it to the reader (through a `Handoff`).
 ///

@@ -1,4 +1,5 @@
 import TripKit
+import TripThreads
 
 /// Reads trips from XML, one `<trip>` at a time, through libxml2's streaming SAX2 push parser.
 ///

@@ -1,5 +1,6 @@
 internal import CLibXML2
 import TripKit
+import TripThreads
 
 /// Limits that keep any input bounded in time and memory.
 enum XMLLimits {

@@ -1,4 +1,5 @@
 import TripKit
+import TripThreads
 
 /// Runs libyaml on a thread of its own and hands its events to the trip reader in batches, so
 /// that parsing and building trips overlap: libyaml alone takes about half of a read's time.

@@ -1,3 +1,4 @@
+import TripThreads
 /// Trips held in memory, compactly: the `TripHolding` of every run today.
 ///
 /// Each trip is encoded once into an `ObjectArena` (about 0.35 KiB a trip instead of about 1.3 KiB

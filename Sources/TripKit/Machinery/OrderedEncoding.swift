@@ -1,3 +1,4 @@
+import TripThreads
 /// A writer whose trips are independent runs of bytes (JSON Lines, a JSON array's elements, CSV
 /// rows): the pipeline can then format trips on several threads and hand the bytes over in order.
 public protocol RecordEncoding: RecordWriter {

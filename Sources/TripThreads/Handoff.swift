@@ -106,7 +106,7 @@ package final class Handoff<Batch>: @unchecked Sendable {
 extension Handoff {
     /// Takes every item of every batch in order, calling `body` with each; on an error (the
     /// producer's or `body`'s) cancels the producer and rethrows.
-    func forEach<Item>(_ body: (Item) throws -> Void) throws where Batch == [Item] {
+    package func forEach<Item>(_ body: (Item) throws -> Void) throws where Batch == [Item] {
         do {
             while let batch = try take() {
                 for item in batch { try body(item) }
