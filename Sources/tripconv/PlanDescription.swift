@@ -1,7 +1,7 @@
 import TripKit
 import TripFormats
 
-/// `tripconv schema --model PATH` of an app's Swift source or plan JSON: every version's entities, and
+/// `tripconv schema --model PATH` of an app's Swift source, an `.xcdatamodeld` or plan JSON: every version's entities, and
 /// the plan with each stage's steps as tripconv derives them from the two versions.
 enum PlanDescription {
     static func text(_ plan: ModelPlan, name: String) -> String {
@@ -10,7 +10,8 @@ enum PlanDescription {
             s += "schema \(version.versionIdentifiers.first ?? "(unversioned)")\n"
             for e in version.entities {
                 var head = "  \(e.name)"
-                if let p = e.superentity { head += "  (inherits from \(p))" }
+                let notes = [e.superentity.map { "inherits from \($0)" }, e.renamingIdentifier.map { "originalName \($0)" }].compactMap { $0 }
+                if !notes.isEmpty { head += "  (" + notes.joined(separator: ", ") + ")" }
                 s += head + "\n"
                 for a in e.attributes { s += ModelDescription.attributeText(a) }
                 for r in e.relationships { s += ModelDescription.relationshipText(r) }

@@ -13,9 +13,11 @@ struct Schema: ParsableCommand {
     var version: SchemaVersion?
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
-        "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodeld or .xcdatamodel "
-            + "folder or its contents file, model JSON, an app's Swift source (a .swift file or a folder: its versions and migration plan, "
-            + "with each stage's derived steps) or plan JSON, instead of SampleTrips' schemas.", valueName: "path"))
+        "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodel folder or its "
+            + "contents file, model JSON, an app's Swift source (a .swift file or a folder) or an .xcdatamodeld (their versions and "
+            + "migration plan, with each stage's derived steps; for an .xcdatamodeld, as Core Data migrates, one inferred lightweight "
+            + "stage from each older version straight to the current one), or plan JSON, instead of SampleTrips' schemas.",
+        valueName: "path"))
     var model: String?
 
     @Flag(name: .customLong("json"), help: "Print JSON (with --model: a model JSON that --model reads back).")
@@ -28,9 +30,9 @@ struct Schema: ParsableCommand {
         try runReportingErrors {
             if let model {
                 guard version == nil else { throw TripError(.usage, "give a version or --model, not both") }
-                let swift = ModelPlanSource.isSwiftSource(model)
-                if swift || ModelPlanSource.isPlanJSON(model) {
-                    let plan = try ModelPlanSource.read(model, isSwift: swift)
+                let swift = ModelPlanSource.isSwiftSource(model), xcode = ModelPlanSource.isXcodeVersions(model)
+                if swift || xcode || ModelPlanSource.isPlanJSON(model) {
+                    let plan = try xcode ? ModelPlanSource.readXcodeVersions(model) : ModelPlanSource.read(model, isSwift: swift)
                     writeAll(1, json ? PlanDescription.node(plan, name: model).render(indent: 2) + "\n" : PlanDescription.text(plan, name: model))
                     return
                 }

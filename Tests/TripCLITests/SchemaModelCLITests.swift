@@ -29,16 +29,20 @@ struct SchemaModelCLITests {
         #expect(String(decoding: compared.stdout, as: UTF8.self) == "True True a model JSON file (\(dir)/model.json) [1, 2, 4]\n")
     }
 
-    @Test("schema --model reads an .xcdatamodeld, an .xcdatamodel and its contents alike", .needsRealStores)
+    @Test("schema --model reads an .xcdatamodel and its contents alike, an .xcdatamodeld as a plan of its one version", .needsRealStores)
     func xcodeModel() throws {
         let dir = try TestPaths.copyRealStore("coredata-feedback")
-        let paths = ["/Model.xcdatamodeld", "/Model.xcdatamodeld/Model.xcdatamodel", "/Model.xcdatamodeld/Model.xcdatamodel/contents"]
-        for p in paths {
+        let entities = "  FeedbackCategory\n    name: String?\n    subcategory: [FeedbackSubCategory]  (to-many, inverse category, delete rule nullify)\n"
+            + "  FeedbackSubCategory\n    name: String?\n    category: FeedbackCategory?  (to-one, inverse subcategory, delete rule nullify)\n"
+        for p in ["/Model.xcdatamodeld", "/Model.xcdatamodeld/Model.xcdatamodel", "/Model.xcdatamodeld/Model.xcdatamodel/contents"] {
             let r = try CLI.tripconv("schema", "--model", dir + p)
             #expect(r.status == 0, "\(r.stderr)")
             let out = String(decoding: r.stdout, as: UTF8.self)
-            #expect(out.hasSuffix("  FeedbackCategory\n    name: String?\n    subcategory: [FeedbackSubCategory]  (to-many, inverse category, delete rule nullify)\n"
-                                  + "  FeedbackSubCategory\n    name: String?\n    category: FeedbackCategory?  (to-one, inverse subcategory, delete rule nullify)\n"))
+            if p.hasSuffix(".xcdatamodeld") {
+                #expect(out == "model of \(dir + p)\nschema Model\n" + entities + "migration plan\n  no stages\nnotes\n  one version: Model.xcdatamodel as 'Model'\n")
+            } else {
+                #expect(out.hasSuffix(entities))
+            }
         }
     }
 

@@ -23,27 +23,32 @@ enum XcodeModel {
         let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
         guard try FileSystem.kind(of: trimmed, failing: .noInput) == .directory else { return trimmed }
         if trimmed.hasSuffix(".xcdatamodel") { return trimmed + "/contents" }
-        let names = try FileSystem.entries(of: trimmed)
+        return trimmed + "/" + (try currentVersion(of: trimmed, names: try FileSystem.entries(of: trimmed))) + "/contents"
+    }
+
+    /// The folder name of the current version of the `.xcdatamodeld` at `bundle` whose entries are
+    /// `names`: the one its `.xccurrentversion` names, else its only `.xcdatamodel`.
+    static func currentVersion(of bundle: String, names: [String]) throws -> String {
         if names.contains(".xccurrentversion") {
-            let plist = try elements(trimmed + "/.xccurrentversion")
+            let plist = try elements(bundle + "/.xccurrentversion")
             // <dict><key>_XCCurrentVersionName</key><string>Model 2.xcdatamodel</string></dict>
             let texts = plist.filter { $0.name == "key" || $0.name == "string" }
             if let i = texts.firstIndex(where: { $0.name == "key" && $0.text == "_XCCurrentVersionName" }), i + 1 < texts.count,
                texts[i + 1].name == "string" {
                 let version = texts[i + 1].text
                 guard !version.contains("/"), names.contains(version) else {
-                    throw TripError.data("\(trimmed)/.xccurrentversion: the current version \(version.quotedForMessage) is not in the folder")
+                    throw TripError.data("\(bundle)/.xccurrentversion: the current version \(version.quotedForMessage) is not in the folder")
                 }
-                return trimmed + "/" + version + "/contents"
+                return version
             }
-            throw TripError.data("\(trimmed)/.xccurrentversion: expected _XCCurrentVersionName, found none")
+            throw TripError.data("\(bundle)/.xccurrentversion: expected _XCCurrentVersionName, found none")
         }
         let versions = names.filter { $0.hasSuffix(".xcdatamodel") }.sorted()
         guard versions.count == 1 else {
-            throw TripError.data("\(trimmed): expected an .xcdatamodel folder or an .xcdatamodeld with .xccurrentversion, found "
+            throw TripError.data("\(bundle): expected an .xcdatamodel folder or an .xcdatamodeld with .xccurrentversion, found "
                                  + (versions.isEmpty ? "neither" : "\(versions.count) versions and no .xccurrentversion"))
         }
-        return trimmed + "/" + versions[0] + "/contents"
+        return versions[0]
     }
 
     /// One element of a document: its name, its depth (the root is 1), its attributes, and its text.
@@ -61,7 +66,7 @@ enum XcodeModel {
         let parser = try XMLTripParser(input: input, options: ReadOptions(), encoding: .utf8, recordElement: nil)
         var out: [Element] = []
         var open: [Int] = []
-        var lastLine = 0
+        var unplaced: [(index: Int, offset: Int)] = []
         var batch: XMLEventBatch?
         repeat {
             let b = parser.parseChunk(reusing: batch)
@@ -73,8 +78,9 @@ enum XcodeModel {
                 switch e.kind {
                 case .start:
                     guard out.count < limit else { throw TripError.data("\(path): more than \(limit) elements") }
-                    if e.line > 0 { lastLine = Int(e.line) }
-                    var element = Element(name: e.name.map { String(cString: $0) } ?? "", depth: open.count + 1, line: lastLine)
+                    var element = Element(name: e.name.map { String(cString: $0) } ?? "", depth: open.count + 1, line: Int(e.line))
+                    // The parser places only the root and its children; the rest by their offset, counted below.
+                    if e.line <= 0 && e.source >= 0 { unplaced.append((out.count, e.source)) }
                     for a in 0..<Int(e.count) where i + 1 + a < events.count {
                         let attr = events[i + 1 + a]
                         let value = String(decoding: UnsafeBufferPointer(start: b.bytes + attr.offset, count: Int(attr.count)), as: UTF8.self)
@@ -96,11 +102,37 @@ enum XcodeModel {
             }
             if let failure = b.failure { throw failure }
         } while batch?.isLast == false
+        if !unplaced.isEmpty { try placeLines(path, &out, unplaced) }
         return out
+    }
+
+    /// Gives each element of `unplaced` (in document order) the line of its input offset, counting
+    /// the file's newlines in a second pass of 64 KiB reads.
+    private static func placeLines(_ path: String, _ elements: inout [Element], _ unplaced: [(index: Int, offset: Int)]) throws {
+        let input = try ByteInput(InputLocation(path))
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var line = 1, consumed = 0, k = 0
+        while k < unplaced.count {
+            let n = try buffer.withUnsafeMutableBytes { try input.read(into: $0) }
+            if n == 0 { break }
+            for i in 0..<n {
+                while k < unplaced.count && unplaced[k].offset <= consumed + i { elements[unplaced[k].index].line = line; k += 1 }
+                if buffer[i] == 0x0A { line += 1 }
+            }
+            consumed += n
+        }
+        while k < unplaced.count { elements[unplaced[k].index].line = line; k += 1 }
     }
 
     /// The model a `contents` file describes.
     static func model(contents path: String) throws -> ObjectModel {
+        var places: [String: String] = [:]
+        return try model(contents: path, places: &places)
+    }
+
+    /// The model a `contents` file describes, and where each entity and property is declared
+    /// (`path:line`, keyed `Entity` and `Entity.property`).
+    static func model(contents path: String, places: inout [String: String]) throws -> ObjectModel {
         let elements = try elements(path)
         guard let root = elements.first, root.name == "model" else {
             throw TripError.data("\(path): expected a <model> element, found <\(elements.first?.name ?? "")>")
@@ -114,6 +146,7 @@ enum XcodeModel {
             switch (el.depth, el.name) {
             case (2, "entity"):
                 guard let name = a["name"], !name.isEmpty else { throw TripError.data("\(place): an <entity> without a name") }
+                places[name] = place
                 entities.append(EntityDescription(name, superentity: a["parentEntity"], isAbstract: flag("isAbstract"),
                                                   renamingIdentifier: a["elementID"]))
             case (3, "attribute"):
@@ -122,6 +155,7 @@ enum XcodeModel {
                 guard let kind = AttributeKind(name: typeName) else {
                     throw TripError.data("\(place): \(entities[entities.count - 1].name).\(name): unknown attributeType \(typeName.quotedForMessage)")
                 }
+                places["\(entities[entities.count - 1].name).\(name)"] = place
                 var defaultValue = a["defaultValueString"].flatMap { ObjectValueText.value($0, kind: kind) }
                 if kind == .date, let t = a["defaultDateTimeInterval"].flatMap(Double.init) { defaultValue = .date(t) }
                 entities[entities.count - 1].attributes.append(AttributeDescription(
@@ -132,6 +166,7 @@ enum XcodeModel {
                 guard !entities.isEmpty, let name = a["name"], let destination = a["destinationEntity"] else {
                     throw TripError.data("\(place): a <relationship> without a name or destinationEntity")
                 }
+                places["\(entities[entities.count - 1].name).\(name)"] = place
                 let rules: [String: DeleteRule] = ["Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction]
                 let ruleName = a["deletionRule"] ?? "Nullify"
                 guard let rule = rules[ruleName] else {

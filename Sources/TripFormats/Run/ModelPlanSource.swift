@@ -5,8 +5,8 @@ import Darwin
 #endif
 import TripKit
 
-/// `--model PATH` when PATH is an app's Swift source (a `.swift` file, or a folder holding some) or
-/// plan JSON: the versions and the migration plan. Swift is read by `tripconv-swift-model`, a program
+/// `--model PATH` when PATH is an app's Swift source (a `.swift` file, or a folder holding some),
+/// plan JSON or (for `schema`) an Xcode `.xcdatamodeld`: the versions and the migration plan. Swift is read by `tripconv-swift-model`, a program
 /// of its own beside tripconv, so that swift-syntax is loaded only by the runs that read Swift
 /// (docs/DESIGN-NOTES.md, "A model and plan read from Swift source").
 public enum ModelPlanSource {
@@ -29,6 +29,18 @@ public enum ModelPlanSource {
         let text = String(decoding: head, as: UTF8.self)
         return text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }.hasPrefix("{")
             && text.contains("\"versions\"")
+    }
+
+    /// Whether `path` is an Xcode `.xcdatamodeld` folder (a Core Data model with its versions).
+    public static func isXcodeVersions(_ path: String) -> Bool {
+        let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        return trimmed.hasSuffix(".xcdatamodeld") && FileSystem.kind(trimmed) == .directory
+    }
+
+    /// Every version of the `.xcdatamodeld` at `path`, and one inferred lightweight stage from each
+    /// older version straight to the current one, as Core Data migrates (`XcodeModel.plan`).
+    public static func readXcodeVersions(_ path: String) throws -> ModelPlan {
+        try XcodeModel.plan(path)
     }
 
     /// The plan at `path`: Swift source read by `tripconv-swift-model`, or plan JSON.

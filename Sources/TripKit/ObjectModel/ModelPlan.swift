@@ -101,7 +101,8 @@ public struct ModelStageSteps: Sendable, Hashable {
     public var refusals: [String]
 
     /// Derives the steps of `stage` of `plan`. Entities, attributes and relationships map by name or
-    /// through `renamingIdentifier` (`originalName`). A lightweight stage refuses what Core Data's
+    /// through `renamingIdentifier` (`originalName`): the target's names a source declaration, or
+    /// (Core Data's rule, for a name changed twice) equals the source declaration's own. A lightweight stage refuses what Core Data's
     /// inferred mapping refuses (a changed type); both kinds refuse a new required attribute without a
     /// default, which no object could be given.
     public init(_ stage: ModelPlan.Stage, of plan: ModelPlan) {
@@ -116,7 +117,9 @@ public struct ModelStageSteps: Sendable, Hashable {
         }
         var matchedSources = Set<String>()
         for te in target.entities {
-            let se = source.entity(te.name) ?? te.renamingIdentifier.flatMap { source.entity($0) }
+            let se = source.entity(te.name) ?? te.renamingIdentifier.flatMap { id in
+                source.entity(id) ?? source.entities.first { $0.renamingIdentifier == id }
+            }
             guard let se else { steps.append(.addEntity(te.name)); continue }
             matchedSources.insert(se.name)
             if se.name != te.name { steps.append(.renameEntity(from: se.name, to: te.name)) }
@@ -137,8 +140,10 @@ public struct ModelStageSteps: Sendable, Hashable {
     /// The target's name of a source property, through renames declared on the target.
     private func renamed(_ name: String, in source: EntityDescription, _ target: EntityDescription) -> String {
         if target.attribute(name) != nil || target.relationship(name) != nil { return name }
-        if let a = target.attributes.first(where: { $0.renamingIdentifier == name }) { return a.name }
-        if let r = target.relationships.first(where: { $0.renamingIdentifier == name }) { return r.name }
+        let id = source.attribute(name)?.renamingIdentifier ?? source.relationship(name)?.renamingIdentifier
+        func continues(_ t: String?) -> Bool { t != nil && (t == name || t == id) }
+        if let a = target.attributes.first(where: { continues($0.renamingIdentifier) }) { return a.name }
+        if let r = target.relationships.first(where: { continues($0.renamingIdentifier) }) { return r.name }
         return name
     }
 
@@ -146,7 +151,9 @@ public struct ModelStageSteps: Sendable, Hashable {
                                            label: String, placed: (String) -> String) {
         var used = Set<String>()
         for ta in te.attributes where !ta.isTransient {
-            let sa = se.attribute(ta.name) ?? ta.renamingIdentifier.flatMap { se.attribute($0) }
+            let sa = se.attribute(ta.name) ?? ta.renamingIdentifier.flatMap { id in
+                se.attribute(id) ?? se.attributes.first { $0.renamingIdentifier == id }
+            }
             let fixed = ta.defaultValue.flatMap(ObjectValueText.text)
             guard let sa, !sa.isTransient else {
                 if ta.isOptional || fixed != nil {
@@ -181,7 +188,9 @@ public struct ModelStageSteps: Sendable, Hashable {
     private mutating func deriveRelationships(_ se: EntityDescription, _ te: EntityDescription) {
         var used = Set<String>()
         for tr in te.relationships {
-            guard let sr = se.relationship(tr.name) ?? tr.renamingIdentifier.flatMap({ se.relationship($0) }) else {
+            guard let sr = se.relationship(tr.name) ?? tr.renamingIdentifier.flatMap({ id in
+                se.relationship(id) ?? se.relationships.first { $0.renamingIdentifier == id }
+            }) else {
                 steps.append(.addRelationship(entity: te.name, name: tr.name)); continue
             }
             used.insert(sr.name)
