@@ -22,7 +22,8 @@ struct Detect: ParsableCommand {
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
         "An app's Swift source (a .swift file or a folder) or plan JSON: say which of its versions each input's objects are at, and what "
-            + "told it (a marker, else the names and kinds seen), and which versions the data cannot tell apart.", valueName: "path"))
+            + "told it (a marker, else the names and kinds seen, and a store's uniqueness), and which versions the data cannot tell apart "
+            + "(the earliest is read).", valueName: "path"))
     var model: String?
 
     @OptionGroup var memory: MemoryOptions

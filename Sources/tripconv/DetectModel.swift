@@ -87,6 +87,7 @@ extension Detect {
         let node = JSONText.Node.object([
             ("input", .string(name)),
             ("format", .string(formatName)),
+            ("looked", seen.looked.map { .string($0) } ?? .null),
             ("objectsLooked", .int(looked)),
             ("planVersion", planNode),
         ])

@@ -87,6 +87,24 @@ import TripKit
                                      + "reading as 2.0.0, the earliest, so that every stage after it runs"])
     }
 
+    @Test("A store's model tells its uniqueness: versions of the same names are told apart by what they make unique")
+    func uniqueness() throws {
+        var unique = Self.shop.versions[1]
+        unique.entities[0].uniquenessConstraints = [["name"]]
+        unique.versionIdentifiers = ["2.1.0"]
+        let plan = ModelPlan(versions: [Self.shop.versions[1], unique], stages: [])
+        var seen = Self.items("name", count: Self.numbers)
+        seen.uniqueness = ["Item": [["name"]]]
+        let verdict = try ModelVersionDetection.detect(seen, plan: plan, input: "shop.store")
+        #expect(verdict.version == "2.1.0")
+        #expect(verdict.alike.isEmpty)
+        #expect(verdict.evidence == ["the store's model makes Item unique on name, as 2.1.0 does (2.0.0 does not)"])
+        seen.uniqueness = ["Item": []]
+        let none = try ModelVersionDetection.detect(seen, plan: plan, input: "shop.store")
+        #expect(none.version == "2.0.0")
+        #expect(none.evidence == ["the store's model makes nothing of Item unique, as 2.0.0 does (2.1.0 does not)"])
+    }
+
     @Test("A name no version declares is exit 65 naming it; an originalName whose version the plan lacks says so")
     func nothingFits() throws {
         var seen = Self.items("name", count: Self.strings)
@@ -145,7 +163,8 @@ import TripKit
         let plan = ModelPlan(versions: [ObjectModel(schema: TripSchemaV1.self), ObjectModel(schema: TripSchemaV2.self),
                                         ObjectModel(schema: TripSchemaV3.self)], stages: [])
         var seen = ModelVersionEvidence()
-        for name in ["name", "destination", "start_date", "end_date"] { seen.note("Trip", name, kinds: Self.strings) }
+        // A JSON string is read as a String, or as a Date where it is ISO 8601.
+        for name in ["name", "destination", "start_date", "end_date"] { seen.note("Trip", name, kinds: Self.strings.union([.date])) }
         seen.note("Trip", "bucketList", shape: .list)
         let verdict = try ModelVersionDetection.detect(seen, plan: plan, input: "trips.jsonl")
         #expect(verdict.version == "1.0.0")

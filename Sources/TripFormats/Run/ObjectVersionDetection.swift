@@ -43,7 +43,9 @@ public enum ObjectVersionDetection {
         }
         if StoreModel.isStoreFile(input) {
             let store = try StoreModel.read(storeAt: input)
-            var seen = of(model: store.model, place: "Z_METADATA NSStoreModelVersionIdentifiers", kinds: store.source != .tables)
+            // Core Data keeps a column, and its model cache a relationship, for the inverse of a relationship
+            // the app declared without one: the relationships of a store's model are no evidence.
+            var seen = of(model: store.model, place: "Z_METADATA NSStoreModelVersionIdentifiers", kinds: store.source != .tables, relationships: false)
             seen.markers = store.versionIdentifiers.filter { !$0.isEmpty }
             seen.ignoresCase = store.source == .tables
             return seen
@@ -64,7 +66,7 @@ public enum ObjectVersionDetection {
     }
 
     /// A model a store carries: its version identifiers as the marker, else its names (and kinds).
-    static func of(model: ObjectModel, place: String, kinds: Bool = true) -> ModelVersionEvidence {
+    static func of(model: ObjectModel, place: String, kinds: Bool = true, relationships: Bool = true) -> ModelVersionEvidence {
         var seen = ModelVersionEvidence()
         seen.markers = model.versionIdentifiers.filter { !$0.isEmpty }
         seen.markerPlace = place
@@ -74,8 +76,10 @@ public enum ObjectVersionDetection {
             for a in model.allAttributes(of: i) where !a.isTransient {
                 seen.note(e.name, a.name, kinds: kinds ? [a.kind] : nil, seen: kinds ? "a \(a.kind) column" : nil)
             }
-            for r in model.allRelationships(of: i) { seen.note(e.name, r.name, shape: r.isToMany ? .list : .scalar) }
+            if relationships { for r in model.allRelationships(of: i) { seen.note(e.name, r.name, shape: r.isToMany ? .list : .scalar) } }
         }
+        // A model read from tables guesses no uniqueness the store does not declare; one from a model cache or tripconv's store says it.
+        if kinds { seen.uniqueness = Dictionary(model.entities.filter { !$0.isAbstract }.map { ($0.name, $0.uniquenessConstraints) }) { a, _ in a } }
         return seen
     }
 

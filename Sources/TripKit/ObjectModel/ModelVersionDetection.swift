@@ -34,19 +34,29 @@ public enum ModelVersionDetection {
         }
         let exact = consistent.filter { fits[$0].isExact }
         let plausible = consistent.filter { fits[$0].isPlausible }
-        let tier = !exact.isEmpty ? exact : (!plausible.isEmpty ? plausible : consistent)
-        let chosen = tier[0]
-        let alike = tier.dropFirst().map { ids[$0] }
+        var tier = !exact.isEmpty ? exact : (!plausible.isEmpty ? plausible : consistent)
         if consistent.count > tier.count {
             let others = consistent.filter { !tier.contains($0) }.map { ids[$0] }
             let why = exact.isEmpty ? "requires attributes not seen" : "stores attributes not seen"
             sentences.append("\(list(others)) declare\(others.count == 1 ? "s" : "") every name seen too, but \(others.count == 1 ? "it" : "each") \(why)")
         }
+        if let told = evidence.uniqueness {
+            let matching = tier.filter { uniquenessMatches(told, plan.versions[$0], evidence.ignoresCase) }
+            if !matching.isEmpty, matching.count < tier.count {
+                let others = tier.filter { !matching.contains($0) }
+                sentences.append(uniquenessSentence(told, plan: plan, ids: ids, matching: matching, others: others, evidence.ignoresCase))
+                tier = matching
+            }
+        }
+        let chosen = tier[0]
+        let alike = tier.dropFirst().map { ids[$0] }
         if alike.isEmpty {
             if sentences.isEmpty { sentences.append("only \(ids[chosen]) declares the names seen") }
         } else {
             let all = [ids[chosen]] + alike
-            sentences.append("\(list(all)) cannot be told apart by the data: they declare the same names and types; "
+            let untold = untoldKinds(evidence, versions: tier.map { plan.versions[$0] })
+            let same = untold.isEmpty ? "the same names and types" : "the same names, and the data tells no kinds: " + untold.joined(separator: "; ")
+            sentences.append("\(list(all)) cannot be told apart by the data: they declare \(same); "
                              + "reading as \(ids[chosen]), the earliest, so that every stage after it runs")
         }
         return ModelVersionVerdict(version: ids[chosen], basis: exact.isEmpty ? .names : .exactNames, evidence: sentences, alike: alike)
@@ -114,7 +124,7 @@ public enum ModelVersionDetection {
                     let model = plan.versions[v]
                     return entity(seen.name, in: model, evidence.ignoresCase).map { property(p.name, of: $0, in: model, evidence.ignoresCase) != nil } ?? false
                 }
-                guard Set(declaring) != everyVersion else { continue }
+                guard Set(declaring) != having else { continue }
                 if let g = groups.firstIndex(where: { $0.versions == declaring }) {
                     groups[g].names.append(p.name)
                 } else {
@@ -141,6 +151,44 @@ public enum ModelVersionDetection {
                 let what = p.seen.isEmpty ? "values" : p.seen.joined(separator: " and ")
                 let each = declared.map { "\($0.0) declares \($0.1)\(kinds.contains($0.1) ? "" : ", which does not take them")" }
                 sentences.append("\(seen.name).\(p.name) holds \(what): " + each.joined(separator: ", "))
+            }
+        }
+        return sentences
+    }
+
+    /// Whether `model` makes unique what the input's own model does, for every entity it tells of.
+    private static func uniquenessMatches(_ told: [String: [[String]]], _ model: ObjectModel, _ ignoresCase: Bool) -> Bool {
+        func key(_ tuples: [[String]]) -> Set<Set<String>> { Set(tuples.map { Set($0.map { ignoresCase ? $0.lowercased() : $0 }) }) }
+        return told.allSatisfy { name, tuples in entity(name, in: model, ignoresCase).map { key($0.uniquenessConstraints) == key(tuples) } ?? true }
+    }
+
+    /// `the store's model makes Trip unique on name, as 2.0.0 does (1.0.0 does not)`.
+    private static func uniquenessSentence(_ told: [String: [[String]]], plan: ModelPlan, ids: [String], matching: [Int], others: [Int],
+                                           _ ignoresCase: Bool) -> String {
+        let differing = told.keys.sorted().filter { name in
+            others.contains { !uniquenessMatches([name: told[name]!], plan.versions[$0], ignoresCase) }
+        }
+        let said = differing.map { name in
+            let tuples = told[name]!
+            if tuples.isEmpty { return "makes nothing of \(name) unique" }
+            return "makes \(name) unique on " + tuples.map { $0.joined(separator: ", ") }.joined(separator: " and on ")
+        }
+        let m = matching.map { ids[$0] }, o = others.map { ids[$0] }
+        return "the store's model \(list(said)), as \(list(m)) \(m.count == 1 ? "does" : "do") (\(list(o)) \(o.count == 1 ? "does" : "do") not)"
+    }
+
+    /// `Item.count is String in 1.0.0, Int64 in 2.0.0`, for each name seen without kinds whose kind the versions differ in.
+    private static func untoldKinds(_ evidence: ModelVersionEvidence, versions: [ObjectModel]) -> [String] {
+        var sentences: [String] = []
+        for seen in evidence.entities {
+            for p in seen.properties where p.kinds == nil {
+                let kinds = versions.map { v -> String? in
+                    guard let e = entity(seen.name, in: v, evidence.ignoresCase),
+                          case .attribute(let a)? = property(p.name, of: e, in: v, evidence.ignoresCase) else { return nil }
+                    return "\(a.kind) in \(v.versionIdentifiers.first ?? "")"
+                }
+                let distinct = Set(kinds.compactMap { $0?.split(separator: " ").first })
+                if distinct.count > 1 { sentences.append("\(seen.name).\(p.name) is " + kinds.compactMap { $0 }.joined(separator: ", ")) }
             }
         }
         return sentences

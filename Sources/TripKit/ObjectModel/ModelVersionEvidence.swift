@@ -40,6 +40,10 @@ public struct ModelVersionEvidence: Sendable, Hashable {
     /// Names were seen in another case than the model's (a Core Data store's columns read without its
     /// model: `ZSTARTDATE` is `startdate`): they match whatever their case.
     public var ignoresCase = false
+    /// Per entity, the uniqueness constraints the input's own model declares, when it has one (a
+    /// store's model cache): they tell apart versions of the same names (SampleTrips' 2.0.0 makes
+    /// `Trip.name` unique). Nil when the input does not tell.
+    public var uniqueness: [String: [[String]]]?
     /// How much of the input was looked at, in words (`the first 100 objects of each entity`).
     public var looked: String?
 
