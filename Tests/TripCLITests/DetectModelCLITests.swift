@@ -36,8 +36,7 @@ struct DetectModelCLITests {
         d = sys.argv[1]
         items = [("Bolt", 12, "red"), ("Nut", 7, None)]
         def obj(version, name, count, colour):
-            o = {"title" if version == 3 else "name": name, "count": str(count) if version == 1 else count, "colour": colour, "tags": []}
-            return o
+            return {"@key": count, "title" if version == 3 else "name": name, "count": str(count) if version == 1 else count, "colour": colour, "tags": []}
         json.dump({"Item": [obj(1, *i) for i in items]}, open(f"{d}/v1.json", "w"))
         with open(f"{d}/v2.jsonl", "w") as f:
             for i in items: f.write(json.dumps({"@entity": "Item", **obj(2, *i)}) + "\n")
@@ -109,6 +108,17 @@ struct DetectModelCLITests {
             tables-v2 csv 1.0.0 exact names ['2.0.0'] 2
 
             """)
+    }
+
+    @Test("tripconv's SQLite store of the plan's objects is told by the model it carries", .needsPython3)
+    func objectStore() throws {
+        let d = try Self.exports().path
+        let written = try CLI.tripconv(d + "/v3.json", "--model", d + "/plan.json", "-o", d + "/objects.sqlite", "-q")
+        #expect(written.status == 0, "\(written.stderr)")
+        let r = try CLI.tripconv("detect", "--model", d + "/plan.json", d + "/objects.sqlite")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(String(decoding: r.stdout, as: UTF8.self).hasSuffix(
+            "2 entities: Item 2, Note 1 objects; version 3.0.0 of the plan (marker tripconv_model versionIdentifiers 3.0.0)\n"), "\(r.stdout)")
     }
 
     @Test("A name no version of the plan declares is exit 65 naming it and the versions; --model naming no plan is 64", .needsPython3)
