@@ -9,7 +9,8 @@ struct Detect: ParsableCommand {
         commandName: "detect",
         abstract: "Print each input's format, version and counts (an archive's members each, naming the archive); for a "
             + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from "
-            + "(a store on standard input or in an archive from a temporary copy in --temp-dir).")
+            + "(a store on standard input or in an archive from a temporary copy in --temp-dir); with --model naming an app's Swift source or plan JSON, "
+            + "which of its versions each input's objects are at, and why.")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []
@@ -18,6 +19,12 @@ struct Detect: ParsableCommand {
 
     @Flag(name: .customLong("json"), help: "Print a JSON array with one object per input.")
     var json = false
+
+    @Option(name: .customLong("model"), help: ArgumentHelp(
+        "An app's Swift source (a .swift file or a folder) or plan JSON: say which of its versions each input's objects are at, and what "
+            + "told it (a marker, else the names and kinds seen, and a store's uniqueness), and which versions the data cannot tell apart "
+            + "(the earliest is read).", valueName: "path"))
+    var model: String?
 
     @OptionGroup var memory: MemoryOptions
 
@@ -32,6 +39,11 @@ struct Detect: ParsableCommand {
             memory.apply(to: &options)
             try options.checkTemporaryDirectory()
             let budget = options.spillBudget(usingJobs: true)
+            if let model {
+                let (lines, nodes) = try describeAgainstPlan(model, options: options, budget: budget)
+                writeAll(1, json ? JSONText.Node.array(nodes).render(indent: 2) + "\n" : lines.map { $0 + "\n" }.joined())
+                return
+            }
             try InputResolver.refuseTerminal(self.inputs, usage: Self.usageString())
             // A store on standard input or in an archive is described from a temporary copy.
             var readOptions = reading.readOptions
