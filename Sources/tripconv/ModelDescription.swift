@@ -4,14 +4,8 @@ import TripFormats
 /// `tripconv schema --model PATH`: a model of any app, in tripconv's words, and as JSON that
 /// `--model model.json` reads back.
 enum ModelDescription {
-    /// The model at `path` (a store, an Xcode model, model JSON) and what the store says of itself.
-    static func read(_ path: String) throws -> StoreModel {
-        if Format.isPostgreSQLAddress(path) { return try ObjectConversion.objectStoreModel(address: path, schema: nil) }
-        if ObjectConversion.isObjectStore(path) { return try ObjectConversion.objectStoreModel(path) }
-        if StoreModel.isStoreFile(path) { return try StoreModel.read(storeAt: path) }
-        let (model, file, source) = try StoreModel.readModelFile(path)
-        return StoreModel(model: model, source: source, modelFile: file)
-    }
+    /// The model at `path` (a store, an Xcode model, model JSON), read as library users read it.
+    static func read(_ path: String) throws -> StoreModel { try TripConverter.loadModel(path) }
 
     /// Where the model came from, in a phrase: `the store's model cache (Z_MODELCACHE)`, `an Xcode model (PATH)`.
     static func origin(_ store: StoreModel) -> String {
