@@ -17,6 +17,9 @@ let package = Package(
         // Reads an app's model and migration plan from its Swift source (issue 27); only the
         // tripconv-swift-model executable links it (docs/DESIGN-NOTES.md, "A model read from Swift source").
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // `swift package generate-documentation --target TripFormats` (and TripKit): the DocC catalogs of the
+        // library products. A command plugin: no target builds or links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, linked through pkg-config; Debian's -dev packages provide them.

@@ -6,124 +6,12 @@ import TripKit
 import TripFormats
 
 enum InputResolver {
-    /// Expands the command line's inputs: `-` or none is standard input; a directory means the files
-    /// under it (recursively) with known extensions, in path order; an archive (zip, tar, compressed
-    /// or not: by its name, else by its first bytes) is read as a directory, its members met as
-    /// the run gets to them. Standard input, and a file whose extension names no format, are read as
-    /// their first bytes tell (`FormatSniffer`) unless `from` says. A directory with no file to read
-    /// (none with a format's extension, without --from) is said so on standard error; a run left with
-    /// no input fails (`nothingToRead`) once the run finds no archive's member either.
+    /// Expands the command line's inputs (`RunInput.resolve`, which library users call too), a
+    /// directory with no file to read said so on standard error.
     static func resolve(_ arguments: [String], from: Format?, options: ReadOptions) throws -> [RunInput] {
-        let args = arguments.isEmpty ? ["-"] : arguments
-        var out: [RunInput] = []
-        for arg in args {
-            if arg == "-" {
-                out.append(try standardInput(from: from, options: options))
-                continue
-            }
-            if Format.isPostgreSQLAddress(arg) {
-                out.append(RunInput(.file(arg), format: .postgresql))
-                continue
-            }
-            if try FileSystem.kind(of: arg, failing: .noInput) == .directory {
-                // A CSV or TSV tables-layout directory is one input.
-                if let tables = [Format.csv, .tsv].first(where: { (from == nil || from == $0) && CSVFormat.isTablesDirectory(arg, format: $0) }) {
-                    out.append(RunInput(.file(arg), format: tables))
-                    continue
-                }
-                // Each file keeps its path under the directory, for --output-dir.
-                let root = arg.hasSuffix("/") ? arg : arg + "/"
-                var found = 0, passedOver = 0
-                for f in try listFiles(arg) {
-                    var input: RunInput
-                    if ArchiveFormat.named(by: f) != nil {
-                        input = RunInput(archive: .file(f), format: from)
-                    } else if let format = from ?? Format(streamPath: f) {
-                        input = RunInput(.file(f), format: format)
-                    } else {
-                        passedOver += 1
-                        continue
-                    }
-                    let relative = f.hasPrefix(root) ? f.dropFirst(root.count) : Substring(f)
-                    if let slash = relative.lastIndex(of: "/") { input.subdirectory = String(relative[...slash]) }
-                    out.append(input)
-                    found += 1
-                }
-                if found == 0 { Diagnostics.print(nothingFound(in: arg, what: "file", passedOver: passedOver)) }
-                continue
-            }
-            if ArchiveFormat.named(by: arg) != nil {
-                out.append(RunInput(archive: .file(arg), format: from))
-                continue
-            }
-            if from == nil, Format.isCompressedStore(arg) {
-                throw TripError.usage("\(arg): a store is read in place, not compressed; decompress it first")
-            }
-            if let format = Format(streamPath: arg) {
-                out.append(RunInput(.file(arg), format: from ?? format))
-                continue
-            }
-            out.append(try unnamedFile(arg, from: from, options: options))
+        try RunInput.resolve(arguments, from: from, options: options) { directory, passedOver in
+            Diagnostics.print(nothingFound(in: directory, what: "file", passedOver: passedOver))
         }
-        return out
-    }
-
-    /// Standard input: an archive by its first bytes (kept for its reader), else read as `from` says,
-    /// else as its first bytes tell. A terminal is not read ahead when `from` says.
-    private static func standardInput(from: Format?, options: ReadOptions) throws -> RunInput {
-        guard from == nil || isatty(0) == 0 else { return RunInput(.standardInput, format: from!) }
-        let count = from == nil ? FormatSniffer.windowSize : 512
-        let head = try ByteInput.peekStandardInput(count)
-        if ArchiveFormat.told(by: head) != nil { return RunInput(archive: .standardInput, format: from) }
-        if let from { return RunInput(.standardInput, format: from) }
-        switch FormatSniffer.sniff(head, atEnd: head.count < count, options: options) {
-        case .told(let sniffed):
-            if sniffed.format.isStore && !options.copiesStores {
-                throw TripError.usage("standard input holds an SQLite store, which is read in place; name its file")
-            }
-            return RunInput(.standardInput, sniffed: sniffed)
-        case .empty:
-            throw TripError.usage("standard input: only blanks, which tell no format; pass --from FORMAT", notes: [formatsNote])
-        case .unknown(let line):
-            throw TripError.usage("standard input: its first bytes tell no format; pass --from FORMAT",
-                                  notes: [formatsNote, lookedAtNote(line)])
-        }
-    }
-
-    /// A file whose extension names no format: an archive by its first bytes, else read as `from`
-    /// says, else as its first bytes tell.
-    private static func unnamedFile(_ path: String, from: Format?, options: ReadOptions) throws -> RunInput {
-        if let from {
-            // Its reader says what is wrong with it, if anything (under --output-dir, for it alone).
-            return ArchiveFormat.told(byFile: path) != nil ? RunInput(archive: .file(path), format: from) : RunInput(.file(path), format: from)
-        }
-        let count = FormatSniffer.windowSize
-        let head = try ByteInput.head(of: .file(path), count: count)
-        if ArchiveFormat.told(by: head.bytes) != nil { return RunInput(archive: .file(path)) }
-        var notes = ["extensions: " + Format.allCases.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: " ")]
-        switch FormatSniffer.sniff(head.bytes, atEnd: head.bytes.count < count, options: options) {
-        case .told(let sniffed):
-            if sniffed.format.isStore, head.compression != nil {
-                throw TripError.usage("\(path): a store is read in place, not compressed; decompress it first")
-            }
-            return RunInput(.file(path), sniffed: sniffed)
-        case .empty:
-            throw TripError.usage("\(path): only blanks, and no known extension, tell no format; pass --from FORMAT", notes: notes)
-        case .unknown(let line):
-            notes.append(lookedAtNote(line))
-            if path.lowercased().hasSuffix(".txt") {
-                notes.append("a spreadsheet's text or \"Unicode text\" export is CSV: pass --from csv (its delimiter and UTF-16 are told from the file)")
-            }
-            throw TripError.usage("\(path): neither its extension nor its first bytes tell its format; pass --from FORMAT", notes: notes)
-        }
-    }
-
-    private static let formatsNote = "formats: " + Format.allCases.map(\.rawValue).joined(separator: ", ")
-
-    /// What the sniff looked for, and the line it found instead.
-    private static func lookedAtNote(_ line: String) -> String {
-        "looked for JSON or JSON Lines ('{' or '['), XML ('<'), YAML ('---', '%YAML', 'key:' lines, '- ' items) "
-            + "and a CSV or TSV header naming trip fields (name, destination, ...); found \(line.quotedForMessage)"
     }
 
     /// Refuses to wait on a terminal: no input named and standard input a terminal prints the usage
@@ -152,22 +40,5 @@ enum InputResolver {
     static func nothingFound(in name: String, what: String, passedOver: Int) -> String {
         "tripconv: \(name): no \(what) to read"
             + (passedOver > 0 ? " (\(passedOver) file\(passedOver == 1 ? "" : "s") with no format's extension; --from FORMAT reads every \(what) as FORMAT)" : "")
-    }
-
-    /// The regular files under a directory, recursively, sorted by path.
-    static func listFiles(_ directory: String) throws -> [String] {
-        var result: [String] = []
-        var pending = [directory]
-        while let dir = pending.popLast() {
-            for name in try FileSystem.entries(of: dir) where !name.hasPrefix(".") {
-                let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
-                switch FileSystem.kind(path) {
-                case .directory?: pending.append(path)
-                case .file?: result.append(path)
-                case .other?, nil: continue
-                }
-            }
-        }
-        return result.sorted()
     }
 }

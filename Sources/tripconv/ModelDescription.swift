@@ -4,15 +4,9 @@ import TripFormats
 /// `tripconv schema --model PATH`: a model of any app, in tripconv's words, and as JSON that
 /// `--model model.json` reads back.
 enum ModelDescription {
-    /// The model at `path` (a store, an Xcode model, model JSON) and what the store says of itself; a
+    /// The model at `path` (a store, an Xcode model, model JSON), read as library users read it; a
     /// PostgreSQL store's tables are looked for in `pgSchema` (the search path's first when nil).
-    static func read(_ path: String, pgSchema: String? = nil) throws -> StoreModel {
-        if Format.isPostgreSQLAddress(path) { return try ObjectConversion.objectStoreModel(address: path, schema: pgSchema) }
-        if ObjectConversion.isObjectStore(path) { return try ObjectConversion.objectStoreModel(path) }
-        if StoreModel.isStoreFile(path) { return try StoreModel.read(storeAt: path) }
-        let (model, file, source) = try StoreModel.readModelFile(path)
-        return StoreModel(model: model, source: source, modelFile: file)
-    }
+    static func read(_ path: String, pgSchema: String? = nil) throws -> StoreModel { try TripConverter.loadModel(path, pgSchema: pgSchema) }
 
     /// Where the model came from, in a phrase: `the store's model cache (Z_MODELCACHE)`, `an Xcode model (PATH)`.
     static func origin(_ store: StoreModel) -> String {

@@ -29,7 +29,7 @@ extension Convert {
     /// another app than SampleTrips: such a run reads objects.
     static func namesOtherAppStore(_ argument: String, pgSchema: String?) -> Bool {
         guard FileSystem.kind(argument) == .directory else { return ObjectConversion.isOtherAppStore(argument, pgSchema: pgSchema) }
-        let files = (try? InputResolver.listFiles(argument)) ?? []
+        let files = (try? RunInput.listFiles(argument)) ?? []
         return files.contains { Format(path: $0)?.isStore == true && ObjectConversion.isOtherAppStore($0) }
     }
 
