@@ -86,4 +86,24 @@ struct SwiftModelCLITests {
             """, [out])
         #expect(String(decoding: checked.stdout, as: UTF8.self) == "2025-01-01T00:00:00Z [1] Colosseum Hotel\n", "\(checked.stderr)")
     }
+
+    @Test("plan JSON whose source path is long is still told from model JSON (only its first 256 bytes were looked at)", .needsPython3)
+    func longSourcePlanJSON() throws {
+        let dir = try CLI.temporaryDirectory()
+        let json = try CLI.tripconv("schema", "--model", "samples/swift-model", "--json")
+        #expect(json.status == 0, "\(json.stderr)")
+        try json.stdout.write(to: dir.appendingPathComponent("plan.json"))
+        // The same plan, its "source" (first) 600 characters long, as a path nested deep would make it.
+        _ = try CLI.python("""
+            import json, sys
+            p = json.load(open(sys.argv[1]))
+            p['source'] = '/deep' * 120
+            json.dump(p, open(sys.argv[2], 'w'), indent=2)
+            """, [dir.path + "/plan.json", dir.path + "/long.json"])
+        let short = try CLI.tripconv("schema", "--model", dir.path + "/plan.json")
+        let long = try CLI.tripconv("schema", "--model", dir.path + "/long.json")
+        #expect(long.status == 0, "\(long.stderr)")
+        let tail = { (r: CLI.Result) in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").dropFirst().joined(separator: "\n") }
+        #expect(tail(long) == tail(short) && tail(short).contains("migration plan"), "\(long.out)")
+    }
 }

@@ -23,12 +23,24 @@ public enum ModelPlanSource {
         }
     }
 
-    /// Whether `path` is plan JSON (an object with `"versions"`), told by its first bytes.
+    /// Whether `path` is plan JSON (an object with `"versions"` before any `"entities"`), told by its first MiB.
     public static func isPlanJSON(_ path: String) -> Bool {
-        guard FileSystem.kind(path) == .file, let head = try? FileSystem.head(of: path, count: 256, failing: .noInput) else { return false }
-        let text = String(decoding: head, as: UTF8.self)
-        return text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }.hasPrefix("{")
-            && text.contains("\"versions\"")
+        // Plan JSON holds its versions' entities inside `"versions"`; model JSON has `"entities"` at
+        // the top and no `"versions"` key. Which key comes first tells them, however long the
+        // `"source"` before them (a key cannot be inside a string: a quote there is escaped).
+        guard FileSystem.kind(path) == .file, let head = try? FileSystem.head(of: path, count: 1 << 20, failing: .noInput) else { return false }
+        let bytes = Array(head)
+        guard bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") else { return false }
+        func firstKey(_ key: String) -> Int? {
+            let k = Array("\"\(key)\"".utf8)
+            guard bytes.count >= k.count else { return nil }
+            for i in 0...(bytes.count - k.count) where bytes[i] == k[0] && (i == 0 || bytes[i - 1] != UInt8(ascii: "\\")) {
+                if bytes[i..<(i + k.count)].elementsEqual(k) { return i }
+            }
+            return nil
+        }
+        guard let versions = firstKey("versions") else { return false }
+        return firstKey("entities").map { versions < $0 } ?? true
     }
 
     /// Whether `path` is an Xcode `.xcdatamodeld` folder (a Core Data model with its versions).
