@@ -57,8 +57,8 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
     var to: OutputFormatArgument?
 
-    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames).", valueName: "version"))
-    var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
+    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames; default: the current one, 3.0.0). With --model naming an app's Swift source or plan JSON: one of its plan's versions, at or after the input's (default: its last).", valueName: "version"))
+    var targetVersion: SchemaVersion?
 
     @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
@@ -103,7 +103,7 @@ struct Convert: ParsableCommand {
     /// The options, described once: the runs are built from them.
     var options: RunOptions {
         var o = RunOptions()
-        o.targetVersion = targetVersion
+        o.targetVersion = targetVersion ?? TripMigrationPlan.currentSchema.versionIdentifier
         o.policy = dedupe
         o.reading = reading.readOptions
         o.csvSafeFormulas = csvSafeFormulas

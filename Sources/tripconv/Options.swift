@@ -3,8 +3,12 @@ import TripKit
 import TripFormats
 
 extension SchemaVersion: ExpressibleByArgument {
+    /// One of SampleTrips' versions; with `--model` on the command line, any `major.minor.patch` (an app's
+    /// plan lists its own, as `Schema.Version`s: the run checks it is one of them).
     public init?(argument: String) {
-        guard let v = SchemaVersion(argument), TripMigrationPlan.schema(for: v) != nil else { return nil }
+        guard let v = SchemaVersion(argument) else { return nil }
+        let namesModel = CommandLine.arguments.contains { $0 == "--model" || $0.hasPrefix("--model=") }
+        guard namesModel || TripMigrationPlan.schema(for: v) != nil else { return nil }
         self = v
     }
     public static var allValueStrings: [String] { TripMigrationPlan.versions.map(\.description) }
