@@ -130,7 +130,7 @@ extension Convert {
     /// Runs one conversion; with a plan, says (unless `-q`) the version read and each stage's sentence first.
     private func run(_ conversion: ObjectConversion, to output: OutputLocation, format: Format,
                      setAside: (SetAsideRecord) throws -> Void, into outcome: inout ObjectOutcome) throws {
-        outcome.modelSource = conversion.modelSource.rawValue
+        outcome.modelSource = conversion.sourceVersion.map { "\(conversion.modelSource.rawValue), read at \($0)" } ?? conversion.modelSource.rawValue
         if let version = conversion.sourceVersion, !quiet {
             let name = outputDir == nil ? "" : "\(outcome.input): "
             let to = conversion.migration?.target.versionIdentifiers.first ?? version

@@ -183,7 +183,7 @@ public struct ObjectConversion {
     public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         var summary = ObjectConversionSummary()
         var source: any ObjectRecordReader
-        var tally: ObjectMigrationReader.Tally?
+        var planReader: ObjectMigrationReader?
         if let migration {
             // The stages and the duplicates' resolution (a first pass over a reader of its own when needed).
             let ahead = format == .coredata && options.readOptions.parsesAhead
@@ -191,7 +191,7 @@ public struct ObjectConversion {
                 let r = try reader()
                 return ahead ? ObjectReadAhead.reading(r) : r
             }
-            tally = reading.tally
+            planReader = reading
             source = reading
         } else {
             source = try reader()
@@ -231,9 +231,7 @@ public struct ObjectConversion {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV, SQLite or PostgreSQL; "
                                   + "\(out.rawValue) is not one yet")
         }
-        if let migration, let tally, let from = sourceVersion, let to = migration.target.versionIdentifiers.first {
-            summary.migration = ("\(from) -> \(to)", migration.stageSentences(policy: policy), tally.counts)
-        }
+        if let planReader { summary.note(planReader) }
         return summary
     }
 }

@@ -1,30 +1,39 @@
-/// A uniqueness a stage of the chain brings (`ModelStep.deduplicate`), on the model of the version
-/// it leads to: objects of `entity` (and its subentities) sharing the values of `attributes` are
-/// duplicates, resolved by the policy (`--dedupe`) as the objects leave that stage, before the later
-/// stages run on them. An object with a nil among them is no one's duplicate.
+/// A uniqueness a stage of the chain brings (`ModelStep.deduplicate`), resolved as the stage is given
+/// the objects, in its source version (as a custom stage's `willMigrate` deduplicates): objects of
+/// `entity` (and its subentities) sharing the values of `attributes` are duplicates, resolved by the
+/// policy (`--dedupe`). An object with a nil among them is no one's duplicate.
 public struct ObjectDeduplication: Sendable, Hashable {
     /// The position in the chain of the stage that brings it.
     public var stage: Int
-    /// The entity, its position in the stage's target model, and the positions of the attributes in
-    /// `allAttributes(of: entity)`.
+    /// The entity and attributes as the target version names them (for messages).
     public var entityName: String
-    public var entity: Int
     public var names: [String]
+    /// The entity's position in the stage's source model, and the attributes' positions in
+    /// `allAttributes(of: entity)` there.
+    public var entity: Int
     public var attributes: [Int]
     /// The version that makes them unique.
     public var version: String
 
-    /// The deduplications of each stage of `chain`; one on a relationship is not made.
-    static func derive(chain: [ModelPlan.Stage], steps: [ModelStageSteps], plan: ModelPlan) -> [ObjectDeduplication] {
+    /// The deduplications of each stage of `chain`, found in each stage's source model through the
+    /// target's renames; one on a relationship, or on an attribute the source lacks, is not made.
+    static func derive(chain: [ModelPlan.Stage], steps: [ModelStageSteps], plan: ModelPlan, source: ObjectModel) -> [ObjectDeduplication] {
         var out: [ObjectDeduplication] = []
         for (i, derived) in steps.enumerated() {
-            guard let model = plan.version(chain[i].to) else { continue }
+            guard let from = i == 0 ? source : plan.version(chain[i].from), let to = plan.version(chain[i].to) else { continue }
             for case .deduplicate(let entity, let keys) in derived.steps {
-                guard let index = model.entityIndex(entity) else { continue }
-                let all = model.allAttributes(of: index)
-                let positions = keys.compactMap { n in all.firstIndex { $0.name == n } }
+                guard let te = to.entity(entity),
+                      let index = from.entityIndex(te.name) ?? te.renamingIdentifier.flatMap(from.entityIndex),
+                      let ti = to.entityIndex(entity) else { continue }
+                let targetAttributes = to.allAttributes(of: ti), sourceAttributes = from.allAttributes(of: index)
+                let positions = keys.compactMap { n -> Int? in
+                    guard let ta = targetAttributes.first(where: { $0.name == n }) else { return nil }
+                    return sourceAttributes.firstIndex { $0.name == ta.name } ?? ta.renamingIdentifier.flatMap { old in
+                        sourceAttributes.firstIndex { $0.name == old }
+                    }
+                }
                 guard positions.count == keys.count else { continue }
-                out.append(ObjectDeduplication(stage: i, entityName: entity, entity: index, names: keys, attributes: positions, version: chain[i].to))
+                out.append(ObjectDeduplication(stage: i, entityName: entity, names: keys, entity: index, attributes: positions, version: chain[i].to))
             }
         }
         return out
@@ -38,7 +47,7 @@ public struct ObjectDeduplication: Sendable, Hashable {
 /// united; their last non-empty to-one). Pass 2 (`resolve`) drops or merges the duplicates, merges
 /// the survivor, and points every reference to a duplicate at its survivor.
 ///
-/// One resolver per stage that deduplicates, on that stage's target model. Memory: one entry per
+/// One resolver per stage that deduplicates, on that stage's source model. Memory: one entry per
 /// object of a deduplicated entity with non-nil values (its tuple, its key and origin: about 120
 /// bytes and the tuple's text), one per duplicate, and under merge one record per group that has
 /// duplicates.
@@ -62,7 +71,7 @@ public final class ObjectDeduplicator {
     /// Per entity of the model: the deduplications it falls under (its own or a superentity's).
     private let applying: [[Int]]
 
-    /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's target) under `policy`.
+    /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under `policy`.
     public init(_ deduplications: [ObjectDeduplication], model: ObjectModel, policy: DeduplicationPolicy) {
         self.deduplications = deduplications; self.model = model; self.policy = policy
         index = Array(repeating: [:], count: deduplications.count)

@@ -95,7 +95,7 @@ public struct ObjectMigration: Sendable {
             model = next
         }
         self.maps = maps
-        deduplications = ObjectDeduplication.derive(chain: chain, steps: steps, plan: plan)
+        deduplications = ObjectDeduplication.derive(chain: chain, steps: steps, plan: plan, source: source)
     }
 
     private static func identifiers(_ plan: ModelPlan) -> String {
@@ -114,18 +114,23 @@ public struct ObjectMigration: Sendable {
         } }
     }
 
-    /// `object` (of `source`) through every stage; `after(i, object)`, when given, is called with the
-    /// object as stage `i` leaves it and gives what goes on to the next stage (the duplicates'
-    /// resolution), or sets it aside; by default, the object itself.
+    /// `object` (of `source`) through every stage.
+    public func migrate(_ object: ObjectRecord, counts: inout Counts) -> Outcome {
+        migrate(object, counts: &counts) { _, object, _ in .object(object) }
+    }
+
+    /// `object` (of `source`) through every stage; `before(i, object)` is called with the object as
+    /// stage `i` is given it (in the stage's source version, as a custom stage's `willMigrate` sees
+    /// it) and gives what the stage maps (the duplicates' resolution), or sets it aside.
     public func migrate(_ object: ObjectRecord, counts: inout Counts,
-                        after: (Int, ObjectRecord, inout Counts) throws -> Outcome = { _, object, _ in .object(object) }) rethrows -> Outcome {
+                        before: (Int, ObjectRecord, inout Counts) throws -> Outcome) rethrows -> Outcome {
         var current = object
         for (i, map) in maps.enumerated() {
-            switch map.apply(current, counts: &counts) {
+            switch try before(i, current, &counts) {
             case .object(let next): current = next
             case .setAside(let record): return .setAside(record)
             }
-            switch try after(i, current, &counts) {
+            switch map.apply(current, counts: &counts) {
             case .object(let next): current = next
             case .setAside(let record): return .setAside(record)
             }
@@ -133,8 +138,8 @@ public struct ObjectMigration: Sendable {
         return .object(current)
     }
 
-    /// The model of the version stage `i` of the chain leads to.
-    public func model(after i: Int) -> ObjectModel { i == maps.count - 1 ? target : plan.version(stages[i].to) ?? target }
+    /// The model of the version stage `i` of the chain starts from (the objects' own for the first).
+    public func model(before i: Int) -> ObjectModel { i == 0 ? source : plan.version(stages[i].from) ?? source }
 
     /// One sentence per stage: what it is and what tripconv did for it, for the summary and `-v`
     /// ("custom stage 1.0.0 -> 2.0.0: its willMigrate code is not run; deduplicating Recipe on title,

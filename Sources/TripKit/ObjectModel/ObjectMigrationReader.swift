@@ -7,7 +7,7 @@
 /// ```swift
 /// var reader = try ObjectMigrationReader(migration, policy: .merge) { try openInput() }
 /// try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { log($0) }
-/// summary.note(reader.tally)
+/// summary.note(reader)
 /// ```
 public struct ObjectMigrationReader: ObjectRecordReader {
     /// What the stages and the resolution did, counted as the objects go by.
@@ -18,6 +18,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     }
 
     public let migration: ObjectMigration
+    public let policy: DeduplicationPolicy
     public let tally = Tally()
     private var input: any ObjectRecordReader
     /// Per stage of the chain, its resolver of duplicates (nil where the stage deduplicates nothing).
@@ -32,10 +33,10 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     /// Migrates the objects `open()` reads (in `migration.source`) under `policy`. The first pass, when
     /// needed, is made here: under `--dedupe fail` a duplicate throws before any object is given.
     public init(_ migration: ObjectMigration, policy: DeduplicationPolicy, open: () throws -> any ObjectRecordReader) throws {
-        self.migration = migration
+        self.migration = migration; self.policy = policy
         deduplicators = migration.stages.indices.map { i in
             let here = migration.deduplications.filter { $0.stage == i }
-            return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(after: i), policy: policy)
+            return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy)
         }
         if !migration.deduplications.isEmpty || migration.mayRemoveObjects {
             let deduplicators = self.deduplicators
@@ -90,5 +91,14 @@ extension ObjectMigration {
             entity = to.target
         }
         return ObjectReference(entity: entity, key: reference.key)
+    }
+}
+
+extension ObjectConversionSummary {
+    /// Notes what a plan's run did (`reader`'s stages and counts), for the summary line and the report.
+    public mutating func note(_ reader: ObjectMigrationReader) {
+        let m = reader.migration
+        let from = m.stages.first?.from ?? "", to = m.stages.last?.to ?? from
+        migration = ("\(from) -> \(to)", m.stageSentences(policy: reader.policy), reader.tally.counts)
     }
 }
