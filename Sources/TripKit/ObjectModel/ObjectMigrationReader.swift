@@ -57,6 +57,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         input = try open()
     }
 
+    /// The next object in the target's model, or a record set aside, merged or dropped on the way.
     public mutating func next() throws -> ObjectReadItem? {
         let deduplicators = self.deduplicators
         while let item = try input.next() {
