@@ -156,4 +156,54 @@ struct PlanRunCLITests {
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("--source-version, --target-version and --dedupe are SampleTrips' and"), "\(refused.stderr)")
     }
+
+    /// The recipes' 1.0.0 model, as a Core Data store of the app would hold it.
+    static let v1 = ObjectModel(entities: [
+        EntityDescription("Chef", attributes: [AttributeDescription("name", .string, isOptional: false)],
+                          relationships: [RelationshipDescription("recipes", to: "Recipe", inverse: "chef", toMany: true)]),
+        EntityDescription("Recipe", attributes: [
+            AttributeDescription("title", .string, isOptional: false), AttributeDescription("servings", .int64, isOptional: false),
+            AttributeDescription("notes", .string),
+        ], relationships: [
+            RelationshipDescription("ingredients", to: "Ingredient", inverse: "recipe", toMany: true, deleteRule: .cascade),
+            RelationshipDescription("chef", to: "Chef", inverse: "recipes"),
+        ]),
+        EntityDescription("Ingredient", attributes: [
+            AttributeDescription("name", .string, isOptional: false), AttributeDescription("quantity", .int64, isOptional: false),
+        ], relationships: [RelationshipDescription("recipe", to: "Recipe", inverse: "ingredients")]),
+    ], versionIdentifiers: ["1.0.0"])
+
+    @Test("A Core Data store of the app (written by Python) is read at the version its metadata names and migrated to 3.0.0",
+          .needsPython3)
+    func coreDataStoreAtItsVersion() throws {
+        let dir = try CLI.temporaryDirectory().path
+        let store = dir + "/recipes.store"
+        try #require(try ModelStoreWriter.write(Self.v1, to: store, rows: 2).status == 0)
+        // Both recipes are "Pancakes"; both ingredients belong to the second.
+        let filled = try CLI.python("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE ZCHEF SET ZNAME = 'Ana'")
+            db.execute("UPDATE ZRECIPE SET ZTITLE = 'Pancakes', ZSERVINGS = Z_PK")
+            db.execute("UPDATE ZINGREDIENT SET ZNAME = 'egg' || Z_PK, ZQUANTITY = Z_PK, ZRECIPE = (SELECT MAX(Z_PK) FROM ZRECIPE)")
+            db.commit()
+            """, [store])
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let out = dir + "/recipes.jsonl"
+        let r = try CLI.tripconv(store, "--model", Self.plan, "-o", out)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("read at 1.0.0 (the store's version identifier), written at 3.0.0"), "\(r.stderr)")
+        #expect(r.stderr.contains("read 6 objects; wrote 3 (Recipe 1, Ingredient 2); merged 1; dropped 2"), "\(r.stderr)")
+        let checked = try CLI.python("""
+            import json, sys
+            for line in open(sys.argv[1]):
+                r = json.loads(line); print(r['@entity'], r.get('title', r.get('name')), repr(r.get('ingredients', r.get('quantity'))), r.get('recipe'))
+            """, [out])
+        #expect(String(decoding: checked.stdout, as: UTF8.self) == """
+            Recipe Pancakes [3, 4] None
+            Ingredient egg3 '3' Pancakes
+            Ingredient egg4 '4' Pancakes
+
+            """, "\(checked.stderr)")
+    }
 }
