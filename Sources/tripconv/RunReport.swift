@@ -63,6 +63,9 @@ enum RunReport {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
                       ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
+            if summaries.contains(where: { $0.migration != nil }) {
+                pairs += [("merged", .int(summaries.map(\.merged).reduce(0, +))), ("dropped", .int(summaries.map(\.dropped).reduce(0, +)))]
+            }
             pairs.append(("inputs", .array(outcomes.map { o in
                 .object([("input", .string(o.input)), ("output", o.output.map { .string($0) } ?? .null),
                          ("status", .string(o.error == nil ? "ok" : "failed"))] + failure(o.error) + counts(o).filter { $0.0 != "input" })

@@ -206,4 +206,20 @@ struct PlanRunCLITests {
 
             """, "\(checked.stderr)")
     }
+
+    @Test("--output-dir: each input through the plan, the report's totals count merged and dropped", .needsPython3)
+    func outputDirTotals() throws {
+        let dir = try Self.exports()
+        let report = dir.path + "/report.json"
+        try FileManager.default.copyItem(atPath: dir.path + "/recipes-v1.json", toPath: dir.path + "/again.json")
+        let r = try CLI.tripconv(dir.path + "/recipes-v1.json", dir.path + "/again.json", "--model", Self.plan,
+                                 "--source-version", "1.0.0", "--output-dir", dir.path + "/out", "--report", report, "-q")
+        #expect(r.status == 0, "\(r.stderr)")
+        let checked = try CLI.python("""
+            import json, sys
+            r = json.load(open(sys.argv[1]))
+            print(r['read'], r['written'], r['merged'], r['dropped'], r['rejected'], [(i['merged'], i['dropped']) for i in r['inputs']])
+            """, [report])
+        #expect(String(decoding: checked.stdout, as: UTF8.self) == "20 14 2 4 0 [(1, 2), (1, 2)]\n", "\(checked.stderr)")
+    }
 }
