@@ -130,7 +130,13 @@ extension Convert {
     /// Runs one conversion; with a plan, says (unless `-q`) the version read and each stage's sentence first.
     private func run(_ conversion: ObjectConversion, to output: OutputLocation, format: Format,
                      setAside: (SetAsideRecord) throws -> Void, into outcome: inout ObjectOutcome) throws {
-        outcome.modelSource = conversion.sourceVersion.map { "\(conversion.modelSource.rawValue), read at \($0)" } ?? conversion.modelSource.rawValue
+        // With a plan, an input read at another version than the current says which.
+        let source = conversion.modelSource.rawValue, current = "the current version of "
+        if let version = conversion.sourceVersion, version != conversion.plan?.current?.versionIdentifiers.first, source.hasPrefix(current) {
+            outcome.modelSource = "version \(version) of " + source.dropFirst(current.count)
+        } else {
+            outcome.modelSource = source
+        }
         if let version = conversion.sourceVersion, !quiet {
             let name = outputDir == nil ? "" : "\(outcome.input): "
             let to = conversion.migration?.target.versionIdentifiers.first ?? version

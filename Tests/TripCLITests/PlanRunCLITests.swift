@@ -58,14 +58,14 @@ struct PlanRunCLITests {
             for line in open(sys.argv[1]):
                 r = json.loads(line); print(r['kind'], r['line'], r['reason'])
             rep = json.load(open(sys.argv[2]))
-            print(rep['read'], rep['written'], rep['merged'], rep['dropped'], rep['rejected'])
+            print(rep['read'], rep['written'], rep['merged'], rep['dropped'], rep['rejected'], rep['model'])
             m = rep['migration']; print(m['versions'], m['converted'], m['filled'], m['droppedWithRemovedEntities'], len(m['stages']))
             """, [rejects, report])
         #expect(String(decoding: set.stdout, as: UTF8.self) == """
             dropped 3 lightweight stage 2.0.0 -> 3.0.0 removes entity Chef: the object is dropped by the plan
             dropped 10 lightweight stage 2.0.0 -> 3.0.0 removes entity Chef: the object is dropped by the plan
             merged 41 another Recipe with title "Pancakes" (unique from 2.0.0): merged into the one at \(dir.path)/recipes-v1.json:20:5
-            10 7 1 2 0
+            10 7 1 2 0 version 1.0.0 of a plan JSON file
             1.0.0 -> 3.0.0 4 4 2 2
 
             """, "\(set.stderr)")
