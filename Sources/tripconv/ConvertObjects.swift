@@ -13,9 +13,15 @@ extension Convert {
                 throw TripError.usage("--migrate is SampleTrips' own: a store of another app's objects is written as the model is, "
                                       + "and migrating one is not supported yet")
             }
-            if migrate || csvLayout != .rows || targetVersion != TripMigrationPlan.currentSchema.versionIdentifier || dedupe != .merge {
-                throw TripError.usage("--migrate, --csv-layout, --target-version and --dedupe are SampleTrips' and not for another app's objects"
+            if migrate || csvLayout != .rows {
+                throw TripError.usage("--migrate and --csv-layout are SampleTrips' and not for another app's objects"
                                       + " (CSV and TSV are written as tables, one per entity)")
+            }
+            // --source-version, --target-version and --dedupe go with an app's plan (Swift source or plan JSON).
+            let hasPlan = model.map { ModelPlanSource.isSwiftSource($0) || ModelPlanSource.isPlanJSON($0) } ?? false
+            if !hasPlan, targetVersion != nil || dedupe != .merge || reading.sourceVersion != nil {
+                throw TripError.usage("--source-version, --target-version and --dedupe are SampleTrips' and, with --model naming an app's "
+                                      + "Swift source or plan JSON, that app's plan's; a model without a plan has one version")
             }
             let format = try objectOutputFormat()
             try checkObjectOutputs(format)

@@ -114,15 +114,35 @@ extension Convert {
                 }
                 let store = StoreModel.isStoreFile(copy.path)
                 let conversion = try ObjectConversion(input: copy.path, format: store ? nil : input.format, modelPath: modelPath(forStore: store),
-                                                      options: options)
-                outcome.modelSource = conversion.modelSource.rawValue
-                outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
+                                                      options: options, sourceVersion: reading.sourceVersion?.description,
+                                                      targetVersion: targetVersion?.description, policy: dedupe)
+                try run(conversion, to: output, format: format, setAside: setAside, into: &outcome)
             }
             return
         }
         let conversion = try ObjectConversion(input: path, format: input.format.flatMap { $0.isStore ? nil : $0 },
-                                              modelPath: modelPath(forStore: StoreModel.isStoreFile(path)), options: options)
-        outcome.modelSource = conversion.modelSource.rawValue
+                                              modelPath: modelPath(forStore: StoreModel.isStoreFile(path)), options: options,
+                                              sourceVersion: reading.sourceVersion?.description, targetVersion: targetVersion?.description,
+                                              policy: dedupe)
+        try run(conversion, to: output, format: format, setAside: setAside, into: &outcome)
+    }
+
+    /// Runs one conversion; with a plan, says (unless `-q`) the version read and each stage's sentence first.
+    private func run(_ conversion: ObjectConversion, to output: OutputLocation, format: Format,
+                     setAside: (SetAsideRecord) throws -> Void, into outcome: inout ObjectOutcome) throws {
+        // With a plan, an input read at another version than the current says which.
+        let source = conversion.modelSource.rawValue, current = "the current version of "
+        if let version = conversion.sourceVersion, version != conversion.plan?.current?.versionIdentifiers.first, source.hasPrefix(current) {
+            outcome.modelSource = "version \(version) of " + source.dropFirst(current.count)
+        } else {
+            outcome.modelSource = source
+        }
+        if let version = conversion.sourceVersion, !quiet {
+            let name = outputDir == nil ? "" : "\(outcome.input): "
+            let to = conversion.migration?.target.versionIdentifiers.first ?? version
+            Diagnostics.print("tripconv: \(name)read at \(version) (\(conversion.sourceVersionEvidence ?? "")), written at \(to)")
+            for sentence in conversion.migration?.stageSentences(policy: dedupe) ?? [] { Diagnostics.print("tripconv: \(name)\(sentence)") }
+        }
         outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
     }
 

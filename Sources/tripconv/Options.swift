@@ -3,8 +3,12 @@ import TripKit
 import TripFormats
 
 extension SchemaVersion: ExpressibleByArgument {
+    /// One of SampleTrips' versions; with `--model` on the command line, any `major.minor.patch` (an app's
+    /// plan lists its own, as `Schema.Version`s: the run checks it is one of them).
     public init?(argument: String) {
-        guard let v = SchemaVersion(argument), TripMigrationPlan.schema(for: v) != nil else { return nil }
+        guard let v = SchemaVersion(argument) else { return nil }
+        let namesModel = CommandLine.arguments.contains { $0 == "--model" || $0.hasPrefix("--model=") }
+        guard namesModel || TripMigrationPlan.schema(for: v) != nil else { return nil }
         self = v
     }
     public static var allValueStrings: [String] { TripMigrationPlan.versions.map(\.description) }
@@ -43,7 +47,7 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .customLong("from"), help: ArgumentHelp("The input format, overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).", valueName: "format"))
     var from: Format?
 
-    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it.", valueName: "version"))
+    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it (with --model of an app's Swift source or plan JSON: one of its plan's versions).", valueName: "version"))
     var sourceVersion: SchemaVersion?
 
     @Option(name: .customLong("date-epoch"), help: ArgumentHelp("How numbers in date fields count time: reference (seconds since 2001-01-01, the default), unix (seconds since 1970), unix-ms.", valueName: "epoch"))

@@ -53,7 +53,7 @@ enum RunReport {
                 ("read", .int(s.read)), ("written", .int(s.written)), ("rejected", .int(s.rejected)),
                 ("input", .string(o.input)), ("model", .string(o.modelSource ?? "")),
                 ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
-            ]
+            ] + planCounts(s)
         }
         var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil && !outcomes.contains { $0.error != nil } ? "ok" : "failed"))]
             + failure(error ?? outcomes.first { $0.error != nil }?.error)
@@ -63,6 +63,9 @@ enum RunReport {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
                       ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
+            if summaries.contains(where: { $0.migration != nil }) {
+                pairs += [("merged", .int(summaries.map(\.merged).reduce(0, +))), ("dropped", .int(summaries.map(\.dropped).reduce(0, +)))]
+            }
             pairs.append(("inputs", .array(outcomes.map { o in
                 .object([("input", .string(o.input)), ("output", o.output.map { .string($0) } ?? .null),
                          ("status", .string(o.error == nil ? "ok" : "failed"))] + failure(o.error) + counts(o).filter { $0.0 != "input" })
@@ -72,6 +75,21 @@ enum RunReport {
         let output = try ByteOutput(.file(path))
         try output.write(JSONText.Node.object(pairs).render(indent: 2) + "\n")
         try output.commit()
+    }
+
+    /// What an app's plan did in an object run (nothing without a plan): read = written + merged +
+    /// dropped + rejected, and the stages' own counts.
+    private static func planCounts(_ s: ObjectConversionSummary) -> [(String, JSONText.Node)] {
+        guard let (versions, stages, c) = s.migration else { return [] }
+        return [
+            ("merged", .int(s.merged)), ("dropped", .int(s.dropped)),
+            ("migration", .object([
+                ("versions", .string(versions)), ("stages", .array(stages.map { .string($0) })),
+                ("converted", .int(c.converted)), ("filled", .int(c.filled)), ("setAside", .int(c.setAside)),
+                ("droppedByPolicy", .int(c.dropped)), ("droppedWithRemovedEntities", .int(c.removed)),
+                ("referencesRemoved", .int(c.referencesRemoved)),
+            ])),
+        ]
     }
 
     /// A failed run's error and exit status; none for a run that did not fail.

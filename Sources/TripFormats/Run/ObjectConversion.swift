@@ -17,6 +17,14 @@ public struct ObjectConversion {
     public let format: Format
     private let entityNumbers: [String: Int64]?
     private let options: RunOptions
+    /// The app's plan when `--model` named Swift source or plan JSON, and its run from the input's
+    /// version to the target (nil when they are the same version).
+    public let plan: ModelPlan?
+    public let migration: ObjectMigration?
+    /// The version the input was read at, and how that was told (`the store's metadata`, `--source-version`).
+    public let sourceVersion: String?
+    public let sourceVersionEvidence: String?
+    private let policy: DeduplicationPolicy
 
     /// The formats an object run writes.
     public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite, .postgresql]
@@ -56,28 +64,82 @@ public struct ObjectConversion {
 
     /// A run reading `input`: a store (its own model, else `modelPath`'s, else its tables'), or an
     /// export in `format` (the format its extension names when nil) read with `modelPath`'s model.
-    public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions) throws {
-        self.input = input; self.options = options
+    ///
+    /// When `modelPath` is an app's Swift source or plan JSON, the input is read at its version
+    /// (`ObjectConversion.sourceVersion`) and the plan's stages run from it to `targetVersion` (the
+    /// current version when nil), duplicates resolved under `policy`.
+    public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions,
+                sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
+        self.input = input; self.options = options; self.policy = policy
+        let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
+        let plan = try modelPath.flatMap { isSwift || ModelPlanSource.isPlanJSON($0) ? try ModelPlanSource.read($0, isSwift: isSwift) : nil }
+        self.plan = plan
+        // The input's own model and version, where it carries them (a store), else the plan's version.
+        var read: (model: ObjectModel, source: StoreModel.Source, numbers: [String: Int64]?, format: Format)
         if Format.isPostgreSQLAddress(input) {
-            let reader = try PGObjectReader(address: input, schema: options.reading.pgSchema)
-            model = reader.model; modelSource = .objectStore
-            entityNumbers = nil
-            self.format = .postgresql
+            read = (try PGObjectReader(address: input, schema: options.reading.pgSchema).model, .objectStore, nil, .postgresql)
+        } else if ObjectConversion.isObjectStore(input) {
+            read = (try SQLiteObjectReader.model(storeAt: input), .objectStore, nil, .sqlite)
+        } else if StoreModel.isStoreFile(input) {
+            let store = try StoreModel.read(storeAt: input, modelPath: plan == nil ? modelPath : nil)
+            read = (store.model, store.source, store.entityNumbers.mapValues(Int64.init), .coredata)
+        } else if let plan, let modelPath {
+            guard let current = plan.current else { throw TripError.data("\(modelPath): a plan without a version") }
+            guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
+                throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
+            }
+            read = (current, isSwift ? .swiftSource : .planJSON, nil, f)
+        } else {
+            read = try ObjectConversion.exportModel(input, format: format, modelPath: modelPath)
+        }
+        self.format = read.format; entityNumbers = read.numbers
+        guard let plan else {
+            model = read.model; modelSource = read.source
+            migration = nil; sourceVersion = nil; sourceVersionEvidence = nil
             return
         }
-        if ObjectConversion.isObjectStore(input) {
-            model = try SQLiteObjectReader.model(storeAt: input); modelSource = .objectStore
-            entityNumbers = nil
-            self.format = .sqlite
-            return
+        let (version, evidence) = try ObjectConversion.sourceVersion(of: plan, input: input, format: read.format,
+                                                                     storeVersions: [.coredata, .sqlite, .postgresql].contains(read.format)
+                                                                        ? read.model.versionIdentifiers : [],
+                                                                     given: given)
+        sourceVersion = version; sourceVersionEvidence = evidence
+        modelSource = isSwift ? .swiftSource : .planJSON
+        // tripconv's stores are read in the model they carry (matched to the version by names); a Core
+        // Data store and an export in the plan's version.
+        let own = read.format == .sqlite || read.format == .postgresql ? read.model : nil
+        let target = targetVersion ?? plan.current?.versionIdentifiers.first ?? version
+        let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own)
+        model = migration.source
+        self.migration = migration.stages.isEmpty ? nil : migration
+    }
+
+    /// The version the objects of `input` are at, and how that was told: the one place a version is
+    /// chosen for a plan's run. A store's own version identifiers (`Z_METADATA`'s
+    /// `NSStoreModelVersionIdentifiers`, tripconv's store's `tripconv_model`) when the plan lists one,
+    /// else `--source-version`, else the plan's current version. (Telling an export's version by the
+    /// names and types it holds plugs in here.)
+    static func sourceVersion(of plan: ModelPlan, input: String, format: Format, storeVersions: [String],
+                              given: String?) throws -> (String, String) {
+        let listed = plan.versions.compactMap(\.versionIdentifiers.first)
+        if let own = storeVersions.first(where: listed.contains) {
+            if let given, given != own {
+                throw TripError.usage("\(input): the store says it is at \(own), and --source-version says \(given)")
+            }
+            return (own, "the store's version identifier")
         }
-        if StoreModel.isStoreFile(input) {
-            let store = try StoreModel.read(storeAt: input, modelPath: modelPath)
-            model = store.model; modelSource = store.source
-            entityNumbers = store.entityNumbers.mapValues(Int64.init)
-            self.format = .coredata
-            return
+        if let given {
+            guard listed.contains(given) else {
+                throw TripError.usage("--source-version \(given): the plan's versions are \(listed.joined(separator: ", "))")
+            }
+            return (given, "--source-version")
         }
+        guard let current = listed.last else { throw TripError.data("\(input): the plan has no version") }
+        return (current, "the plan's current version (no store version and no --source-version)")
+    }
+
+    /// The model of an export read with `modelPath` (a store, tripconv's store, an Xcode model, model JSON).
+    private static func exportModel(_ input: String, format: Format?, modelPath: String?) throws
+        -> (model: ObjectModel, source: StoreModel.Source, numbers: [String: Int64]?, format: Format) {
         guard let modelPath else {
             throw TripError.usage("\(input): the objects of another app's model are read with --model naming that model "
                                   + "(the store they came from, an .xcdatamodeld, or model JSON from `tripconv schema --model STORE --json`)")
@@ -87,11 +149,10 @@ public struct ObjectConversion {
             : StoreModel.isStoreFile(modelPath)
             ? (StoreModel.read(storeAt: modelPath).model, StoreModel.Source.modelCache)
             : { let m = try StoreModel.readModelFile(modelPath); return (m.model, m.source) }()
-        model = file.0; modelSource = file.1; entityNumbers = nil
         guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
             throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
         }
-        self.format = f
+        return (file.0, file.1, nil, f)
     }
 
     /// A reader of the input's objects; a store is opened at one snapshot each time.
@@ -121,9 +182,22 @@ public struct ObjectConversion {
     /// complete or absent. CSV and TSV write a directory of tables (`output` names it).
     public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         var summary = ObjectConversionSummary()
-        var source = try reader()
-        // A store is read on a thread of its own while this one writes (`--jobs 1`: on this one).
-        if format == .coredata, options.readOptions.parsesAhead { source = ObjectReadAhead.reading(source) }
+        var source: any ObjectRecordReader
+        var planReader: ObjectMigrationReader?
+        if let migration {
+            // The stages and the duplicates' resolution (a first pass over a reader of its own when needed).
+            let ahead = format == .coredata && options.readOptions.parsesAhead
+            let reading = try ObjectMigrationReader(migration, policy: policy) {
+                let r = try reader()
+                return ahead ? ObjectReadAhead.reading(r) : r
+            }
+            planReader = reading
+            source = reading
+        } else {
+            source = try reader()
+            // A store is read on a thread of its own while this one writes (`--jobs 1`: on this one).
+            if format == .coredata, options.readOptions.parsesAhead { source = ObjectReadAhead.reading(source) }
+        }
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema)
         switch out {
         case .yaml:
@@ -157,6 +231,7 @@ public struct ObjectConversion {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV, SQLite or PostgreSQL; "
                                   + "\(out.rawValue) is not one yet")
         }
+        if let planReader { summary.note(planReader) }
         return summary
     }
 }

@@ -41,8 +41,13 @@ public enum ObjectPipeline {
                     summary.written += 1
                     summary.counts[object.entity] += 1
                 case .rejected(let record):
+                    // A plan's run (`ObjectMigrationReader`) gives duplicates and removed entities' objects here too.
                     summary.read += 1
-                    summary.rejected += 1
+                    switch record.kind {
+                    case .rejected: summary.rejected += 1
+                    case .merged: summary.merged += 1
+                    case .dropped: summary.dropped += 1
+                    }
                     try setAside(record)
                 }
             }
@@ -54,11 +59,28 @@ public enum ObjectPipeline {
     }
 }
 
-/// What a run over objects of any model did: read = written + rejected, and the objects written per entity.
+/// What a run over objects of any model did: read = written + merged + dropped + rejected, and the
+/// objects written per entity.
 public struct ObjectConversionSummary: Sendable, Hashable {
     public var read = 0
     public var written = 0
     public var rejected = 0
+    /// Duplicates merged into another, and objects dropped: duplicates by the policy, or of an entity
+    /// the plan removes. Both 0 unless a plan ran.
+    public var merged = 0
+    public var dropped = 0
+    /// The plan's run: the versions read and written ("1.0.0 -> 3.0.0"), one sentence per stage, and
+    /// what the stages did (nil when no stage ran).
+    public var migration: (String, [String], ObjectMigration.Counts)? {
+        get { migrationValue.map { ($0.versions, $0.stages, $0.counts) } }
+        set { migrationValue = newValue.map { MigrationRun(versions: $0.0, stages: $0.1, counts: $0.2) } }
+    }
+    private var migrationValue: MigrationRun?
+    private struct MigrationRun: Sendable, Hashable {
+        var versions: String
+        var stages: [String]
+        var counts: ObjectMigration.Counts
+    }
     /// The model's entity names, and the objects written of each, in the model's order.
     public var entities: [String] = []
     public var counts: [Int] = []
@@ -70,7 +92,13 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     /// Item 4); rejected 0; 0.004 s`.
     public func line(elapsedSeconds: Double) -> String {
         let per = zip(entities, counts).map { "\($0) \($1)" }.joined(separator: ", ")
+        var plan = ""
+        if let (versions, _, c) = migration {
+            plan = "; merged \(merged); dropped \(dropped) (\(c.dropped) by --dedupe, \(c.removed) of removed entities)"
+            plan += "; migrated \(versions): converted \(c.converted) values, filled \(c.filled), set aside \(c.setAside)"
+            if c.referencesRemoved > 0 { plan += ", removed \(c.referencesRemoved) references to objects not written" }
+        }
         return "read \(read) object\(read == 1 ? "" : "s"); wrote \(written)"
-            + (per.isEmpty ? "" : " (\(per))") + "; rejected \(rejected); \(format3(elapsedSeconds)) s"
+            + (per.isEmpty ? "" : " (\(per))") + plan + "; rejected \(rejected); \(format3(elapsedSeconds)) s"
     }
 }

@@ -1,0 +1,163 @@
+/// A uniqueness a stage of the chain brings (`ModelStep.deduplicate`), resolved as the stage is given
+/// the objects, in its source version (as a custom stage's `willMigrate` deduplicates): objects of
+/// `entity` (and its subentities) sharing the values of `attributes` are duplicates, resolved by the
+/// policy (`--dedupe`). An object with a nil among them is no one's duplicate.
+public struct ObjectDeduplication: Sendable, Hashable {
+    /// The position in the chain of the stage that brings it.
+    public var stage: Int
+    /// The entity and attributes as the target version names them (for messages).
+    public var entityName: String
+    public var names: [String]
+    /// The entity's position in the stage's source model, and the attributes' positions in
+    /// `allAttributes(of: entity)` there.
+    public var entity: Int
+    public var attributes: [Int]
+    /// The version that makes them unique.
+    public var version: String
+
+    /// The deduplications of each stage of `chain`, found in each stage's source model through the
+    /// target's renames; one on a relationship, or on an attribute the source lacks, is not made.
+    static func derive(chain: [ModelPlan.Stage], steps: [ModelStageSteps], plan: ModelPlan, source: ObjectModel) -> [ObjectDeduplication] {
+        var out: [ObjectDeduplication] = []
+        for (i, derived) in steps.enumerated() {
+            guard let from = i == 0 ? source : plan.version(chain[i].from), let to = plan.version(chain[i].to) else { continue }
+            for case .deduplicate(let entity, let keys) in derived.steps {
+                guard let te = to.entity(entity),
+                      let index = from.entityIndex(te.name) ?? te.renamingIdentifier.flatMap(from.entityIndex),
+                      let ti = to.entityIndex(entity) else { continue }
+                let targetAttributes = to.allAttributes(of: ti), sourceAttributes = from.allAttributes(of: index)
+                let positions = keys.compactMap { n -> Int? in
+                    guard let ta = targetAttributes.first(where: { $0.name == n }) else { return nil }
+                    return sourceAttributes.firstIndex { $0.name == ta.name } ?? ta.renamingIdentifier.flatMap { old in
+                        sourceAttributes.firstIndex { $0.name == old }
+                    }
+                }
+                guard positions.count == keys.count else { continue }
+                out.append(ObjectDeduplication(stage: i, entityName: entity, names: keys, entity: index, attributes: positions, version: chain[i].to))
+            }
+        }
+        return out
+    }
+}
+
+/// Resolves duplicates over two passes of the same objects (docs/DESIGN-NOTES.md, "Running an app's
+/// plan on its objects"). Pass 1 (`note`) sees every migrated object: per deduplication and tuple of
+/// values, the survivor's key and where it came from; per duplicate, its group; under merge, what the
+/// later duplicates bring (their non-nil values, the last one winning; their to-many references
+/// united; their last non-empty to-one). Pass 2 (`resolve`) drops or merges the duplicates, merges
+/// the survivor, and points every reference to a duplicate at its survivor.
+///
+/// One resolver per stage that deduplicates, on that stage's source model. Memory: one entry per
+/// object of a deduplicated entity with non-nil values (its tuple, its key and origin: about 120
+/// bytes and the tuple's text), one per duplicate, and under merge one record per group that has
+/// duplicates.
+public final class ObjectDeduplicator {
+    struct Group {
+        var survivor: ObjectReference
+        var origin: RecordOrigin
+        var values: [ObjectValue]
+        var deduplication: Int
+        /// What the duplicates after the first bring (merge).
+        var later: ObjectRecord?
+    }
+    public let policy: DeduplicationPolicy
+    public let deduplications: [ObjectDeduplication]
+    let model: ObjectModel
+    private var groups: [Group] = []
+    private var index: [[[ObjectValue]: Int]]
+    private var duplicates: [ObjectReference: Int] = [:]
+    /// Under merge: the survivors that have duplicates, with their group.
+    private var merging: [ObjectReference: Int] = [:]
+    /// Per entity of the model: the deduplications it falls under (its own or a superentity's).
+    private let applying: [[Int]]
+
+    /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under `policy`.
+    public init(_ deduplications: [ObjectDeduplication], model: ObjectModel, policy: DeduplicationPolicy) {
+        self.deduplications = deduplications; self.model = model; self.policy = policy
+        index = Array(repeating: [:], count: deduplications.count)
+        applying = model.entities.indices.map { e in
+            let lineage = model.lineage(of: e)
+            return deduplications.indices.filter { lineage.contains(deduplications[$0].entity) }
+        }
+    }
+
+    /// Pass 1: notes a migrated object. Under `fail` a duplicate is `.data` naming both origins.
+    public func note(_ object: ObjectRecord) throws {
+        guard object.entity < applying.count else { return }
+        for d in applying[object.entity] {
+            let values = deduplications[d].attributes.map { $0 < object.attributes.count ? object.attributes[$0] : .null }
+            if values.contains(where: \.isNull) { continue }
+            guard let g = index[d][values] else {
+                index[d][values] = groups.count
+                groups.append(Group(survivor: object.reference, origin: object.origin, values: values, deduplication: d))
+                continue
+            }
+            switch policy {
+            case .fail:
+                throw TripError.data("\(object.origin): a second \(describe(groups[g])); the first is at \(groups[g].origin) "
+                                     + "(--dedupe fail: nothing is written)")
+            case .first:
+                duplicates[object.reference] = g
+            case .last:
+                duplicates[groups[g].survivor] = g
+                groups[g].survivor = object.reference; groups[g].origin = object.origin
+            case .merge:
+                duplicates[object.reference] = g
+                merging[groups[g].survivor] = g
+                groups[g].later = ObjectDeduplicator.merge(groups[g].later, object, model.allRelationships(of: object.entity))
+            }
+            return
+        }
+    }
+
+    private func describe(_ g: Group) -> String {
+        let d = deduplications[g.deduplication]
+        let pairs = zip(d.names, g.values).map { "\($0) \(ObjectMigration.quoted($1))" }.joined(separator: ", ")
+        return "\(d.entityName) with \(pairs) (unique from \(d.version))"
+    }
+
+    /// Pass 2: the object to write (merged where it survives a merge, its references pointed at
+    /// survivors), or the record of a duplicate merged into its survivor or dropped by the policy.
+    public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) -> ObjectMigration.Outcome {
+        if let g = duplicates[object.reference] {
+            let group = groups[g]
+            let kind: SetAsideRecord.Kind = policy == .merge ? .merged : .dropped
+            if kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
+            let what = policy == .merge ? "merged into the one at \(group.origin)"
+                : "dropped under --dedupe \(policy.rawValue), which keeps the one at \(group.origin)"
+            return .setAside(SetAsideRecord(kind: kind, origin: object.origin, reason: "another \(describe(group)): \(what)"))
+        }
+        var out = object
+        if let g = merging[object.reference], let later = groups[g].later {
+            out = ObjectDeduplicator.merge(out, later, model.allRelationships(of: object.entity))
+        }
+        if !duplicates.isEmpty {
+            for r in out.relationships.indices where !out.relationships[r].isEmpty {
+                var seen = Set<ObjectReference>(), list: [ObjectReference] = []
+                for reference in out.relationships[r] {
+                    let to = duplicates[reference].map { groups[$0].survivor } ?? reference
+                    if seen.insert(to).inserted { list.append(to) }
+                }
+                out.relationships[r] = list
+            }
+        }
+        return .object(out)
+    }
+
+    /// `earlier` with what `later` brings: its non-nil values win, its to-many references are added
+    /// after the earlier ones, its non-empty to-one wins. Nil `earlier`: `later` itself.
+    static func merge(_ earlier: ObjectRecord?, _ later: ObjectRecord, _ relationships: [RelationshipDescription]) -> ObjectRecord {
+        guard var out = earlier else { return later }
+        for i in later.attributes.indices where i < out.attributes.count && !later.attributes[i].isNull {
+            out.attributes[i] = later.attributes[i]
+        }
+        for r in later.relationships.indices where r < out.relationships.count && !later.relationships[r].isEmpty {
+            if r < relationships.count, relationships[r].isToMany {
+                for reference in later.relationships[r] where !out.relationships[r].contains(reference) { out.relationships[r].append(reference) }
+            } else {
+                out.relationships[r] = later.relationships[r]
+            }
+        }
+        return out
+    }
+}

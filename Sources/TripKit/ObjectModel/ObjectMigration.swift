@@ -1,0 +1,324 @@
+/// An app's migration plan run on its objects (issue 27): the chain of stages from the version the
+/// objects are in to the target, each object of one version mapped to the next version's model as
+/// the stage's derived steps (`ModelStageSteps`) say, one object at a time (docs/DESIGN-NOTES.md,
+/// "Running an app's plan on its objects").
+///
+/// ```swift
+/// let migration = try ObjectMigration(plan: plan, from: "1.0.0")
+/// var counts = ObjectMigration.Counts()
+/// switch migration.migrate(object, counts: &counts) {
+/// case .object(let migrated): write(migrated)
+/// case .setAside(let record): setAside(record)
+/// }
+/// ```
+public struct ObjectMigration: Sendable {
+    /// What the stages did to the values and objects, counted.
+    public struct Counts: Sendable, Hashable {
+        /// Values converted to a changed type.
+        public var converted = 0
+        /// Values filled: a new attribute's default, or a newly required attribute's.
+        public var filled = 0
+        /// Objects set aside: a value that does not convert, a required value with no default.
+        public var setAside = 0
+        /// Objects of an entity a stage removes.
+        public var removed = 0
+        /// Objects merged into a duplicate, and dropped as duplicates by the policy (`--dedupe`).
+        public var merged = 0
+        public var dropped = 0
+        /// References removed: to an object of a removed entity, or to one set aside.
+        public var referencesRemoved = 0
+        /// Nothing counted yet.
+        public init() {}
+    }
+
+    /// What became of one object.
+    public enum Outcome: Sendable {
+        /// The object in the target's model.
+        case object(ObjectRecord)
+        /// The object set aside (`.rejected`, with the reason naming the stage) or dropped by the plan
+        /// (`.dropped`: its entity is removed).
+        case setAside(SetAsideRecord)
+    }
+
+    public let plan: ModelPlan
+    /// The model the objects are read in, and the model they are written in.
+    public let source: ObjectModel
+    public let target: ObjectModel
+    /// The stages run, in order, with their derived steps.
+    public let stages: [ModelPlan.Stage]
+    public let steps: [ModelStageSteps]
+    /// The deduplications the stages ask for, each on its stage's target model.
+    public let deduplications: [ObjectDeduplication]
+    let maps: [ObjectStageMap]
+
+    /// The chain of `plan`'s stages from version `from` to `to` (the current version when nil). The
+    /// objects are read in `reading` (the version's model when nil: a store of tripconv's carries its
+    /// own, matched to the version by names). A missing chain, a version the plan does not list or a
+    /// stage with refusals is `.data` (exit 65), before any object is read, with every refusal.
+    public init(plan: ModelPlan, from: String, to: String? = nil, reading: ObjectModel? = nil) throws {
+        self.plan = plan
+        guard let first = plan.version(from) else {
+            throw TripError.data("version \(from) is not among the plan's versions (\(ObjectMigration.identifiers(plan)))")
+        }
+        let targetID = to ?? plan.current?.versionIdentifiers.first ?? from
+        guard let last = plan.version(targetID) else {
+            throw TripError.data("version \(targetID) is not among the plan's versions (\(ObjectMigration.identifiers(plan)))")
+        }
+        let order = plan.versions.compactMap(\.versionIdentifiers.first)
+        if let a = order.firstIndex(of: from), let b = order.firstIndex(of: targetID), b < a {
+            throw TripError.usage("the objects are at \(from) and the target is \(targetID): a plan is run forward only")
+        }
+        var chain: [ModelPlan.Stage] = []
+        var at = from
+        while at != targetID {
+            guard let stage = plan.stages.first(where: { $0.from == at }), !chain.contains(stage) else {
+                throw TripError.data("the plan has no stage from \(at) on the way from \(from) to \(targetID)")
+            }
+            chain.append(stage)
+            at = stage.to
+        }
+        let steps = chain.map { ModelStageSteps($0, of: plan) }
+        let refusals = steps.flatMap(\.refusals)
+        if !refusals.isEmpty {
+            throw TripError(.data, "the plan cannot be run from \(from) to \(targetID): " + refusals[0], notes: Array(refusals.dropFirst()))
+        }
+        stages = chain; self.steps = steps
+        source = reading ?? first
+        var target = last
+        target.versionIdentifiers = [targetID]
+        self.target = target
+        var maps: [ObjectStageMap] = []
+        var model = source
+        for (stage, derived) in zip(chain, steps) {
+            guard let next = plan.version(stage.to) else { break }
+            maps.append(ObjectStageMap(stage: stage, steps: derived, from: model, to: next))
+            model = next
+        }
+        self.maps = maps
+        deduplications = ObjectDeduplication.derive(chain: chain, steps: steps, plan: plan, source: source)
+    }
+
+    private static func identifiers(_ plan: ModelPlan) -> String {
+        plan.versions.compactMap(\.versionIdentifiers.first).joined(separator: ", ")
+    }
+
+    /// Whether some object may be set aside or dropped by a stage, so that references to it must be
+    /// known before they are written (a second pass).
+    public var mayRemoveObjects: Bool {
+        steps.contains { $0.steps.contains { step in
+            switch step {
+            case .convertType, .removeEntity: return true
+            case .requireValue(_, _, let d): return d == nil
+            default: return false
+            }
+        } }
+    }
+
+    /// `object` (of `source`) through every stage.
+    public func migrate(_ object: ObjectRecord, counts: inout Counts) -> Outcome {
+        migrate(object, counts: &counts) { _, object, _ in .object(object) }
+    }
+
+    /// `object` (of `source`) through every stage; `before(i, object)` is called with the object as
+    /// stage `i` is given it (in the stage's source version, as a custom stage's `willMigrate` sees
+    /// it) and gives what the stage maps (the duplicates' resolution), or sets it aside.
+    public func migrate(_ object: ObjectRecord, counts: inout Counts,
+                        before: (Int, ObjectRecord, inout Counts) throws -> Outcome) rethrows -> Outcome {
+        var current = object
+        for (i, map) in maps.enumerated() {
+            switch try before(i, current, &counts) {
+            case .object(let next): current = next
+            case .setAside(let record): return .setAside(record)
+            }
+            switch map.apply(current, counts: &counts) {
+            case .object(let next): current = next
+            case .setAside(let record): return .setAside(record)
+            }
+        }
+        return .object(current)
+    }
+
+    /// The model of the version stage `i` of the chain starts from (the objects' own for the first).
+    public func model(before i: Int) -> ObjectModel { i == 0 ? source : plan.version(stages[i].from) ?? source }
+
+    /// One sentence per stage: what it is and what tripconv did for it, for the summary and `-v`
+    /// ("custom stage 1.0.0 -> 2.0.0: its willMigrate code is not run; deduplicating Recipe on title,
+    /// as 2.0.0 makes it unique").
+    public func stageSentences(policy: DeduplicationPolicy) -> [String] {
+        zip(stages, steps).map { stage, derived in
+            var parts: [String] = []
+            if !stage.hooks.isEmpty {
+                parts.append("its \(stage.hooks.joined(separator: " and ")) code is not run")
+            }
+            for step in derived.steps {
+                if case .deduplicate(let e, let keys) = step {
+                    parts.append("deduplicating \(e) on \(keys.joined(separator: ", ")), as \(stage.to) makes it unique (--dedupe \(policy.rawValue))")
+                } else {
+                    parts.append(step.description)
+                }
+            }
+            return "\(stage.kind) stage \(stage.from) -> \(stage.to): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: "; "))
+        }
+    }
+}
+
+/// One stage's mapping of objects of its source model to its target model, by position: computed
+/// once, applied to every object.
+struct ObjectStageMap: Sendable {
+    enum Value: Sendable {
+        case copy(Int)
+        case convert(Int, AttributeKind)
+        /// A new attribute: its default, or null where it is optional.
+        case fill(ObjectValue)
+    }
+    struct Entity: Sendable {
+        var target: Int
+        var values: [Value]
+        /// Per target attribute: the default a null takes where the attribute is required (nil: none).
+        var required: [(Bool, ObjectValue?)]
+        var names: [String]
+        var relationships: [Int?]
+    }
+    let label: String
+    let stageTo: String
+    let sourceNames: [String]
+    /// Per source entity: where its objects go, nil for a removed entity.
+    let entities: [Entity?]
+
+    init(stage: ModelPlan.Stage, steps: ModelStageSteps, from: ObjectModel, to: ObjectModel) {
+        label = "\(stage.kind) stage \(stage.from) -> \(stage.to)"
+        stageTo = stage.to
+        sourceNames = from.entities.map(\.name)
+        entities = from.entities.indices.map { se in
+            let sourceEntity = from.entities[se]
+            guard let te = to.entities.firstIndex(where: { $0.name == sourceEntity.name })
+                    ?? to.entities.firstIndex(where: { $0.renamingIdentifier == sourceEntity.name && from.entity($0.name) == nil }) else { return nil }
+            let sourceAttributes = from.allAttributes(of: se), sourceRelationships = from.allRelationships(of: se)
+            var values: [Value] = [], required: [(Bool, ObjectValue?)] = [], names: [String] = []
+            for ta in to.allAttributes(of: te) {
+                names.append(ta.name)
+                required.append((!ta.isOptional && !ta.isTransient, ta.defaultValue))
+                let found = ta.isTransient ? nil : sourceAttributes.firstIndex { $0.name == ta.name && !$0.isTransient }
+                    ?? ta.renamingIdentifier.flatMap { old in sourceAttributes.firstIndex { $0.name == old && !$0.isTransient } }
+                guard let i = found else { values.append(.fill(ta.isTransient ? .null : ta.defaultValue ?? .null)); continue }
+                values.append(sourceAttributes[i].kind == ta.kind ? .copy(i) : .convert(i, ta.kind))
+            }
+            let relationships = to.allRelationships(of: te).map { tr in
+                sourceRelationships.firstIndex { $0.name == tr.name }
+                    ?? tr.renamingIdentifier.flatMap { old in sourceRelationships.firstIndex { $0.name == old } }
+            }
+            return Entity(target: te, values: values, required: required, names: names, relationships: relationships)
+        }
+    }
+
+    func apply(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) -> ObjectMigration.Outcome {
+        guard object.entity >= 0, object.entity < entities.count, let map = entities[object.entity] else {
+            counts.removed += 1
+            let name = object.entity >= 0 && object.entity < sourceNames.count ? sourceNames[object.entity] : "entity \(object.entity)"
+            return .setAside(SetAsideRecord(kind: .dropped, origin: object.origin,
+                                            reason: "\(label) removes entity \(name): the object is dropped by the plan"))
+        }
+        var attributes: [ObjectValue] = []
+        attributes.reserveCapacity(map.values.count)
+        for (j, rule) in map.values.enumerated() {
+            var value: ObjectValue
+            switch rule {
+            case .copy(let i): value = i < object.attributes.count ? object.attributes[i] : .null
+            case .fill(let v):
+                value = v
+                if !v.isNull { counts.filled += 1 }
+            case .convert(let i, let kind):
+                let old = i < object.attributes.count ? object.attributes[i] : .null
+                guard let converted = ObjectValueConversion.convert(old, to: kind) else {
+                    counts.setAside += 1
+                    return .setAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
+                                                    + "value \(ObjectMigration.quoted(old)) does not convert losslessly to \(kind)"))
+                }
+                if !old.isNull { counts.converted += 1 }
+                value = converted
+            }
+            if value.isNull, map.required[j].0 {
+                guard let fill = map.required[j].1 else {
+                    counts.setAside += 1
+                    return .setAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
+                                                    + "has no value, which \(stageTo) requires, and no default to fill it with"))
+                }
+                value = fill
+                counts.filled += 1
+            }
+            attributes.append(value)
+        }
+        var relationships: [[ObjectReference]] = []
+        relationships.reserveCapacity(map.relationships.count)
+        for slot in map.relationships {
+            guard let r = slot, r < object.relationships.count else { relationships.append([]); continue }
+            var list: [ObjectReference] = []
+            list.reserveCapacity(object.relationships[r].count)
+            for reference in object.relationships[r] {
+                if reference.entity >= 0, reference.entity < entities.count, let to = entities[reference.entity] {
+                    list.append(ObjectReference(entity: to.target, key: reference.key))
+                } else {
+                    counts.referencesRemoved += 1
+                }
+            }
+            relationships.append(list)
+        }
+        return .object(ObjectRecord(entity: map.target, key: object.key, attributes: attributes, relationships: relationships, origin: object.origin))
+    }
+}
+
+extension ObjectMigration {
+    /// A value as a message quotes it: text in quotes, others as their text.
+    static func quoted(_ value: ObjectValue) -> String {
+        switch value {
+        case .null: return "nil"
+        case .string(let s): return "\"\(s)\""
+        default: return ObjectValueText.text(value) ?? "nil"
+        }
+    }
+}
+
+/// The lossless conversions of a changed type (`ModelStep.convertType`): a value converts when the
+/// new kind holds exactly the same value, and reads back to it.
+public enum ObjectValueConversion {
+    /// `value` as a value of `kind`, nil when it has no exact equal there (`"12a"` to an Int, `2.5` to
+    /// an Int, `300` to an Int16). Null stays null.
+    public static func convert(_ value: ObjectValue, to kind: AttributeKind) -> ObjectValue? {
+        switch (value, kind) {
+        case (.null, _): return .null
+        case (.int(let i), .int16): return Int16(exactly: i) == nil ? nil : value
+        case (.int(let i), .int32): return Int32(exactly: i) == nil ? nil : value
+        case (.int, .int64): return value
+        case (.int(let i), .double): return Double(exactly: i).map(ObjectValue.double)
+        case (.int(let i), .float): return Float(exactly: i).map { .double(Double($0)) }
+        case (.int(let i), .decimal): return .decimal(String(i))
+        case (.int(let i), .bool): return i == 0 || i == 1 ? .bool(i == 1) : nil
+        case (.double(let d), _) where kind.isInteger: return Int64(exactly: d).flatMap { convert(.int($0), to: kind) }
+        case (.double, .double): return value
+        case (.double(let d), .float): return Float(exactly: d) == nil ? nil : value
+        case (.double(let d), .decimal): return d.isFinite ? .decimal(ObjectValueText.text(value) ?? "") : nil
+        case (.double(let d), .date): return .date(d)
+        case (.double(let d), .bool): return d == 0 || d == 1 ? .bool(d == 1) : nil
+        case (.bool(let b), _) where kind.isInteger: return .int(b ? 1 : 0)
+        case (.bool(let b), .double), (.bool(let b), .float): return .double(b ? 1 : 0)
+        case (.bool(let b), .decimal): return .decimal(b ? "1" : "0")
+        case (.decimal(let s), _) where kind.isInteger || kind == .double || kind == .float || kind == .bool:
+            guard let n = ObjectValueText.value(s, kind: kind), ObjectValueText.text(n) == s else { return nil }
+            return n
+        case (.date(let d), .double): return .double(d)
+        case (_, .string):
+            guard let text = ObjectValueText.text(value) else { return nil }
+            return .string(text)
+        case (.string(let s), _):
+            guard let v = ObjectValueText.value(s, kind: kind), let back = ObjectValueText.text(v), back == s || sameDate(v, s) else { return nil }
+            return v
+        default: return nil
+        }
+    }
+
+    /// A date given as other ISO 8601 text of the same instant (another zone, other fraction digits).
+    private static func sameDate(_ v: ObjectValue, _ text: String) -> Bool {
+        guard case .date = v, text.contains("T") else { return false }
+        return true
+    }
+}

@@ -1,0 +1,105 @@
+/// The objects of a reader migrated by an app's plan, as a reader of the target's objects: each
+/// object through the chain of stages (`ObjectMigration`), then through the duplicates' resolution
+/// (`ObjectDeduplicator`). When the chain deduplicates, or may set objects aside that others refer
+/// to, a first pass over a reader of the same input (`open` is called twice) learns the duplicates
+/// and the objects set aside before the second gives any object.
+///
+/// ```swift
+/// var reader = try ObjectMigrationReader(migration, policy: .merge) { try openInput() }
+/// try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { log($0) }
+/// summary.note(reader)
+/// ```
+public struct ObjectMigrationReader: ObjectRecordReader {
+    /// What the stages and the resolution did, counted as the objects go by.
+    public final class Tally {
+        public internal(set) var counts = ObjectMigration.Counts()
+        /// Whether a first pass was made.
+        public internal(set) var twoPasses = false
+    }
+
+    public let migration: ObjectMigration
+    public let policy: DeduplicationPolicy
+    public let tally = Tally()
+    private var input: any ObjectRecordReader
+    /// Per stage of the chain, its resolver of duplicates (nil where the stage deduplicates nothing).
+    private let deduplicators: [ObjectDeduplicator?]
+    /// The objects pass 1 saw set aside or dropped, where the target would have them: references to
+    /// them are removed.
+    private var setAside: Set<ObjectReference> = []
+
+    /// The target's model.
+    public var model: ObjectModel { migration.target }
+
+    /// Migrates the objects `open()` reads (in `migration.source`) under `policy`. The first pass, when
+    /// needed, is made here: under `--dedupe fail` a duplicate throws before any object is given.
+    public init(_ migration: ObjectMigration, policy: DeduplicationPolicy, open: () throws -> any ObjectRecordReader) throws {
+        self.migration = migration; self.policy = policy
+        deduplicators = migration.stages.indices.map { i in
+            let here = migration.deduplications.filter { $0.stage == i }
+            return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy)
+        }
+        if !migration.deduplications.isEmpty || migration.mayRemoveObjects {
+            let deduplicators = self.deduplicators
+            var first = try open()
+            var scratch = ObjectMigration.Counts()
+            while let item = try first.next() {
+                guard case .object(let object) = item else { continue }
+                let outcome = try migration.migrate(object, counts: &scratch) { i, migrated, _ in
+                    try deduplicators[i]?.note(migrated)
+                    return .object(migrated)
+                }
+                if case .setAside = outcome, let reference = migration.targetReference(of: object.reference) {
+                    setAside.insert(reference)
+                }
+            }
+            tally.twoPasses = true
+        }
+        input = try open()
+    }
+
+    /// The next object in the target's model, or a record set aside, merged or dropped on the way.
+    public mutating func next() throws -> ObjectReadItem? {
+        let deduplicators = self.deduplicators
+        while let item = try input.next() {
+            guard case .object(let object) = item else { return item }
+            let outcome = migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
+                deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
+            }
+            switch outcome {
+            case .setAside(let record): return .rejected(record)
+            case .object(var migrated):
+                if !setAside.isEmpty {
+                    for r in migrated.relationships.indices {
+                        let before = migrated.relationships[r].count
+                        migrated.relationships[r].removeAll { setAside.contains($0) }
+                        tally.counts.referencesRemoved += before - migrated.relationships[r].count
+                    }
+                }
+                return .object(migrated)
+            }
+        }
+        return nil
+    }
+}
+
+extension ObjectMigration {
+    /// Where an object of the source goes in the target, had no stage set it aside: its entity
+    /// through every rename; nil when a stage removes its entity.
+    public func targetReference(of reference: ObjectReference) -> ObjectReference? {
+        var entity = reference.entity
+        for map in maps {
+            guard entity >= 0, entity < map.entities.count, let to = map.entities[entity] else { return nil }
+            entity = to.target
+        }
+        return ObjectReference(entity: entity, key: reference.key)
+    }
+}
+
+extension ObjectConversionSummary {
+    /// Notes what a plan's run did (`reader`'s stages and counts), for the summary line and the report.
+    public mutating func note(_ reader: ObjectMigrationReader) {
+        let m = reader.migration
+        let from = m.stages.first?.from ?? "", to = m.stages.last?.to ?? from
+        migration = ("\(from) -> \(to)", m.stageSentences(policy: reader.policy), reader.tally.counts)
+    }
+}

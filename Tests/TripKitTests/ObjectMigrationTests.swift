@@ -1,0 +1,200 @@
+import Testing
+import TripKit
+
+/// An app's plan run on its objects: each derived step on an object, the refusals, and the duplicates'
+/// resolution under each policy with references pointed at the survivors, every record accounted for.
+@Suite struct ObjectMigrationTests {
+    /// 1.0.0: Shelf, Author, Book (in that order). 2.0.0 (custom): Shelf removed, Author renamed Writer,
+    /// Book's title unique, pages String -> Int64, isbn renamed code, blurb removed, rating and edition
+    /// made required (rating with a default), lang added with a default, sequels renamed followUps,
+    /// prequel added, shelf removed.
+    static let v1 = ObjectModel(entities: [
+        EntityDescription("Shelf", attributes: [AttributeDescription("label", .string, isOptional: false)]),
+        EntityDescription("Author", attributes: [AttributeDescription("name", .string, isOptional: false)]),
+        EntityDescription("Book", attributes: [
+            AttributeDescription("title", .string, isOptional: false), AttributeDescription("pages", .string),
+            AttributeDescription("isbn", .string), AttributeDescription("blurb", .string),
+            AttributeDescription("rating", .int64), AttributeDescription("edition", .int64),
+        ], relationships: [
+            RelationshipDescription("author", to: "Author"), RelationshipDescription("sequels", to: "Book", toMany: true),
+            RelationshipDescription("shelf", to: "Shelf"),
+        ]),
+    ], versionIdentifiers: ["1.0.0"])
+
+    static let v2 = ObjectModel(entities: [
+        EntityDescription("Writer", attributes: [AttributeDescription("name", .string, isOptional: false)], renamingIdentifier: "Author"),
+        EntityDescription("Book", attributes: [
+            AttributeDescription("title", .string, isOptional: false), AttributeDescription("pages", .int64),
+            AttributeDescription("code", .string, renamingIdentifier: "isbn"),
+            AttributeDescription("rating", .int64, isOptional: false, defaultValue: .int(0)),
+            AttributeDescription("edition", .int64, isOptional: false),
+            AttributeDescription("lang", .string, isOptional: false, defaultValue: .string("en")),
+            AttributeDescription("subtitle", .string),
+        ], relationships: [
+            RelationshipDescription("writer", to: "Writer", renamingIdentifier: "author"),
+            RelationshipDescription("followUps", to: "Book", toMany: true, renamingIdentifier: "sequels"),
+            RelationshipDescription("prequel", to: "Book"),
+        ], uniquenessConstraints: [["title"]]),
+    ], versionIdentifiers: ["2.0.0"])
+
+    static let plan = ModelPlan(versions: [v1, v2], stages: [ModelPlan.Stage(.custom, from: "1.0.0", to: "2.0.0", hooks: ["willMigrate"])])
+
+    static func origin(_ n: Int) -> RecordOrigin { RecordOrigin(source: "books.json", record: n, line: n, column: 1) }
+
+    /// A v1 Book: title, pages, rating, edition; sequels and shelf references.
+    static func book(_ key: Int64, _ title: String, pages: String? = "10", rating: Int64? = 3, edition: Int64? = 1, author: Int64? = 1,
+                     sequels: [Int64] = [], shelf: Int64? = nil, isbn: String? = nil) -> ObjectRecord {
+        ObjectRecord(entity: 2, key: key,
+                     attributes: [.string(title), pages.map(ObjectValue.string) ?? .null, isbn.map(ObjectValue.string) ?? .null,
+                                  .string("a blurb"), rating.map(ObjectValue.int) ?? .null, edition.map(ObjectValue.int) ?? .null],
+                     relationships: [author.map { [ObjectReference(entity: 1, key: $0)] } ?? [], sequels.map { ObjectReference(entity: 2, key: $0) },
+                                     shelf.map { [ObjectReference(entity: 0, key: $0)] } ?? []],
+                     origin: origin(Int(key) + 10))
+    }
+
+    static let shelf = ObjectRecord(entity: 0, key: 1, attributes: [.string("top")], relationships: [], origin: origin(1))
+    static let author = ObjectRecord(entity: 1, key: 1, attributes: [.string("Ann")], relationships: [], origin: origin(2))
+
+    @Test func eachStepKindMapsAnObject() throws {
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        #expect(migration.target.entities.map(\.name) == ["Writer", "Book"])
+        var counts = ObjectMigration.Counts()
+        guard case .object(let book) = migration.migrate(Self.book(5, "Dune", pages: "412", rating: nil, sequels: [6], shelf: 1, isbn: "978"),
+                                                         counts: &counts) else { Issue.record("set aside"); return }
+        #expect(book.entity == 1 && book.key == 5)
+        #expect(book.attributes == [.string("Dune"), .int(412), .string("978"), .int(0), .int(1), .string("en"), .null])
+        // writer (Author renamed Writer: entity 1 -> 0), followUps (sequels), prequel (new, empty); the shelf is gone.
+        #expect(book.relationships == [[ObjectReference(entity: 0, key: 1)], [ObjectReference(entity: 1, key: 6)], []])
+        #expect(counts.converted == 1 && counts.filled == 2 && counts.setAside == 0 && counts.referencesRemoved == 0)
+        guard case .object(let writer) = migration.migrate(Self.author, counts: &counts) else { Issue.record("set aside"); return }
+        #expect(writer.entity == 0 && writer.attributes == [.string("Ann")])
+    }
+
+    @Test func aRemovedEntitysObjectsAreDroppedAndReferencesToThemRemoved() throws {
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        var counts = ObjectMigration.Counts()
+        guard case .setAside(let record) = migration.migrate(Self.shelf, counts: &counts) else { Issue.record("written"); return }
+        #expect(record.kind == .dropped && record.origin == Self.origin(1))
+        #expect(record.reason == "custom stage 1.0.0 -> 2.0.0 removes entity Shelf: the object is dropped by the plan")
+        #expect(counts.removed == 1)
+    }
+
+    @Test func aValueThatDoesNotConvertOrARequiredNilWithoutDefaultSetsTheObjectAside() throws {
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        var counts = ObjectMigration.Counts()
+        guard case .setAside(let pages) = migration.migrate(Self.book(1, "A", pages: "12a"), counts: &counts) else { Issue.record("written"); return }
+        #expect(pages.kind == .rejected && pages.origin == Self.origin(11))
+        #expect(pages.reason == "custom stage 1.0.0 -> 2.0.0: Book.pages value \"12a\" does not convert losslessly to Int64")
+        guard case .setAside(let edition) = migration.migrate(Self.book(2, "B", edition: nil), counts: &counts) else { Issue.record("written"); return }
+        #expect(edition.reason == "custom stage 1.0.0 -> 2.0.0: Book.edition has no value, which 2.0.0 requires, and no default to fill it with")
+        #expect(counts.setAside == 2)
+    }
+
+    @Test func conversionsAreLosslessOnly() {
+        #expect(ObjectValueConversion.convert(.string("42"), to: .int64) == .int(42))
+        #expect(ObjectValueConversion.convert(.string("042"), to: .int64) == nil)
+        #expect(ObjectValueConversion.convert(.int(42), to: .string) == .string("42"))
+        #expect(ObjectValueConversion.convert(.int(70000), to: .int16) == nil)
+        #expect(ObjectValueConversion.convert(.double(2.5), to: .int64) == nil)
+        #expect(ObjectValueConversion.convert(.double(2), to: .int32) == .int(2))
+        #expect(ObjectValueConversion.convert(.int(1), to: .bool) == .bool(true))
+        #expect(ObjectValueConversion.convert(.int(2), to: .bool) == nil)
+        #expect(ObjectValueConversion.convert(.date(0.5), to: .double) == .double(0.5))
+        #expect(ObjectValueConversion.convert(.string("2001-01-01T00:00:01Z"), to: .date) == .date(1))
+        #expect(ObjectValueConversion.convert(.null, to: .int64) == .null)
+    }
+
+    @Test func aStageWithRefusalsOrNoChainIsRefusedBeforeAnyWork() {
+        let lightweight = ModelPlan(versions: [Self.v1, Self.v2], stages: [ModelPlan.Stage(.lightweight, from: "1.0.0", to: "2.0.0")])
+        #expect { try ObjectMigration(plan: lightweight, from: "1.0.0") } throws: { error in
+            let e = error as? TripError
+            return e?.kind == .data && e?.message.contains("Book.pages changes type from String to Int64, which a lightweight stage cannot do") == true
+        }
+        let noStages = ModelPlan(versions: [Self.v1, Self.v2], stages: [])
+        #expect { try ObjectMigration(plan: noStages, from: "1.0.0") } throws: { error in
+            (error as? TripError)?.message == "the plan has no stage from 1.0.0 on the way from 1.0.0 to 2.0.0"
+        }
+        #expect { try ObjectMigration(plan: Self.plan, from: "2.0.0", to: "1.0.0") } throws: { error in
+            (error as? TripError)?.kind == .usage
+        }
+    }
+
+    struct ListReader: ObjectRecordReader {
+        var model: ObjectModel { ObjectMigrationTests.v1 }
+        var items: [ObjectRecord]
+        mutating func next() throws -> ObjectReadItem? { items.isEmpty ? nil : .object(items.removeFirst()) }
+    }
+
+    struct ListWriter: ObjectRecordWriter {
+        var written: [ObjectRecord] = []
+        mutating func begin(_ model: ObjectModel) throws {}
+        mutating func write(_ object: ObjectRecord) throws { written.append(object) }
+        mutating func finish() throws {}
+    }
+
+    /// Shelf 1, Ann, then books: 1 "Dune" (10 pages, sequel 3), 2 "Emma" (sequel 1), 3 "Dune" (20 pages, rating nil,
+    /// sequel 2), 4 "Odd" (pages "x": set aside), 5 "Hero" (sequels 4 and 3).
+    static let objects = [shelf, author, book(1, "Dune", sequels: [3], shelf: 1, isbn: "111"), book(2, "Emma", sequels: [1]),
+                          book(3, "Dune", pages: "20", rating: nil, sequels: [2]), book(4, "Odd", pages: "x"), book(5, "Hero", sequels: [4, 3])]
+
+    func run(_ policy: DeduplicationPolicy) throws -> ([ObjectRecord], [SetAsideRecord], ObjectConversionSummary) {
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        var opened = 0
+        var reader = try ObjectMigrationReader(migration, policy: policy) { opened += 1; return ListReader(items: Self.objects) }
+        #expect(opened == 2 && reader.tally.twoPasses)
+        var writer = ListWriter(), summary = ObjectConversionSummary(), setAside: [SetAsideRecord] = []
+        try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { setAside.append($0) }
+        summary.note(reader)
+        #expect(summary.read == 7 && summary.read == summary.written + summary.merged + summary.dropped + summary.rejected)
+        return (writer.written, setAside, summary)
+    }
+
+    static func refs(_ keys: Int64...) -> [ObjectReference] { keys.map { ObjectReference(entity: 1, key: $0) } }
+
+    @Test func mergeKeepsTheFirstKeyLaterValuesUnitedToManysAndPointsReferencesAtIt() throws {
+        let (written, setAside, summary) = try run(.merge)
+        #expect(written.map(\.key) == [1, 1, 2, 5])
+        let dune = written[1]
+        // Later non-nil values win (pages 20); a nil brings nothing (rating stays 3); isbn from the first.
+        #expect(dune.attributes[0...3] == [.string("Dune"), .int(20), .string("111"), .int(3)])
+        // To-many united: the first's [3] (itself, pointed at 1) and the duplicate's [2].
+        #expect(dune.relationships[1] == Self.refs(1, 2))
+        #expect(written[2].relationships[1] == Self.refs(1))
+        // Hero's sequels: 4 was set aside (reference removed), 3 is Dune 1.
+        #expect(written[3].relationships[1] == Self.refs(1))
+        #expect(summary.merged == 1 && summary.dropped == 1 && summary.rejected == 1 && summary.written == 4)
+        let merged = setAside.first { $0.kind == .merged }
+        #expect(merged?.origin == Self.origin(13))
+        #expect(merged?.reason == "another Book with title \"Dune\" (unique from 2.0.0): merged into the one at books.json:11:1")
+        #expect(summary.migration?.2.referencesRemoved == 1)
+    }
+
+    @Test func firstAndLastKeepOneWholeAndPointReferencesAtIt() throws {
+        let (first, firstAside, _) = try run(.first)
+        #expect(first.map(\.key) == [1, 1, 2, 5])
+        #expect(first[1].attributes[1] == .int(10) && first[1].relationships[1] == Self.refs(1))
+        #expect(first[2].relationships[1] == Self.refs(1) && first[3].relationships[1] == Self.refs(1))
+        #expect(firstAside.first { $0.kind == .dropped && $0.origin == Self.origin(13) }?.reason
+                == "another Book with title \"Dune\" (unique from 2.0.0): dropped under --dedupe first, which keeps the one at books.json:11:1")
+        let (last, _, summary) = try run(.last)
+        #expect(last.map(\.key) == [1, 2, 3, 5])
+        #expect(last[2].attributes[1] == .int(20) && last[2].attributes[3] == .int(0))
+        #expect(last[1].relationships[1] == Self.refs(3) && last[3].relationships[1] == Self.refs(3))
+        #expect(summary.dropped == 2 && summary.merged == 0)
+    }
+
+    @Test func failNamesBothOriginsBeforeAnyObjectIsGiven() throws {
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        #expect { try ObjectMigrationReader(migration, policy: .fail) { ListReader(items: Self.objects) } } throws: { error in
+            (error as? TripError)?.message == "books.json:13:1: a second Book with title \"Dune\" (unique from 2.0.0); the first is at books.json:11:1 "
+                + "(--dedupe fail: nothing is written)"
+        }
+    }
+
+    @Test func theSummaryLineSaysWhatThePlanDid() throws {
+        let (_, _, summary) = try run(.merge)
+        #expect(summary.line(elapsedSeconds: 0.5) == "read 7 objects; wrote 4 (Writer 1, Book 3); merged 1; dropped 1 (0 by --dedupe, "
+                + "1 of removed entities); migrated 1.0.0 -> 2.0.0: converted 3 values, filled 3, set aside 1, removed 1 references to objects "
+                + "not written; rejected 1; 0.500 s")
+    }
+}
