@@ -222,4 +222,20 @@ struct PlanRunCLITests {
             """, [report])
         #expect(String(decoding: checked.stdout, as: UTF8.self) == "20 14 2 4 0 [(1, 2), (1, 2)]\n", "\(checked.stderr)")
     }
+
+    @Test("without --source-version, the 1.0.0 exports (JSON and CSV tables) are told 1.0.0 by their names and kinds, and give what --source-version 1.0.0 gives",
+          .needsPython3)
+    func versionToldByTheData() throws {
+        let dir = try Self.exports()
+        for (input, from) in [("recipes-v1.json", "json"), ("recipes-v1-tables", "csv")] {
+            let told = dir.appendingPathComponent("told-\(input).jsonl").path, given = dir.appendingPathComponent("given-\(input).jsonl").path
+            let r = try CLI.tripconv(dir.path + "/" + input, "--from", from, "--model", Self.plan, "-o", told)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("tripconv: read at 1.0.0 (") && r.stderr.contains("which only 1.0.0 declares"), "\(r.stderr)")
+            let g = try CLI.tripconv(dir.path + "/" + input, "--from", from, "--model", Self.plan, "--source-version", "1.0.0", "-o", given)
+            #expect(g.status == 0, "\(g.stderr)")
+            #expect(FileManager.default.contents(atPath: told) == FileManager.default.contents(atPath: given) && FileManager.default.fileExists(atPath: told))
+        }
+    }
 }
+

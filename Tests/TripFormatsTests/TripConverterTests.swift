@@ -83,4 +83,33 @@ struct TripConverterTests {
         #expect(said.map(\.0) == [dir.path("empty")] && said.map(\.1) == [1])
         #expect(!FileManager.default.fileExists(atPath: dir.path("out.jsonl")))
     }
+
+    @Test("TripConverter.detectVersion and convertObjects run an app's plan: the recipes' 1.0.0 export, told 1.0.0 by its names, written at 3.0.0 with the duplicate merged (python3's json reads it)",
+          .needsPython3)
+    func runsAPlan() throws {
+        let dir = ScratchDirectory()
+        let made = try ExternalTool.python(String(contentsOfFile: TestPaths.samples + "/swift-model-recipes/make-recipes-v1.py", encoding: .utf8),
+                                           [dir.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let plan = try TripConverter.loadPlan(TestPaths.samples + "/swift-model-recipes/recipes-plan.json")
+        let input = dir.path("recipes-v1.json")
+        let verdict = try TripConverter.detectVersion(input, plan: plan)
+        #expect(verdict.version == "1.0.0")
+        let out = dir.path("recipes.jsonl")
+        var setAside: [SetAsideRecord] = []
+        let summary = try TripConverter.convertObjects(input, model: TestPaths.samples + "/swift-model-recipes/recipes-plan.json",
+                                                       to: .file(out), as: .jsonl, policy: .merge) { setAside.append($0) }
+        #expect(summary.written == 7 && setAside.count == 3, "\(summary)")
+        let check = try ExternalTool.python("""
+            import json, sys
+            rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+            titles = [r["title"] for r in rows if r["@entity"] == "Recipe"]
+            assert len(titles) == len(set(titles)) == 3, titles
+            assert all("cuisine" in r and "summary" in r for r in rows if r["@entity"] == "Recipe")
+            assert not any(r["@entity"] == "Chef" for r in rows)
+            print(len(rows))
+            """, [out])
+        #expect(check.status == 0 && check.out == "7\n", "\(check.stderr)")
+    }
 }
+

@@ -101,7 +101,7 @@ public struct ObjectConversion {
         let (version, evidence) = try ObjectConversion.sourceVersion(of: plan, input: input, format: read.format,
                                                                      storeVersions: [.coredata, .sqlite, .postgresql].contains(read.format)
                                                                         ? read.model.versionIdentifiers : [],
-                                                                     given: given)
+                                                                     given: given, options: options)
         sourceVersion = version; sourceVersionEvidence = evidence
         modelSource = isSwift ? .swiftSource : .planJSON
         // tripconv's stores are read in the model they carry (matched to the version by names); a Core
@@ -116,10 +116,10 @@ public struct ObjectConversion {
     /// The version the objects of `input` are at, and how that was told: the one place a version is
     /// chosen for a plan's run. A store's own version identifiers (`Z_METADATA`'s
     /// `NSStoreModelVersionIdentifiers`, tripconv's store's `tripconv_model`) when the plan lists one,
-    /// else `--source-version`, else the plan's current version. (Telling an export's version by the
-    /// names and types it holds plugs in here.)
+    /// else `--source-version`, else what the data shows (`ObjectVersionDetection`: the names and
+    /// kinds of an export's first objects, a store's tables), as the trip path detects a version.
     static func sourceVersion(of plan: ModelPlan, input: String, format: Format, storeVersions: [String],
-                              given: String?) throws -> (String, String) {
+                              given: String?, options: RunOptions) throws -> (String, String) {
         let listed = plan.versions.compactMap(\.versionIdentifiers.first)
         if let own = storeVersions.first(where: listed.contains) {
             if let given, given != own {
@@ -133,8 +133,9 @@ public struct ObjectConversion {
             }
             return (given, "--source-version")
         }
-        guard let current = listed.last else { throw TripError.data("\(input): the plan has no version") }
-        return (current, "the plan's current version (no store version and no --source-version)")
+        guard !listed.isEmpty else { throw TripError.data("\(input): the plan has no version") }
+        let detected = try ObjectVersionDetection.detect(input: input, format: format, plan: plan, options: options)
+        return (detected.version, detected.evidence.isEmpty ? "told by the data" : detected.evidence.joined(separator: "; "))
     }
 
     /// The model of an export read with `modelPath` (a store, tripconv's store, an Xcode model, model JSON).

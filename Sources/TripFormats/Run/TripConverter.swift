@@ -39,11 +39,23 @@ public enum TripConverter {
     /// model it carries, or `model`'s; tripconv's SQLite or PostgreSQL store of one; or an export in
     /// `format`, else the one its extension names, read with `model`'s model) to `output` in
     /// `outputFormat`, as `tripconv convert --model` runs one input: every object written, or set
-    /// aside to `setAside` with its reason.
+    /// aside to `setAside` with its reason. When `model` is an app's Swift source or plan JSON, the
+    /// input is read at `sourceVersion` (else its store's version, else the version its data shows) and
+    /// the plan's stages run to `targetVersion` (else the current one), duplicates resolved under `policy`.
     public static func convertObjects(_ input: String, format: Format? = nil, model: String? = nil, to output: OutputLocation,
                                       as outputFormat: Format, options: RunOptions = RunOptions(),
+                                      sourceVersion: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge,
                                       setAside: (SetAsideRecord) throws -> Void = { _ in }) throws -> ObjectConversionSummary {
-        try ObjectConversion(input: input, format: format, modelPath: model, options: options).run(to: output, format: outputFormat, setAside: setAside)
+        try ObjectConversion(input: input, format: format, modelPath: model, options: options,
+                             sourceVersion: sourceVersion, targetVersion: targetVersion, policy: policy)
+            .run(to: output, format: outputFormat, setAside: setAside)
+    }
+
+    /// The version of `plan` the objects of `input` are at, with the evidence, as `tripconv detect
+    /// --model` tells it: a store's marker, else the names and kinds its data shows.
+    public static func detectVersion(_ input: String, format: Format? = nil, plan: ModelPlan,
+                                     options: RunOptions = RunOptions()) throws -> ModelVersionVerdict {
+        try ObjectVersionDetection.verdict(input: input, format: format, plan: plan, options: options)
     }
 
     /// The model at `path`, as `tripconv schema --model PATH` reads it: a Core Data or SwiftData store

@@ -70,12 +70,15 @@ public enum ModelStep: Sendable, Hashable, CustomStringConvertible {
     case deduplicate(entity: String, on: [String])
     case dropUniqueness(entity: String, on: [String])
 
+    /// A default as the steps show it: the empty text as `""`, which would otherwise show as nothing.
+    static func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
+
     public var description: String {
         switch self {
         case .addEntity(let e): return "add entity \(e)"
         case .removeEntity(let e): return "remove entity \(e) (its objects are dropped and counted)"
         case .renameEntity(let from, let to): return "rename entity \(from) to \(to)"
-        case .addAttribute(let e, let a, let d): return "add \(e).\(a)" + (d.map { " = \($0)" } ?? " (optional, nil)")
+        case .addAttribute(let e, let a, let d): return "add \(e).\(a)" + (d.map { " = \(ModelStep.shown($0))" } ?? " (optional, nil)")
         case .removeAttribute(let e, let a): return "remove \(e).\(a)"
         case .renameAttribute(let e, let from, let to): return "rename \(e).\(from) to \(to)"
         case .addRelationship(let e, let r): return "add relationship \(e).\(r) (empty)"
@@ -85,7 +88,7 @@ public enum ModelStep: Sendable, Hashable, CustomStringConvertible {
         case .convertType(let e, let a, let from, let to):
             return "convert \(e).\(a) from \(from) to \(to) (an object whose value does not convert losslessly is rejected)"
         case .requireValue(let e, let a, let d):
-            return "make \(e).\(a) required" + (d.map { " (nil becomes \($0))" } ?? " (an object without it is rejected)")
+            return "make \(e).\(a) required" + (d.map { " (nil becomes \(ModelStep.shown($0)))" } ?? " (an object without it is rejected)")
         case .allowNil(let e, let a): return "make \(e).\(a) optional"
         case .deduplicate(let e, let keys): return "deduplicate \(e) on \(keys.joined(separator: ", ")) (--dedupe)"
         case .dropUniqueness(let e, let keys): return "drop uniqueness of \(e) on \(keys.joined(separator: ", "))"
