@@ -25,7 +25,7 @@ public final class CoreDataObjectReader: ObjectRecordReader {
     private let snapshot: StoreSnapshot
     private let layout: CoreDataObjectLayout
     private var position = 0
-    private var cursor: CoreDataEntityCursor?
+    @exclusivity(unchecked) private var cursor: CoreDataEntityCursor?
     private var count = 0
     private var isDone = false
 
@@ -91,8 +91,9 @@ final class CoreDataEntityCursor {
         let statement: SQLiteStatement
         let table: String
         let column: String
-        var hasRow = false
-        var owner: Int64 = 0
+        // Read per reference: unchecked, as the cursor alone uses a list (no access checks per read).
+        @exclusivity(unchecked) var hasRow = false
+        @exclusivity(unchecked) var owner: Int64 = 0
 
         init(_ statement: SQLiteStatement, table: String, column: String) {
             self.statement = statement; self.table = table; self.column = column
@@ -110,8 +111,8 @@ final class CoreDataEntityCursor {
     private let rows: SQLiteStatement
     private let lists: [List?]
     /// Per relationship, the entity number last met and its entity: most references name one entity.
-    private var lastNumber: [Int64]
-    private var lastEntity: [Int]
+    @exclusivity(unchecked) private var lastNumber: [Int64]
+    @exclusivity(unchecked) private var lastEntity: [Int]
     /// The attributes' kinds and columns (-1: transient), read without copying their descriptions.
     private let kinds: [AttributeKind]
     /// Per attribute: binary data that may be kept in a file beside the store (a marker byte first).

@@ -14,7 +14,7 @@ final class ObjectReadAhead: ObjectRecordReader {
     let model: ObjectModel
     private let handoff: Handoff<[ObjectReadItem]>
     /// The batch being taken, its items in reverse order.
-    private var batch: [ObjectReadItem] = []
+    @exclusivity(unchecked) private var batch: [ObjectReadItem] = []
     private var ended = false
 
     private final class Source {
@@ -59,8 +59,9 @@ final class ObjectReadAhead: ObjectRecordReader {
     }
 
     func next() throws -> ObjectReadItem? {
-        // A batch is taken reversed, so each item is moved out of it, not copied.
-        if let item = batch.popLast() { return item }
+        // A batch is taken reversed, so each item is moved out of it, not copied (`removeLast`: `popLast`'s
+        // optional was copied out and destroyed, a retain and release per reference the item holds).
+        if !batch.isEmpty { return batch.removeLast() }
         guard !ended else { return nil }
         var spent: [ObjectReadItem] = []
         swap(&spent, &batch)
