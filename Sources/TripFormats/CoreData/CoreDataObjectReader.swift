@@ -57,13 +57,21 @@ public final class CoreDataObjectReader: ObjectRecordReader {
 
     /// The next object, or a record set aside; nil after the last (the read transaction ends).
     public func next() throws -> ObjectReadItem? {
+        var none: ObjectReadItem?
+        return try next(reusing: &none)
+    }
+
+    /// `next()`, made in the arrays of `spent`, an item this reader gave before that no one holds
+    /// any more (its values and references are dropped here, on the reading thread, and their
+    /// arrays' room used again): no array allocated per object where the spent one has the room.
+    func next(reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
         guard !isDone else { return nil }
         do {
             while position < layout.entities.count {
                 if cursor == nil {
                     cursor = try CoreDataEntityCursor(snapshot.connection, layout.entities[position], layout.entityByNumber, path: path)
                 }
-                if let item = try cursor!.next(record: count + 1) {
+                if let item = try cursor!.next(record: count + 1, reusing: &spent) {
                     count += 1
                     return item
                 }
@@ -150,11 +158,20 @@ final class CoreDataEntityCursor {
         }
     }
 
-    /// The next object of the entity, nil after its last.
-    func next(record: Int) throws -> ObjectReadItem? {
+    /// The next object of the entity, nil after its last; its arrays those of `spent` where it is an
+    /// object (emptied, their room kept: `CoreDataObjectReader.next(reusing:)`).
+    func next(record: Int, reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
         guard try rows.step() else { return nil }
         let key = rows.int64(0)
         var values: [ObjectValue] = []
+        var references: [[ObjectReference]] = []
+        if case .object(var old)? = spent {
+            // The only holder once `spent` lets go: the arrays are reused, not copied.
+            spent = nil
+            swap(&values, &old.attributes)
+            swap(&references, &old.relationships)
+            values.removeAll(keepingCapacity: true)
+        }
         values.reserveCapacity(plan.attributes.count)
         var problem: String?
         for n in 0..<kinds.count {
@@ -170,27 +187,27 @@ final class CoreDataEntityCursor {
                 }
             }
         }
-        var references: [[ObjectReference]] = []
-        references.reserveCapacity(plan.slots.count)
+        // Each relationship's list emptied in place (its room kept), or made where the spent object's
+        // entity had other relationships.
+        if references.count != toOneColumns.count { references = Array(repeating: [], count: toOneColumns.count) }
         for n in toOneColumns.indices {
+            references[n].removeAll(keepingCapacity: true)
             let first = toOneColumns[n]
             if first >= 0 {
-                if rows.isNull(first) { references.append([]); continue }
+                if rows.isNull(first) { continue }
                 let target = rows.int64(first)
                 let found = rows.isNull(first + 1) ? nil : rows.int64(first + 2)
-                references.append([try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))")])
+                references[n].append(try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))"))
             } else {
                 let list = lists[n]!
                 while list.hasRow, list.owner < key { try list.advance() }
-                var out: [ObjectReference] = []
                 while list.hasRow, list.owner == key {
                     let s = list.statement
                     let target = s.int64(1)
                     let found = s.isNull(2) ? nil : s.int64(3)
-                    out.append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"))
+                    references[n].append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"))
                     try list.advance()
                 }
-                references.append(out)
             }
         }
         let origin = RecordOrigin(source: path, record: record)
