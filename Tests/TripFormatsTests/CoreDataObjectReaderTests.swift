@@ -73,6 +73,28 @@ struct CoreDataObjectReaderTests {
         #expect(object(L.media, 3).relationships == [[ref(L.book, 4)]])
     }
 
+    @Test("read ahead, each object made in a spent one's arrays: the objects of a direct read, those the taker keeps unchanged",
+          arguments: [1, 2, 3])
+    func readAheadReusesArrays(batchSize: Int) throws {
+        let path = scratch.path("library.store")
+        try L.write(path)
+        let direct = try L.objects(try CoreDataObjectReader(path: path, model: L.model))
+        func object(_ item: ObjectReadItem) -> ObjectRecord? { if case .object(let o) = item { return o } else { return nil } }
+        // Dropped as they come: the reader's thread makes the next objects in their arrays, emptied.
+        var reader = ObjectReadAhead.reading(try CoreDataObjectReader(path: path, model: L.model), batchSize: batchSize, window: 1)
+        var position = 0
+        while let item = try reader.next() {
+            #expect(position < direct.count && object(item) == direct[position], "item \(position)")
+            position += 1
+        }
+        #expect(position == direct.count)
+        // Kept: the arrays are shared, so new ones are made and what the taker holds does not change.
+        reader = ObjectReadAhead.reading(try CoreDataObjectReader(path: path, model: L.model), batchSize: batchSize, window: 1)
+        var kept: [ObjectRecord?] = []
+        while let item = try reader.next() { kept.append(object(item)) }
+        #expect(kept == direct.map(Optional.some))
+    }
+
     @Test("a value of the wrong storage class sets its object aside with table, Z_PK and column; the rest is read")
     func wrongStorageClass() throws {
         let path = scratch.path("library.store")

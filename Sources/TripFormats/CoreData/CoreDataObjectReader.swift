@@ -25,7 +25,7 @@ public final class CoreDataObjectReader: ObjectRecordReader {
     private let snapshot: StoreSnapshot
     private let layout: CoreDataObjectLayout
     private var position = 0
-    private var cursor: CoreDataEntityCursor?
+    @exclusivity(unchecked) private var cursor: CoreDataEntityCursor?
     private var count = 0
     private var isDone = false
 
@@ -57,13 +57,21 @@ public final class CoreDataObjectReader: ObjectRecordReader {
 
     /// The next object, or a record set aside; nil after the last (the read transaction ends).
     public func next() throws -> ObjectReadItem? {
+        var none: ObjectReadItem?
+        return try next(reusing: &none)
+    }
+
+    /// `next()`, made in the arrays of `spent`, an item this reader gave before that no one holds
+    /// any more (its values and references are dropped here, on the reading thread, and their
+    /// arrays' room used again): no array allocated per object where the spent one has the room.
+    func next(reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
         guard !isDone else { return nil }
         do {
             while position < layout.entities.count {
                 if cursor == nil {
                     cursor = try CoreDataEntityCursor(snapshot.connection, layout.entities[position], layout.entityByNumber, path: path)
                 }
-                if let item = try cursor!.next(record: count + 1) {
+                if let item = try cursor!.next(record: count + 1, reusing: &spent) {
                     count += 1
                     return item
                 }
@@ -91,8 +99,9 @@ final class CoreDataEntityCursor {
         let statement: SQLiteStatement
         let table: String
         let column: String
-        var hasRow = false
-        var owner: Int64 = 0
+        // Read per reference: unchecked, as the cursor alone uses a list (no access checks per read).
+        @exclusivity(unchecked) var hasRow = false
+        @exclusivity(unchecked) var owner: Int64 = 0
 
         init(_ statement: SQLiteStatement, table: String, column: String) {
             self.statement = statement; self.table = table; self.column = column
@@ -110,8 +119,8 @@ final class CoreDataEntityCursor {
     private let rows: SQLiteStatement
     private let lists: [List?]
     /// Per relationship, the entity number last met and its entity: most references name one entity.
-    private var lastNumber: [Int64]
-    private var lastEntity: [Int]
+    @exclusivity(unchecked) private var lastNumber: [Int64]
+    @exclusivity(unchecked) private var lastEntity: [Int]
     /// The attributes' kinds and columns (-1: transient), read without copying their descriptions.
     private let kinds: [AttributeKind]
     /// Per attribute: binary data that may be kept in a file beside the store (a marker byte first).
@@ -149,11 +158,20 @@ final class CoreDataEntityCursor {
         }
     }
 
-    /// The next object of the entity, nil after its last.
-    func next(record: Int) throws -> ObjectReadItem? {
+    /// The next object of the entity, nil after its last; its arrays those of `spent` where it is an
+    /// object (emptied, their room kept: `CoreDataObjectReader.next(reusing:)`).
+    func next(record: Int, reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
         guard try rows.step() else { return nil }
         let key = rows.int64(0)
         var values: [ObjectValue] = []
+        var references: [[ObjectReference]] = []
+        if case .object(var old)? = spent {
+            // The only holder once `spent` lets go: the arrays are reused, not copied.
+            spent = nil
+            swap(&values, &old.attributes)
+            swap(&references, &old.relationships)
+            values.removeAll(keepingCapacity: true)
+        }
         values.reserveCapacity(plan.attributes.count)
         var problem: String?
         for n in 0..<kinds.count {
@@ -169,27 +187,27 @@ final class CoreDataEntityCursor {
                 }
             }
         }
-        var references: [[ObjectReference]] = []
-        references.reserveCapacity(plan.slots.count)
+        // Each relationship's list emptied in place (its room kept), or made where the spent object's
+        // entity had other relationships.
+        if references.count != toOneColumns.count { references = Array(repeating: [], count: toOneColumns.count) }
         for n in toOneColumns.indices {
+            references[n].removeAll(keepingCapacity: true)
             let first = toOneColumns[n]
             if first >= 0 {
-                if rows.isNull(first) { references.append([]); continue }
+                if rows.isNull(first) { continue }
                 let target = rows.int64(first)
                 let found = rows.isNull(first + 1) ? nil : rows.int64(first + 2)
-                references.append([try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))")])
+                references[n].append(try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))"))
             } else {
                 let list = lists[n]!
                 while list.hasRow, list.owner < key { try list.advance() }
-                var out: [ObjectReference] = []
                 while list.hasRow, list.owner == key {
                     let s = list.statement
                     let target = s.int64(1)
                     let found = s.isNull(2) ? nil : s.int64(3)
-                    out.append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"))
+                    references[n].append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"))
                     try list.advance()
                 }
-                references.append(out)
             }
         }
         let origin = RecordOrigin(source: path, record: record)

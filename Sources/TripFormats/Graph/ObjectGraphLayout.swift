@@ -21,8 +21,10 @@ final class ObjectGraphLayout {
 
     let model: ObjectModel
     let entities: [Entity]
-    /// Per entity, how many attribute values its objects have (transient ones included).
+    /// Per entity, how many attribute values its objects have (transient ones included), and how many
+    /// relationships (read per object without copying the entity's description: three retains).
     private let valueCounts: [Int]
+    private let relationshipCounts: [Int]
 
     init(_ model: ObjectModel) {
         self.model = model
@@ -35,6 +37,7 @@ final class ObjectGraphLayout {
                           attributes: model.allAttributes(of: e).filter { !$0.isTransient }, relationships: relationships)
         }
         valueCounts = model.entities.indices.map { model.allAttributes(of: $0).count }
+        relationshipCounts = entities.map(\.relationships.count)
     }
 
     /// Checks that objects come entity by entity in the model's order and that `object` has the
@@ -46,10 +49,9 @@ final class ObjectGraphLayout {
         guard object.entity >= previous else {
             throw TripError.data("an object of \(entities[object.entity].name) after those of \(entities[previous].name): objects must come in the model's order")
         }
-        let e = entities[object.entity]
         guard object.attributes.count >= valueCounts[object.entity],
-              object.relationships.count >= e.relationships.count else {
-            throw TripError.data("\(e.name) \(object.key): fewer values than the entity has attributes and relationships")
+              object.relationships.count >= relationshipCounts[object.entity] else {
+            throw TripError.data("\(entities[object.entity].name) \(object.key): fewer values than the entity has attributes and relationships")
         }
     }
 

@@ -31,15 +31,10 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     private var order: ObjectWriteOrder?
     private var received = -1
     private var layout: ObjectGraphLayout?
-    private var slots: [[Int]] = []
-    /// Per entity: `"Name": [` (JSON) or `{"@entity": "Name"` (JSON Lines); each member's `"name": `.
+    /// Per entity: `"Name": [` (JSON) or `{"@entity": "Name"` (JSON Lines).
     private var heads: [[UInt8]] = []
-    private var memberKeys: [[[UInt8]]] = []
-    /// Per entity: whether it writes `@key`; per relationship, whether it is to-many and written by value
-    /// (read per object without copying the layout's names).
-    private var writesKey: [Bool] = []
-    private var toMany: [[Bool]] = []
-    private var byValue: [[Bool]] = []
+    /// Per entity, what each object writes, read per object through pointers.
+    private var shapes: JSONObjectShapes?
     private var current = -1
     private var inEntity = 0
     private var record = RecordBuffer()
@@ -61,35 +56,32 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         let layout = ObjectGraphLayout(model)
         self.layout = layout
         order = ObjectWriteOrder(model, budget: options.budget)
-        slots = model.entities.indices.map(layout.attributeSlots)
         heads = layout.entities.map { e in
             isLines ? Array("{".utf8) + Self.key("@entity") + Self.literal(e.name) : Self.key(e.name).dropLast() + Array(" [".utf8)
         }
-        writesKey = layout.entities.map(\.writesKey)
-        toMany = layout.entities.map { $0.relationships.map(\.isToMany) }
-        byValue = layout.entities.map { $0.relationships.map(\.byValue) }
-        memberKeys = layout.entities.map { e in
+        let memberKeys = layout.entities.map { e in
             (e.writesKey ? [Self.key("@key")] : []) + e.attributes.map { Self.key($0.name) } + e.relationships.map { Self.key($0.name) }
         }
+        shapes = JSONObjectShapes(layout, heads: heads, keys: memberKeys, slots: model.entities.indices.map(layout.attributeSlots))
     }
 
     /// Writes one object (or holds it until the names it needs are known), after closing the previous
     /// entity's array and opening its own (JSON).
     public mutating func write(_ object: ObjectRecord) throws {
-        guard let layout, let order else { throw TripError.usage("JSONObjectWriter.write before begin") }
+        guard let layout, let order, let shapes else { throw TripError.usage("JSONObjectWriter.write before begin") }
         try layout.check(object, after: max(received, 0))
         received = object.entity
-        try order.pass(object) { try put($0, layout, order.naming) }
+        try order.pass(object) { try put($0, shapes, order.naming) }
     }
 
-    private mutating func put(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
+    private mutating func put(_ object: ObjectRecord, _ shapes: JSONObjectShapes, _ naming: ObjectNaming) throws {
         record.removeAll()
         if !isLines {
             if object.entity != current { openEntities(through: object.entity) } else { record.append(0x2C) }
             record.append(0x0A)
             inEntity += 1
         }
-        try encode(object, layout, naming)
+        try encode(object, shapes, naming)
         if isLines { record.append(0x0A) }
         try output.write(record.bytes)
     }
@@ -113,7 +105,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
 
     /// Closes the document (JSON) and makes the output visible under its name.
     public mutating func finish() throws {
-        if let layout, let order { try order.finish { try put($0, layout, order.naming) } }
+        if let shapes, let order { try order.finish { try put($0, shapes, order.naming) } }
         if !isLines, let layout {
             record.removeAll()
             if layout.entities.isEmpty {
@@ -133,34 +125,39 @@ public struct JSONObjectWriter: ObjectRecordWriter {
 
     // MARK: - Encoding
 
-    private mutating func encode(_ object: ObjectRecord, _ layout: ObjectGraphLayout, _ naming: ObjectNaming) throws {
-        let keys = memberKeys[object.entity]
-        var m = 0
-        if isLines { record.append(heads[object.entity]) } else { record.append(0x7B) }
+    private mutating func encode(_ object: ObjectRecord, _ shapes: JSONObjectShapes, _ naming: ObjectNaming) throws {
+        let shape = shapes.entities[object.entity]
+        var m = shape.firstMember
+        if isLines { record.append(shapes.text(shape.head)) } else { record.append(0x7B) }
         func member() {
-            if isLines || m > 0 { record.append(0x2C, 0x20) }
-            record.append(keys[m]); m += 1
+            if isLines || m > shape.firstMember { record.append(0x2C, 0x20) }
+            record.append(shapes.text(shapes.spans[m])); m += 1
         }
-        if writesKey[object.entity] { member(); Self.appendInteger(object.key, to: &record) }
-        for slot in slots[object.entity] {
-            member()
-            Self.append(object.attributes[slot], to: &record, scratch: &scratch)
-        }
-        let toMany = toMany[object.entity], byValue = byValue[object.entity]
-        for r in toMany.indices {
-            member()
-            let references = object.relationships[r]
-            if toMany[r] {
-                record.append(0x5B)
-                for (i, reference) in references.enumerated() {
-                    if i > 0 { record.append(0x2C, 0x20) }
-                    try appendReference(reference, byValue: byValue[r], naming)
+        if shape.writesKey { member(); Self.appendInteger(object.key, to: &record) }
+        try object.attributes.withUnsafeBufferPointer { values in
+            for s in shape.firstSlot..<(shape.firstSlot + shape.slotCount) {
+                member()
+                Self.append(values[shapes.ints[s]], to: &record, scratch: &scratch)
+            }
+            try object.relationships.withUnsafeBufferPointer { relationships in
+                for r in 0..<shape.relationshipCount {
+                    member()
+                    let flags = shapes.ints[shape.firstRelationship + r], byValue = flags & 2 != 0
+                    try relationships[r].withUnsafeBufferPointer { references in
+                        if flags & 1 != 0 {
+                            record.append(0x5B)
+                            for i in references.indices {
+                                if i > 0 { record.append(0x2C, 0x20) }
+                                try appendReference(references[i], byValue: byValue, naming)
+                            }
+                            record.append(0x5D)
+                        } else if let reference = references.first {
+                            try appendReference(reference, byValue: byValue, naming)
+                        } else {
+                            record.append("null")
+                        }
+                    }
                 }
-                record.append(0x5D)
-            } else if let reference = references.first {
-                try appendReference(reference, byValue: byValue[r], naming)
-            } else {
-                record.append("null")
             }
         }
         record.append(0x7D)

@@ -143,9 +143,10 @@ final class ObjectNameTable {
     private struct Run { var index: Int; var count: Int }
     private let budget: SpillBudget
     /// Per entity (by position, grown as entities come): keys, texts, whether they are out of key order.
-    private var keys: [[Int64]] = []
-    private var texts: [[String]] = []
-    private var unsorted: [Bool] = []
+    /// Read per reference written, by the writer's thread alone: no access checks.
+    @exclusivity(unchecked) private var keys: [[Int64]] = []
+    @exclusivity(unchecked) private var texts: [[String]] = []
+    @exclusivity(unchecked) private var unsorted: [Bool] = []
     private var held = 0
     private var file: SpillFile?
     private var runs: [Int: [Run]] = [:]

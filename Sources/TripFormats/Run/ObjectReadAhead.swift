@@ -14,8 +14,12 @@ import TripThreads
 final class ObjectReadAhead: ObjectRecordReader {
     let model: ObjectModel
     private let handoff: Handoff<[ObjectReadItem]>
-    /// The batch being taken, its items in reverse order.
-    private var batch: [ObjectReadItem] = []
+    /// The batch being taken, and how many of its items were taken. Items are copied out, not moved,
+    /// and the batch goes back whole: the reading thread drops the objects (where they were made,
+    /// not here: memory freed across threads costs the allocator more) or, reading a store, makes
+    /// the next objects in their arrays.
+    @exclusivity(unchecked) private var batch: [ObjectReadItem] = []
+    @exclusivity(unchecked) private var taken = 0
     private var ended = false
 
     private final class Source {
@@ -34,14 +38,25 @@ final class ObjectReadAhead: ObjectRecordReader {
         let started = Handoff<[ObjectReadItem]>.start(window: window) { handoff in
             defer { source.reader = nil }
             var spare: [[ObjectReadItem]] = []
+            let store = source.reader as? CoreDataObjectReader
             while var r = source.reader {
-                var items = spare.popLast() ?? []
-                items.removeAll(keepingCapacity: true)
+                // A spent batch's objects, made again in their own arrays (a store), else dropped.
+                var spent = spare.popLast() ?? []
+                var items: [ObjectReadItem] = []
                 items.reserveCapacity(batchSize)
+                if store == nil { spent.removeAll() }
                 // The items before an error are handed over before it.
                 var failure: (any Error)?
                 do {
-                    while items.count < batchSize, let item = try r.next() { items.append(item) }
+                    if let store {
+                        var old = spent.popLast()
+                        while items.count < batchSize, let item = try store.next(reusing: &old) {
+                            items.append(item)
+                            old = spent.popLast()
+                        }
+                    } else {
+                        while items.count < batchSize, let item = try r.next() { items.append(item) }
+                    }
                 } catch {
                     failure = error
                 }
@@ -60,22 +75,24 @@ final class ObjectReadAhead: ObjectRecordReader {
     }
 
     func next() throws -> ObjectReadItem? {
-        // A batch is taken reversed, so each item is moved out of it, not copied.
-        if let item = batch.popLast() { return item }
+        if taken < batch.count {
+            taken += 1
+            return batch[taken - 1]
+        }
         guard !ended else { return nil }
         var spent: [ObjectReadItem] = []
         swap(&spent, &batch)
+        taken = 0
         if spent.capacity > 0 { handoff.giveBack(spent) }
         do {
-            guard var next = try handoff.take() else { ended = true; return nil }
-            next.reverse()
+            guard let next = try handoff.take() else { ended = true; return nil }
             batch = next
         } catch {
             ended = true
             handoff.cancel()
             throw error
         }
-        return batch.popLast()
+        return try next()
     }
 
     deinit {
