@@ -144,8 +144,8 @@ struct HelpTests {
         for command in ["convert", "detect", "schema", "migrate"] {
             for m in try CLI.tripconv("help", command).out.matches(of: /(?:^|[^\w-])(--[a-z][a-z-]*|-[a-z])/) { known.insert(String(m.1)) }
         }
-        // Other programs' options in the examples, and SQLite's -wal file.
-        known.formUnion(["-P", "-n", "-y", "-wal"])
+        // Other programs' options in the examples (swift package's --target), and SQLite's -wal file.
+        known.formUnion(["-P", "-n", "-y", "-wal", "--target"])
         let rendered = Set(text.matches(of: /(?:^|[^\w-])(-{1,2}[a-z][a-z-]*)/).map { String($0.1) })
         #expect(rendered.subtracting(known).isEmpty, "rendered as options: \(rendered.subtracting(known).sorted())")
         // Every example's sentence starts a paragraph of its own, after a blank line.
