@@ -6,6 +6,15 @@ import TripTestSupport
 /// `tripconv schema --model` of an app's Swift source (read by tripconv-swift-model) and of plan JSON.
 @Suite("schema --model of Swift source and plan JSON")
 struct SwiftModelCLITests {
+    /// A temporary directory holding plan.json: `schema --model samples/swift-model --json`.
+    static func samplePlanJSON() throws -> URL {
+        let dir = try CLI.temporaryDirectory()
+        let json = try CLI.tripconv("schema", "--model", "samples/swift-model", "--json")
+        #expect(json.status == 0, "\(json.stderr)")
+        try json.stdout.write(to: dir.appendingPathComponent("plan.json"))
+        return dir
+    }
+
     @Test("schema --model samples/swift-model prints SampleTrips' versions and the plan with its derived steps")
     func sampleTripsText() throws {
         let r = try CLI.tripconv("schema", "--model", "samples/swift-model")
@@ -28,10 +37,7 @@ struct SwiftModelCLITests {
 
     @Test("--json gives plan JSON (read by Python) that --model reads back to the same plan", .needsPython3)
     func planJSONRoundTrip() throws {
-        let dir = try CLI.temporaryDirectory()
-        let json = try CLI.tripconv("schema", "--model", "samples/swift-model", "--json")
-        #expect(json.status == 0, "\(json.stderr)")
-        try json.stdout.write(to: dir.appendingPathComponent("plan.json"))
+        let dir = try Self.samplePlanJSON()
         let checked = try CLI.python("""
             import json, sys
             p = json.load(open(sys.argv[1]))
@@ -89,10 +95,7 @@ struct SwiftModelCLITests {
 
     @Test("plan JSON whose source path is long is still told from model JSON (only its first 256 bytes were looked at)", .needsPython3)
     func longSourcePlanJSON() throws {
-        let dir = try CLI.temporaryDirectory()
-        let json = try CLI.tripconv("schema", "--model", "samples/swift-model", "--json")
-        #expect(json.status == 0, "\(json.stderr)")
-        try json.stdout.write(to: dir.appendingPathComponent("plan.json"))
+        let dir = try Self.samplePlanJSON()
         // The same plan, its "source" (first) 600 characters long, as a path nested deep would make it.
         _ = try CLI.python("""
             import json, sys
