@@ -28,9 +28,11 @@ public enum ModelPlanSource {
         // Plan JSON holds its versions' entities inside `"versions"`; model JSON has `"entities"` at
         // the top and no `"versions"` key. Which key comes first tells them, however long the
         // `"source"` before them (a key cannot be inside a string: a quote there is escaped).
-        guard FileSystem.kind(path) == .file, let head = try? FileSystem.head(of: path, count: 1 << 20, failing: .noInput) else { return false }
+        // A look at 256 bytes first: a store or other file given as --model is not read further.
+        guard FileSystem.kind(path) == .file, let start = try? FileSystem.head(of: path, count: 256, failing: .noInput),
+              start.first(where: { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{"),
+              let head = try? FileSystem.head(of: path, count: 1 << 20, failing: .noInput) else { return false }
         let bytes = Array(head)
-        guard bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{") else { return false }
         func firstKey(_ key: String) -> Int? {
             let k = Array("\"\(key)\"".utf8)
             guard bytes.count >= k.count else { return nil }
