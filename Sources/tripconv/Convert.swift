@@ -52,13 +52,13 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite or PostgreSQL store of one, needs no --model; MODEL may also be an app's Swift source or plan JSON: the input is read at its version (a store's own, else --source-version, else the current one) and the plan's stages run to --target-version. Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite or PostgreSQL store of one, needs no --model; MODEL may also be an app's Swift source, plan JSON or an .xcdatamodeld of several versions: the input is read at its version (a store's own, else --source-version, else the one its data shows) and the plan's stages run to --target-version. Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
     var model: String?
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
     var to: OutputFormatArgument?
 
-    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames); with --model naming an app's Swift source or plan JSON, one of its plan's versions at or after the input's (default: the current version).", valueName: "version"))
+    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames); with --model naming an app's Swift source, plan JSON or an .xcdatamodeld of several versions, one of its plan's versions at or after the input's (default: the current version).", valueName: "version"))
     var targetVersion: SchemaVersion?
 
     @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique, or with an app's plan (--model) objects that share what a stage makes unique: merge, last, first, fail.", valueName: "policy"))

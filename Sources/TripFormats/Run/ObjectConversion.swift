@@ -72,7 +72,7 @@ public struct ObjectConversion {
                 sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
         self.input = input; self.options = options; self.policy = policy
         let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
-        let plan = try modelPath.flatMap { isSwift || ModelPlanSource.isPlanJSON($0) ? try ModelPlanSource.read($0, isSwift: isSwift) : nil }
+        let plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }
         self.plan = plan
         // The input's own model and version, where it carries them (a store), else the plan's version.
         var read: (model: ObjectModel, source: StoreModel.Source, numbers: [String: Int64]?, format: Format)
@@ -88,7 +88,7 @@ public struct ObjectConversion {
             guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
                 throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
             }
-            read = (current, isSwift ? .swiftSource : .planJSON, nil, f)
+            read = (current, Self.planSource(modelPath, isSwift: isSwift), nil, f)
         } else {
             read = try ObjectConversion.exportModel(input, format: format, modelPath: modelPath)
         }
@@ -103,7 +103,7 @@ public struct ObjectConversion {
                                                                         ? read.model.versionIdentifiers : [],
                                                                      given: given, options: options)
         sourceVersion = version; sourceVersionEvidence = evidence
-        modelSource = isSwift ? .swiftSource : .planJSON
+        modelSource = modelPath.map { Self.planSource($0, isSwift: isSwift) } ?? .planJSON
         // tripconv's stores are read in the model they carry (matched to the version by names); a Core
         // Data store and an export in the plan's version.
         let own = read.format == .sqlite || read.format == .postgresql ? read.model : nil
@@ -111,6 +111,11 @@ public struct ObjectConversion {
         let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own)
         model = migration.source
         self.migration = migration.stages.isEmpty ? nil : migration
+    }
+
+    /// Where a plan came from, as the run's model source says it.
+    private static func planSource(_ path: String, isSwift: Bool) -> StoreModel.Source {
+        isSwift ? .swiftSource : ModelPlanSource.isXcodeVersions(path) ? .xcodeVersions : .planJSON
     }
 
     /// The version the objects of `input` are at, and how that was told: the one place a version is
