@@ -19,7 +19,7 @@ extension Detect {
         readOptions.copiesStores = true
         // A directory of CSV or TSV files is one input, a tables directory; any other is the files under it.
         let resolved = try inputs.flatMap { argument in
-            let format = tablesFormat(argument)
+            let format = RunInput.objectTablesFormat(argument, from: reading.from)
             return try format.map { [RunInput(.file(argument), format: $0)] } ?? InputResolver.resolve([argument], from: reading.from, options: readOptions)
         }
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
@@ -33,15 +33,6 @@ extension Detect {
         return (lines, nodes)
     }
 
-    /// The format of `argument` when it is a tables directory: `--from csv` or `tsv`, or a directory
-    /// holding `.csv` or `.tsv` files itself.
-    private func tablesFormat(_ argument: String) -> Format? {
-        guard FileSystem.kind(argument) == .directory else { return nil }
-        if reading.from == .csv || reading.from == .tsv { return reading.from }
-        let names = (try? FileSystem.entries(of: argument)) ?? []
-        if names.contains(where: { $0.hasSuffix(".csv") }) { return .csv }
-        return names.contains { $0.hasSuffix(".tsv") } ? .tsv : nil
-    }
 
     /// One input's line and JSON object; standard input or an archive's member from a temporary copy.
     private func describe(_ input: RunInput, plan: ModelPlan, options: RunOptions, budget: SpillBudget) throws -> (String, JSONText.Node) {

@@ -107,6 +107,19 @@ struct ObjectInputsCLITests {
         #expect(try Self.files(dir + "/csv") == ["a", "b"] && Self.files(dir + "/csv/b") == ["Shelf.csv", "Volume.csv"])
     }
 
+    @Test("a directory of CSV tables needs no --from: one input, as detect takes it; a single table file is refused (64) naming it")
+    func tablesWithoutFrom() throws {
+        let (dir, store, _, expected) = try Self.storeWithTemp()
+        #expect(try CLI.tripconv(store, "--to", "csv", "-q", "-o", dir + "/tables").status == 0)
+        let r = try CLI.tripconv(dir + "/tables", "--model", store, "-o", dir + "/back.jsonl")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.read(dir + "/back.jsonl") == expected)
+        let one = try CLI.tripconv(dir + "/tables/Shelf.csv", "--model", store, "-o", dir + "/one.jsonl")
+        #expect(one.status == 64 && !FileManager.default.fileExists(atPath: dir + "/one.jsonl"))
+        #expect(one.stderr == "tripconv: \(dir)/tables/Shelf.csv: the objects of a model in csv are a directory of tables, one file per entity; "
+                + "name the directory\n", "\(one.stderr)")
+    }
+
     @Test("--output-dir: an input that fails is said and its output absent; the others are written; the first failure's status")
     func outputDirFailure() throws {
         let (dir, store) = try Self.store()

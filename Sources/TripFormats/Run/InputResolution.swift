@@ -15,6 +15,18 @@ import TripKit
 /// let summary = try RunOptions().conversion(to: .file("trips.jsonl")).run(inputs)
 /// ```
 extension RunInput {
+    /// The format of `path` as the objects of another app's model, when it is a CSV or TSV tables
+    /// directory (one file per entity): `from` (csv or tsv) for any directory, else a directory with a
+    /// `.csv` file directly in it (or, with none, a `.tsv` one). Nil otherwise: its files are inputs each.
+    public static func objectTablesFormat(_ path: String, from: Format?) -> Format? {
+        guard FileSystem.kind(path) == .directory else { return nil }
+        if from == .csv || from == .tsv { return from }
+        guard from == nil else { return nil }
+        let names = (try? FileSystem.entries(of: path)) ?? []
+        if names.contains(where: { $0.hasSuffix(".csv") }) { return .csv }
+        return names.contains { $0.hasSuffix(".tsv") } ? .tsv : nil
+    }
+
     /// Expands input paths: `-` or none is standard input; a directory means the files under it
     /// (recursively) with known extensions, in path order; an archive (zip, tar, compressed or not: by
     /// its name, else by its first bytes) is read as a directory, its members met as the run gets to

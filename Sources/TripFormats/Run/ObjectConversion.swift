@@ -93,6 +93,9 @@ public struct ObjectConversion {
             read = try ObjectConversion.exportModel(input, format: format, modelPath: modelPath)
         }
         self.format = read.format; entityNumbers = read.numbers
+        if read.format == .csv || read.format == .tsv, FileSystem.kind(input) != .directory {
+            throw TripError.usage("\(input): the objects of a model in \(read.format.rawValue) are a directory of tables, one file per entity; name the directory")
+        }
         guard let plan else {
             model = read.model; modelSource = read.source
             migration = nil; sourceVersion = nil; sourceVersionEvidence = nil
