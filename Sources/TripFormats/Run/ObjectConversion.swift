@@ -153,15 +153,28 @@ public struct ObjectConversion {
             throw TripError.usage("\(input): the objects of another app's model are read with --model naming that model "
                                   + "(the store they came from, an .xcdatamodeld, or model JSON from `tripconv schema --model STORE --json`)")
         }
-        let file = try Format.isPostgreSQLAddress(modelPath) ? (PGObjectReader(address: modelPath, schema: nil).model, StoreModel.Source.objectStore)
-            : ObjectConversion.isObjectStore(modelPath) ? (SQLiteObjectReader.model(storeAt: modelPath), StoreModel.Source.objectStore)
-            : StoreModel.isStoreFile(modelPath)
-            ? (StoreModel.read(storeAt: modelPath).model, StoreModel.Source.modelCache)
-            : { let m = try StoreModel.readModelFile(modelPath); return (m.model, m.source) }()
+        let file = try model(at: modelPath, pgSchema: nil, counting: false)
         guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
             throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
         }
-        return (file.0, file.1, nil, f)
+        return (file.model, file.source, nil, f)
+    }
+
+    /// The model at `path`: a PostgreSQL or SQLite store of objects tripconv wrote (its model table;
+    /// a PostgreSQL one's tables in `pgSchema`), a Core Data or SwiftData store (its model cache, else
+    /// its tables, with its metadata), else a model file (`StoreModel.readModelFile`). `counting`
+    /// counts the objects of each entity of tripconv's stores (a Core Data store's are counted always).
+    static func model(at path: String, pgSchema: String?, counting: Bool) throws -> StoreModel {
+        if Format.isPostgreSQLAddress(path) {
+            if counting { return try objectStoreModel(address: path, schema: pgSchema) }
+            return StoreModel(model: try PGObjectReader(address: path, schema: pgSchema).model, source: .objectStore)
+        }
+        if isObjectStore(path) {
+            return try counting ? objectStoreModel(path) : StoreModel(model: SQLiteObjectReader.model(storeAt: path), source: .objectStore)
+        }
+        if StoreModel.isStoreFile(path) { return try StoreModel.read(storeAt: path) }
+        let (model, file, source) = try StoreModel.readModelFile(path)
+        return StoreModel(model: model, source: source, modelFile: file)
     }
 
     /// A reader of the input's objects; a store is opened at one snapshot each time.
