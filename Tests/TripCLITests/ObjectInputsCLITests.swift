@@ -120,6 +120,17 @@ struct ObjectInputsCLITests {
                 + "name the directory\n", "\(one.stderr)")
     }
 
+    @Test("an export read with --model naming a store without a model cache says (-v) its model came from the store's tables")
+    func modelFromTables() throws {
+        let dir = try CLI.temporaryDirectory().path
+        try #require(try ModelStoreWriter.write(Self.model, to: dir + "/old.store", rows: 2, damage: "nocache").status == 0)
+        #expect(try CLI.tripconv(dir + "/old.store", "-q", "-o", dir + "/out.jsonl").status == 0)
+        let r = try CLI.tripconv(dir + "/out.jsonl", "--model", dir + "/old.store", "-v", "-o", dir + "/back.jsonl")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("the model from the store's tables\n"), "\(r.stderr)")
+        #expect(try Self.read(dir + "/back.jsonl") == Self.read(dir + "/out.jsonl"))
+    }
+
     @Test("--output-dir: an input that fails is said and its output absent; the others are written; the first failure's status")
     func outputDirFailure() throws {
         let (dir, store) = try Self.store()
