@@ -18,8 +18,8 @@ struct Convert: ParsableCommand {
             indexes, the model in tripconv_model) or PostgreSQL store of it (-o ADDRESS, --pg-schema NAME: the same tables \
             with PostgreSQL's types, Dates as exact ISO 8601 text, foreign keys deferred, written in one transaction; a \
             schema holding other tables is left as it is, exit 73), with no version detected and no stage run; --model \
-            reads such an export back (a directory holding .csv or .tsv files is one tables directory; one table \
-            file alone is exit 64), and the SQLite and PostgreSQL stores need none. \
+            reads such an export back (a directory holding .csv or .tsv files is one tables directory, given or found \
+            under a directory of inputs; one table file alone is exit 64), and the SQLite and PostgreSQL stores need none. \
             Such a store or export on standard input or in an archive is read from a temporary copy in --temp-dir, \
             removed at the end (when the run fails too); several go to --output-dir, one output each (-o takes one: \
             two stores' keys could name two objects alike, exit 64). \

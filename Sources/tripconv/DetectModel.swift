@@ -17,10 +17,9 @@ extension Detect {
         try InputResolver.refuseTerminal(inputs, usage: Self.usageString())
         var readOptions = reading.readOptions
         readOptions.copiesStores = true
-        // A directory of CSV or TSV files is one input, a tables directory; any other is the files under it.
-        let resolved = try inputs.flatMap { argument in
-            let format = RunInput.objectTablesFormat(argument, from: reading.from)
-            return try format.map { [RunInput(.file(argument), format: $0)] } ?? InputResolver.resolve([argument], from: reading.from, options: readOptions)
+        // A directory of CSV or TSV files is one input, a tables directory; any other is the files under it (a tables directory's one).
+        let resolved = try RunInput.resolveObjects(inputs, from: reading.from, options: readOptions) { directory, passedOver in
+            Diagnostics.print(InputResolver.nothingFound(in: directory, what: "file", passedOver: passedOver))
         }
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
         var lines: [String] = []

@@ -61,10 +61,10 @@ extension Convert {
         var readOptions = reading.readOptions
         readOptions.copiesStores = true
         // A directory read as CSV or TSV, or holding .csv or .tsv files, is one input, a directory of
-        // tables (as `detect --model` takes it); any other is the files under it.
-        let resolved = try (inputs.isEmpty ? ["-"] : inputs).flatMap { argument in
-            try RunInput.objectTablesFormat(argument, from: reading.from).map { [RunInput(.file(argument), format: $0)] }
-                ?? InputResolver.resolve([argument], from: reading.from, options: readOptions)
+        // tables (as `detect --model` takes it); any other is the files under it, those of a directory
+        // of tables under it that directory.
+        let resolved = try RunInput.resolveObjects(inputs, from: reading.from, options: readOptions) { directory, passedOver in
+            Diagnostics.print(InputResolver.nothingFound(in: directory, what: "file", passedOver: passedOver))
         }
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
         var outcomes: [ObjectOutcome] = []

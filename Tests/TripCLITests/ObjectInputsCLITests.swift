@@ -118,6 +118,14 @@ struct ObjectInputsCLITests {
         #expect(one.status == 64 && !FileManager.default.fileExists(atPath: dir + "/one.jsonl"))
         #expect(one.stderr == "tripconv: \(dir)/tables/Shelf.csv: the objects of a model in csv are a directory of tables, one file per entity; "
                 + "name the directory\n", "\(one.stderr)")
+        // Under a directory of inputs, a directory of tables is one input, its output named as it.
+        try FileManager.default.createDirectory(atPath: dir + "/in/sub", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: dir + "/tables", toPath: dir + "/in/sub/tables")
+        try FileManager.default.copyItem(atPath: dir + "/direct.jsonl", toPath: dir + "/in/a.jsonl")
+        let bulk = try CLI.tripconv(dir + "/in", "--model", store, "--output-dir", dir + "/out", "--to", "jsonl", "-q")
+        #expect(bulk.status == 0, "\(bulk.stderr)")
+        #expect(try Self.files(dir + "/out") == ["a.jsonl", "sub"] && Self.files(dir + "/out/sub") == ["tables.jsonl"])
+        #expect(try Self.read(dir + "/out/sub/tables.jsonl") == expected && Self.read(dir + "/out/a.jsonl") == expected)
     }
 
     @Test("an export read with --model naming a store without a model cache says (-v) its model came from the store's tables")
