@@ -16,7 +16,9 @@ struct Schema: ParsableCommand {
         "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodel folder or its "
             + "contents file, model JSON, an app's Swift source (a .swift file or a folder) or an .xcdatamodeld (their versions and "
             + "migration plan, with each stage's derived steps; for an .xcdatamodeld, as Core Data migrates, one inferred lightweight "
-            + "stage from each older version straight to the current one), or plan JSON, instead of SampleTrips' schemas.",
+            + "stage from each older version straight to the current one), or plan JSON, instead of SampleTrips' schemas. Notes say what "
+            + "was kept out: options that change no stored value, defaults computed when an object is made (Date(), UUID(); an empty "
+            + "initializer such as Data() is a fixed default), schemas the plan does not list.",
         valueName: "path"))
     var model: String?
 
