@@ -56,6 +56,8 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite or PostgreSQL store of one, needs no --model; MODEL may also be an app's Swift source, plan JSON or an .xcdatamodeld of several versions: the input is read at its version (a store's own, else --source-version, else the one its data shows) and the plan's stages run to --target-version. Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
     var model: String?
 
+    @OptionGroup var modelDefaults: ModelDefaultOptions
+
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
     var to: OutputFormatArgument?
 
@@ -119,10 +121,16 @@ struct Convert: ParsableCommand {
         o.toolVersion = TripConv.version
         memory.apply(to: &o)
         backup.apply(to: &o)
+        o.modelDefaults = (try? modelDefaults.assignments()) ?? []
         return o
     }
 
     func validate() throws {
+        do { _ = try modelDefaults.assignments() } catch let e as TripError { throw ValidationError(e.message) }
+        if !modelDefaults.defaults.isEmpty && model == nil {
+            throw ValidationError("--default gives defaults to an app's plan: it goes with --model naming its Swift source, plan JSON or an "
+                                  + ".xcdatamodeld of several versions")
+        }
         // --output-dir writes a file per input: the one store a migration is accounted for (summary,
         // -v, --report's storeMigration, its backup) is the store -o names.
         if migrate && outputDir != nil {

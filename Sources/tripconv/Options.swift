@@ -136,6 +136,26 @@ struct MemoryOptions: ParsableArguments {
     }
 }
 
+/// `--default Entity.attribute=VALUE`, repeated: defaults for an app's plan that its source cannot
+/// give (one computed when an object is made), the options `convert` and `schema` share.
+struct ModelDefaultOptions: ParsableArguments {
+    @Option(name: .customLong("default"), help: ArgumentHelp("With --model naming an app's plan: give Entity.attribute VALUE as its default in every version that declares it (repeat for several), read as the attribute's kind; for a default the source computes when an object is made (TimeZone.current.identifier, Date()), which a stage needs to fill a new required attribute.", valueName: "entity.attribute=value"))
+    var defaults: [String] = []
+
+    /// The assignments, each split; one without `Entity.attribute=` is a usage error.
+    func assignments() throws -> [(entity: String, attribute: String, value: String)] {
+        try defaults.map { text in
+            guard let a = ModelPlan.defaultAssignment(text) else {
+                throw TripError.usage("--default takes Entity.attribute=VALUE, found '\(text)'")
+            }
+            return a
+        }
+    }
+
+    /// Sets the run's defaults from the options.
+    func apply(to options: inout RunOptions) throws { options.modelDefaults = try assignments() }
+}
+
 /// Where a store migrated in place is backed up first: the options `migrate` and `convert --migrate`
 /// share. A backup never replaces a file (see `StoreBackup`).
 struct BackupOptions: ParsableArguments {

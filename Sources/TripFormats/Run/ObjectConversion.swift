@@ -72,7 +72,11 @@ public struct ObjectConversion {
                 sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
         self.input = input; self.options = options; self.policy = policy
         let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
-        let plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }
+        let plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }.map { try $0.givingDefaults(options.modelDefaults) }
+        if plan == nil, let first = options.modelDefaults.first {
+            throw TripError.usage("--default \(first.entity).\(first.attribute): defaults are given to an app's plan (--model naming its Swift "
+                                  + "source, plan JSON or an .xcdatamodeld of several versions)")
+        }
         self.plan = plan
         // The input's own model and version, where it carries them (a store), else the plan's version.
         var read: (model: ObjectModel, source: StoreModel.Source, numbers: [String: Int64]?, format: Format)
