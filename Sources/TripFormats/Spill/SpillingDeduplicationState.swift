@@ -89,7 +89,7 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         budget.startingToSpill()
         let cache = min(max(budget.limit / 8, 256 << 10), 64 << 20)
         let table = try DeduplicationTable(directory: budget.directory, cacheBytes: cache)
-        for (g, group) in memory.groups.enumerated() { try table.insert(g, group) }
+        for g in 0..<memory.count { try table.insert(g, memory.group(at: g)) }
         for (reference, g) in memory.duplicates { try table.set(.duplicate, reference, g) }
         for (reference, g) in memory.merging { try table.set(.merging, reference, g) }
         self.table = table

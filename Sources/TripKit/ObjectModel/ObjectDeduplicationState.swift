@@ -46,37 +46,92 @@ public protocol ObjectDeduplicationState: AnyObject {
 
 /// The state of a deduplication held in dictionaries, without bound: what a run without a budget
 /// (the library's default) uses, and what the spilling state holds until its share of the budget.
+///
+/// Kept compact (docs/DESIGN-NOTES.md, "The plan's deduplication in bounded memory"): a group is a
+/// `Slot` of about 80 bytes (its origin's optional line and column as plain integers, the merged
+/// record of its later duplicates in a dictionary of its own, as only groups with duplicates under
+/// merge have one), and a tuple of one value, the usual unique attribute, is that value, not an array.
 public final class InMemoryDeduplicationState: ObjectDeduplicationState {
-    package private(set) var groups: [ObjectDeduplicationGroup] = []
-    private var index: [[[ObjectValue]: Int]]
+    /// A tuple of values as the index keys it: one value alone (no array to allocate), or several.
+    enum Tuple: Hashable {
+        case one(ObjectValue)
+        case many([ObjectValue])
+
+        init(_ values: [ObjectValue]) { self = values.count == 1 ? .one(values[0]) : .many(values) }
+
+        var values: [ObjectValue] {
+            switch self {
+            case .one(let v): return [v]
+            case .many(let vs): return vs
+            }
+        }
+    }
+
+    /// A group without its merged record: the survivor, its origin (nil line or column as `Int.min`).
+    struct Slot {
+        var entity: Int32
+        var deduplication: Int32
+        var key: Int64
+        var source: String
+        var record: Int
+        var line: Int
+        var column: Int
+        var tuple: Tuple
+
+        init(_ g: ObjectDeduplicationGroup) {
+            entity = Int32(truncatingIfNeeded: g.survivor.entity); deduplication = Int32(truncatingIfNeeded: g.deduplication)
+            key = g.survivor.key; source = g.origin.source; record = g.origin.record
+            line = g.origin.line ?? .min; column = g.origin.column ?? .min
+            tuple = Tuple(g.values)
+        }
+
+        func group(later: ObjectRecord?) -> ObjectDeduplicationGroup {
+            ObjectDeduplicationGroup(survivor: ObjectReference(entity: Int(entity), key: key),
+                                     origin: RecordOrigin(source: source, record: record, line: line == .min ? nil : line,
+                                                          column: column == .min ? nil : column),
+                                     values: tuple.values, deduplication: Int(deduplication), later: later)
+        }
+    }
+
+    private var slots: [Slot] = []
+    private var laters: [Int: ObjectRecord] = [:]
+    private var index: [[Tuple: Int]]
     package private(set) var duplicates: [ObjectReference: Int] = [:]
     package private(set) var merging: [ObjectReference: Int] = [:]
-    /// An estimate of the bytes held (measured: a group of one 18-byte title about 330 bytes with its
+    /// An estimate of the bytes held (measured: a group of one 18-byte title about 190 bytes with its
     /// entry in the index; a duplicate's entry about 70).
     package private(set) var bytes = 0
 
     /// An empty state for `deduplications` deduplications.
     public init(deduplications: Int) { index = Array(repeating: [:], count: deduplications) }
 
+    /// How many groups there are (numbered 0 up to this).
+    package var count: Int { slots.count }
+
     /// The group of `values` under `deduplication`, from the dictionary.
-    public func group(_ deduplication: Int, _ values: [ObjectValue]) -> Int? { index[deduplication][values] }
+    public func group(_ deduplication: Int, _ values: [ObjectValue]) -> Int? { index[deduplication][Tuple(values)] }
 
     /// Adds `group` as the next number.
     public func add(_ group: ObjectDeduplicationGroup) -> Int {
-        let g = groups.count
-        index[group.deduplication][group.values] = g
-        groups.append(group)
+        let g = slots.count
+        let slot = Slot(group)
+        index[group.deduplication][slot.tuple] = g
+        slots.append(slot)
+        if let later = group.later { laters[g] = later }
         bytes += InMemoryDeduplicationState.estimate(group)
         return g
     }
 
     /// The group numbered `index`.
-    public func group(at index: Int) -> ObjectDeduplicationGroup { groups[index] }
+    public func group(at index: Int) -> ObjectDeduplicationGroup { slots[index].group(later: laters[index]) }
 
     /// Replaces the group numbered `index`.
     public func replace(_ index: Int, with group: ObjectDeduplicationGroup) {
-        bytes += InMemoryDeduplicationState.estimate(group.later) - InMemoryDeduplicationState.estimate(groups[index].later)
-        groups[index] = group
+        bytes += InMemoryDeduplicationState.estimate(group.later) - InMemoryDeduplicationState.estimate(laters[index])
+        let tuple = slots[index].tuple
+        slots[index] = Slot(group)
+        slots[index].tuple = tuple
+        laters[index] = group.later
     }
 
     /// Notes a duplicate in `group`.
@@ -100,13 +155,13 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
 
     /// Empties the state (its groups are elsewhere now).
     package func removeAll() {
-        groups = []; duplicates = [:]; merging = [:]
+        slots = []; laters = [:]; duplicates = [:]; merging = [:]
         index = Array(repeating: [:], count: index.count)
         bytes = 0
     }
 
     private static func estimate(_ group: ObjectDeduplicationGroup) -> Int {
-        var size = 260 + 24 * group.values.count
+        var size = 150 + (group.values.count > 1 ? 56 + 24 * group.values.count : 0)
         for v in group.values { size += textBytes(v) }
         return size + estimate(group.later)
     }
