@@ -90,6 +90,11 @@ struct PlanDedupeSpillCLITests {
         let line = "tripconv: \(input):\(places[0]):1: a second Recipe with title"
         #expect(spilled.stderr.contains(line) && spilled.stderr.contains("the first is at \(input):\(places[1]):1"), "\(spilled.stderr)")
         #expect(memory.stderr == spilled.stderr)
+        // The state went to disk before the duplicate was met: where no file can be made, the run ends
+        // there (73, as the trips' spill), not at the duplicate.
+        let nowhere = try CLI.run(CLI.binary, [input, "--model", PlanRunCLITests.plan, "--source-version", "1.0.0", "--dedupe", "fail",
+                                               "-o", dir.appendingPathComponent("out.jsonl").path, "--memory-limit", "1M", "--temp-dir", "/proc"])
+        #expect(nowhere.status == 73 && nowhere.stderr.contains("tripconv: /proc: cannot create"), "\(nowhere.status) \(nowhere.stderr)")
     }
 
     @Test("a full temporary disk while the state spills is exit 74 naming the directory, and the output is absent", .needsPython3)
