@@ -210,10 +210,19 @@ public struct ObjectConversion {
         var summary = ObjectConversionSummary()
         var source: any ObjectRecordReader
         var planReader: ObjectMigrationReader?
+        // One budget for the run: the plan's deduplication state and the writer's names and queues.
+        let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
+        var states: [SpillingDeduplicationState] = []
         if let migration {
-            // The stages and the duplicates' resolution (a first pass over a reader of its own when needed).
+            // The stages and the duplicates' resolution (a first pass over a reader of its own when needed),
+            // its state in memory up to the budget and in a temporary database past it.
             let ahead = format == .coredata && options.readOptions.parsesAhead
-            let reading = try ObjectMigrationReader(migration, policy: policy) {
+            let state = { (n: Int) -> any ObjectDeduplicationState in
+                let state = SpillingDeduplicationState(deduplications: n, budget: budget)
+                states.append(state)
+                return state
+            }
+            let reading = try ObjectMigrationReader(migration, policy: policy, state: state) {
                 let r = try reader()
                 return ahead ? ObjectReadAhead.reading(r) : r
             }
@@ -224,7 +233,7 @@ public struct ObjectConversion {
             // A store is read on a thread of its own while this one writes (`--jobs 1`: on this one).
             if format == .coredata, options.readOptions.parsesAhead { source = ObjectReadAhead.reading(source) }
         }
-        let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema)
+        let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
         switch out {
         case .yaml:
             var writer = try YAMLObjectWriter(output, options: writeOptions)
@@ -258,6 +267,9 @@ public struct ObjectConversion {
                                   + "\(out.rawValue) is not one yet")
         }
         if let planReader { summary.note(planReader) }
+        for state in states where state.spilled {
+            summary.spilledEntries += state.spilledEntries; summary.spilledBytes += state.spilledBytes
+        }
         return summary
     }
 }
