@@ -61,6 +61,8 @@ public final class ObjectDeduplicator {
         var later: ObjectRecord?
     }
     public let policy: DeduplicationPolicy
+    /// The policy's decisions: which survives, what is set aside with which reason, `fail`'s error.
+    let resolver: DuplicateResolver
     public let deduplications: [ObjectDeduplication]
     let model: ObjectModel
     private var groups: [Group] = []
@@ -74,6 +76,7 @@ public final class ObjectDeduplicator {
     /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under `policy`.
     public init(_ deduplications: [ObjectDeduplication], model: ObjectModel, policy: DeduplicationPolicy) {
         self.deduplications = deduplications; self.model = model; self.policy = policy
+        resolver = DuplicateResolver(policy: policy)
         index = Array(repeating: [:], count: deduplications.count)
         applying = model.entities.indices.map { e in
             let lineage = model.lineage(of: e)
@@ -92,16 +95,15 @@ public final class ObjectDeduplicator {
                 groups.append(Group(survivor: object.reference, origin: object.origin, values: values, deduplication: d))
                 continue
             }
-            switch policy {
-            case .fail:
-                throw TripError.data("\(object.origin): a second \(describe(groups[g])); the first is at \(groups[g].origin) "
-                                     + "(--dedupe fail: nothing is written)")
-            case .first:
+            switch resolver.outcome {
+            case .refuse:
+                throw resolver.objectRefusal(at: object.origin, described: describe(groups[g]), first: groups[g].origin)
+            case .keepKept:
                 duplicates[object.reference] = g
-            case .last:
+            case .takeIncoming:
                 duplicates[groups[g].survivor] = g
                 groups[g].survivor = object.reference; groups[g].origin = object.origin
-            case .merge:
+            case .mergeIncomingIntoKept:
                 duplicates[object.reference] = g
                 merging[groups[g].survivor] = g
                 groups[g].later = ObjectDeduplicator.merge(groups[g].later, object, model.allRelationships(of: object.entity))
@@ -120,12 +122,11 @@ public final class ObjectDeduplicator {
     /// survivors), or the record of a duplicate merged into its survivor or dropped by the policy.
     public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) -> ObjectMigration.Outcome {
         if let g = duplicates[object.reference] {
+            // Pass 1 refused any duplicate under `fail`: a record is set aside.
             let group = groups[g]
-            let kind: SetAsideRecord.Kind = policy == .merge ? .merged : .dropped
-            if kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
-            let what = policy == .merge ? "merged into the one at \(group.origin)"
-                : "dropped under --dedupe \(policy.rawValue), which keeps the one at \(group.origin)"
-            return .setAside(SetAsideRecord(kind: kind, origin: object.origin, reason: "another \(describe(group)): \(what)"))
+            let record = resolver.setAsideObject(at: object.origin, described: describe(group), survivor: group.origin)!
+            if record.kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
+            return .setAside(record)
         }
         var out = object
         if let g = merging[object.reference], let later = groups[g].later {
