@@ -16,8 +16,9 @@ import TripKit
 ///    keeps two loaders from waiting on each other here), and their related rows;
 /// 3. meets the policy for the locked ones: `first` keeps the stored trip, `last` replaces its values
 ///    and related rows with the incoming trip's (its id stays), `merge` merges the two with the same
-///    code that merges every duplicate (`MigrationContext.deduplicate`) and writes the result in its
-///    place, `fail` refuses the run.
+///    code that merges every duplicate (`DuplicateResolver.merge`) and writes the result in its
+///    place, `fail` refuses the run. Which of these runs, the ledger's records and counts and the
+///    refusal are `DuplicateResolver`'s decisions; the SQL is this writer's.
 /// The first round takes every staged trip; a later one only the first of each name still waiting
 /// (the same name twice in one run, which a pipeline never sends but a caller may, or a name another
 /// loader committed between the two statements).
@@ -219,18 +220,16 @@ extension PGRecordWriter {
     /// The policy, for the incoming trips of this round whose names the store held.
     private func meetPolicy(round: Int) throws {
         let c = connection
-        switch options.policy {
-        case .first:
+        let resolver = DuplicateResolver(policy: options.policy)
+        switch resolver.outcome {
+        case .keepKept:
             return
-        case .fail:
+        case .refuse:
             let unique = quoted(layout.uniqueColumn!.name)
             let r = try c.query("SELECT s.\(unique) FROM tripconv_conflicts k JOIN \(stage) s ON s.\"id\" = k.\"stage_id\" ORDER BY k.\"stage_id\"")
-            let n = r.rowCount
-            let shown = (0..<min(n, 5)).map { r.text($0, 0).quotedForMessage }.joined(separator: ", ")
-            let attribute = layout.uniqueColumn!.name
-            throw TripError.data("\(name): \(n) \(attribute)\(n == 1 ? " is" : "s are") already in the store (\(shown)\(n > 5 ? " and \(n - 5) more" : "")); --dedupe fail writes nothing",
-                                 notes: ["use --dedupe merge, last or first to let them change stored trips"])
-        case .last:
+            let shown = (0..<min(r.rowCount, DuplicateResolver.namesShown)).map { r.text($0, 0) }
+            throw resolver.storeRefusal(place: name, attribute: layout.uniqueColumn!.name, names: shown, nameCount: r.rowCount, incomingCount: nil)
+        case .takeIncoming:
             let columns = rootColumns.joined(separator: ", ")
             try c.execute("INSERT INTO tripconv_replacement (\"id\", \(columns)) SELECT k.\"stored_id\", \(rootColumns.map { "s." + $0 }.joined(separator: ", ")) "
                           + "FROM tripconv_conflicts k JOIN \(stage) s ON s.\"id\" = k.\"stage_id\" WHERE k.\"round\" = \(round)")
@@ -241,7 +240,7 @@ extension PGRecordWriter {
                               + " FROM tripconv_conflicts k JOIN \(quoted(stageTable(child.name))) sc ON sc.\(quoted(layout.foreignKey)) = k.\"stage_id\" "
                               + "WHERE k.\"round\" = \(round)")
             }
-        case .merge:
+        case .mergeIncomingIntoKept:
             try mergeConflicts(round: round)
         }
         try replaceStoredTrips()
@@ -268,7 +267,6 @@ extension PGRecordWriter {
         let c = connection
         let chunk = 1000
         var after: Int64 = -1
-        let unique = layout.uniqueColumn!
         let loader = PGTripLoader(layout: layout, place: name)
         // The staged trips are looked up by id, a chunk at a time: an index, once.
         try c.execute("CREATE INDEX IF NOT EXISTS tripconv_stage_id ON \(quoted(PGStaging.table)) (\"id\")", doing: "cannot stage the trips")
@@ -289,10 +287,7 @@ extension PGRecordWriter {
                 guard let old = stored[pair.stored], let new = incoming[pair.stage] else {
                     throw TripError.data("\(name): the trip with id \(pair.stored) vanished while being merged")
                 }
-                let context = MigrationContext(schema: options.schema, policy: .merge, objects: [old, new],
-                                               origins: [RecordOrigin(source: name, record: 0), RecordOrigin(source: name, record: 1)])
-                try context.deduplicate(layout.tables.root.name, by: unique.name)
-                batch.append(try context.objects[0], id: pair.stored)
+                batch.append(DuplicateResolver.merge(old, with: new, entity: options.schema.rootEntity), id: pair.stored)
             }
             try batch.send(c, tripsTable: "tripconv_replacement") { "tripconv_replacement_" + $0.name }
         }
@@ -303,6 +298,7 @@ extension PGRecordWriter {
     private func recordLedger() throws {
         let c = connection
         let unique = layout.uniqueColumn!
+        let resolver = DuplicateResolver(policy: options.policy)
         // A cursor is planned for its first rows (a nested loop over the staged trips): plan it whole.
         try c.execute("SET LOCAL cursor_tuple_fraction = 1")
         try c.execute("""
@@ -318,30 +314,15 @@ extension PGRecordWriter {
             guard r.rowCount > 0 else { break }
             for row in 0..<r.rowCount {
                 let storedID = r.int64(row, 0)
-                let nameText = r.text(row, 1).quotedForMessage
                 let source = Int(r.int64(row, 2))
                 let origin = RecordOrigin(source: source < staging.sources.count ? staging.sources[source] : name, record: Int(r.int64(row, 3)),
                                           line: r.isNull(row, 4) ? nil : Int(r.int64(row, 4)),
                                           column: r.isNull(row, 5) ? nil : Int(r.int64(row, 5)))
                 let isOwn = r.text(row, 6) == "t"
-                let what = "duplicate \(unique.name) \(nameText)"
-                switch options.policy {
-                case .first:
-                    try setAside.append(SetAsideRecord(kind: .dropped, origin: origin,
-                                                       reason: "\(what): dropped, the trip the store holds (row id \(storedID)) stays"))
-                case .last:
-                    if isOwn {
-                        try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
-                                                           reason: "\(what): replaced the trip written before it in this run (row id \(storedID))"))
-                    } else {
-                        replacedStoredTrips += 1
-                    }
-                case .merge:
-                    try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
-                                                       reason: "\(what): merged into the trip the store holds (row id \(storedID))"))
-                case .fail:
-                    break
-                }
+                let decision = resolver.resolve(DuplicateResolver.Key(attribute: unique.name, value: r.text(row, 1)),
+                                                kept: .stored(rowID: storedID, writtenThisRun: isOwn), incoming: origin)
+                if decision.replacesStoredTrip { replacedStoredTrips += 1 }
+                if let record = decision.setAside { try setAside.append(record) }
             }
         }
         try c.execute("CLOSE tripconv_ledger")

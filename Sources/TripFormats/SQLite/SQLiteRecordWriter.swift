@@ -219,40 +219,34 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigra
         }
         let storedID = statements.lookup.int64(0)
         statements.lookup.reset()
-        let nameText = (name.stringValue ?? name.literal).quotedForMessage
-        switch options.policy {
-        case .fail:
+        let value = name.stringValue ?? name.literal
+        let resolver = DuplicateResolver(policy: options.policy)
+        var writtenThisRun = false
+        switch resolver.outcome {
+        case .refuse:
             refusedCount += 1
-            let key = name.stringValue ?? name.literal
-            if refusedSet.contains(key) { break }
+            if refusedSet.contains(value) { return }
             refusedNameCount += 1
             if refusedSet.count < Self.refusedNamesKept {
-                refusedSet.insert(key)
-                refusedNames.append(key)
+                refusedSet.insert(value)
+                refusedNames.append(value)
             }
-        case .first:
-            try setAside.append(SetAsideRecord(kind: .dropped, origin: origin,
-                                               reason: "duplicate \(unique.name) \(nameText): dropped, the trip the store holds (row id \(storedID)) stays"))
-        case .last:
+            return
+        case .keepKept:
+            break
+        case .takeIncoming:
             try replace(storedID, with: object, statements, record: record)
-            if storedID <= storedIDLimit && replacedIDs.insert(storedID) {
-                // A trip the store held before: the incoming one is written as given.
-                replacedStoredTrips += 1
-            } else {
-                // One of this run's own trips, written earlier (the pipeline never sends two of a
-                // name; a caller of the writer may): the two count as one written, one merged.
-                try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
-                                                   reason: "duplicate \(unique.name) \(nameText): replaced the trip written before it in this run (row id \(storedID))"))
-            }
-        case .merge:
+            // A trip the store held before is replaced once; a row replaced already, or one this run
+            // wrote (the pipeline never sends two of a name; a caller of the writer may), is this run's.
+            writtenThisRun = !(storedID <= storedIDLimit && replacedIDs.insert(storedID))
+        case .mergeIncomingIntoKept:
             let stored = try load(storedID, statements)
-            let context = MigrationContext(schema: options.schema, policy: .merge, objects: [stored, object],
-                                           origins: [RecordOrigin(source: path, record: 0), origin])
-            try context.deduplicate(layout.root.name, by: unique.name)
-            try replace(storedID, with: context.objects[0], statements, record: record)
-            try setAside.append(SetAsideRecord(kind: .merged, origin: origin,
-                                               reason: "duplicate \(unique.name) \(nameText): merged into the trip the store holds (row id \(storedID))"))
+            try replace(storedID, with: DuplicateResolver.merge(stored, with: object, entity: options.schema.rootEntity), statements, record: record)
         }
+        let decision = resolver.resolve(DuplicateResolver.Key(attribute: unique.name, value: value),
+                                        kept: .stored(rowID: storedID, writtenThisRun: writtenThisRun), incoming: origin)
+        if decision.replacesStoredTrip { replacedStoredTrips += 1 }
+        if let record = decision.setAside { try setAside.append(record) }
     }
 
     private func duplicateStatements(_ c: SQLiteConnection) throws -> DuplicateStatements {
@@ -328,12 +322,8 @@ public final class SQLiteRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigra
         }
         if !refusedNames.isEmpty {
             abort()
-            let n = refusedNameCount
-            let shown = refusedNames.prefix(5).map(\.quotedForMessage).joined(separator: ", ")
-            let more = n > 5 ? " and \(n - 5) more" : ""
-            let attribute = layout.uniqueColumn?.name ?? "name"
-            throw TripError.data("\(path): \(n) \(attribute)\(n == 1 ? " is" : "s are") already in the store (\(shown)\(more)); --dedupe fail writes nothing",
-                                 notes: ["\(refusedCount) incoming trip\(refusedCount == 1 ? "" : "s") would have changed stored ones; use --dedupe merge, last or first to let them"])
+            throw DuplicateResolver(policy: options.policy).storeRefusal(place: path, attribute: layout.uniqueColumn?.name ?? "name", names: refusedNames,
+                                                                         nameCount: refusedNameCount, incomingCount: refusedCount)
         }
         do {
             try rows?.flush()

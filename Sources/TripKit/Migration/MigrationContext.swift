@@ -98,96 +98,39 @@ public final class MigrationContext {
         }
         // Under `.fail`: how many duplicates and names, and the names whose first duplicates come
         // first (at most `namesShown`, by position: a holding may resolve names in any order).
-        let namesShown = 5
+        let namesShown = DuplicateResolver.namesShown
         var duplicateCount = 0
         var nameCount = 0
         var firstNames: [(position: Int, name: String)] = []
-        let policy = self.policy
+        let resolver = DuplicateResolver(policy: policy)
         try trips.deduplicate(attribute: key) { duplicate, decode in
-            let name = (duplicate.key.stringValue ?? duplicate.key.literal).quotedForMessage
-            switch policy {
-            case .fail:
+            let value = duplicate.key.stringValue ?? duplicate.key.literal
+            let decision = resolver.resolve(DuplicateResolver.Key(attribute: attributeName, value: value),
+                                            kept: .earlier(firstSeen: duplicate.keptOrigin, standing: duplicate.standingOrigin),
+                                            incoming: duplicate.origin)
+            switch decision.outcome {
+            case .refuse:
                 duplicateCount += 1
                 if duplicate.isFirstDuplicate {
                     nameCount += 1
                     if firstNames.count < namesShown || duplicate.position < firstNames[namesShown - 1].position {
-                        firstNames.append((duplicate.position, name))
+                        firstNames.append((duplicate.position, value.quotedForMessage))
                         firstNames.sort { $0.position < $1.position }
                         if firstNames.count > namesShown { firstNames.removeLast() }
                     }
                 }
                 return (.keepKept, nil)
-            case .first:
-                return (.keepKept, SetAsideRecord(kind: .dropped, origin: duplicate.origin,
-                    reason: "duplicate \(attributeName) \(name): dropped, the first occurrence (\(duplicate.keptOrigin)) wins"))
-            case .last:
-                return (.takeDuplicate, SetAsideRecord(kind: .dropped, origin: duplicate.standingOrigin,
-                    reason: "duplicate \(attributeName) \(name): dropped, a later occurrence (\(duplicate.origin)) wins"))
-            case .merge:
-                return (.replaceKept(merge(decode(.kept), with: decode(.duplicate), entity: entity)),
-                        SetAsideRecord(kind: .merged, origin: duplicate.origin,
-                    reason: "duplicate \(attributeName) \(name): merged into the trip first seen at \(duplicate.keptOrigin)"))
+            case .keepKept:
+                return (.keepKept, decision.setAside)
+            case .takeIncoming:
+                return (.takeDuplicate, decision.setAside)
+            case .mergeIncomingIntoKept:
+                return (.replaceKept(DuplicateResolver.merge(decode(.kept), with: decode(.duplicate), entity: entity)), decision.setAside)
             }
         } check: {
-            if policy == .fail, nameCount > 0 {
-                let shown = firstNames.map(\.name).joined(separator: ", ")
-                let more = nameCount > namesShown ? " and \(nameCount - namesShown) more" : ""
-                throw TripError.data("\(nameCount) \(attributeName)\(nameCount == 1 ? " occurs" : "s occur") more than once (\(shown)\(more)); --dedupe fail writes nothing",
-                                     notes: ["\(duplicateCount) duplicate record\(duplicateCount == 1 ? "" : "s"); use --dedupe merge, last or first to keep one per \(attributeName)"])
+            if resolver.outcome == .refuse, nameCount > 0 {
+                throw resolver.inputsRefusal(attribute: attributeName, names: firstNames.map(\.name), nameCount: nameCount, duplicateCount: duplicateCount)
             }
-        }
-    }
-
-    /// The merge rule: scalars from the later object; to-many lists united in first-seen order, items
-    /// equal in their first attribute (a bucket-list item's title) collapsing into the later one; a
-    /// to-one from the later object unless it has none.
-    func merge(_ earlier: ModelObject, with later: ModelObject, entity: Entity) -> ModelObject {
-        var result = later
-        for (i, r) in entity.relationships.enumerated() {
-            switch (earlier.relationships[i], later.relationships[i]) {
-            case (.toMany(let a), .toMany(let b)):
-                result.relationships[i] = .toMany(unite(a, b))
-            case (.toOne(let a), .toOne(let b)):
-                result.relationships[i] = .toOne(b ?? a)
-            default:
-                _ = r
-            }
-        }
-        return result
-    }
-
-    private func unite(_ a: [ModelObject], _ b: [ModelObject]) -> [ModelObject] {
-        if a.isEmpty { return b }
-        if b.isEmpty { return a }
-        var out: [ModelObject] = []
-        out.reserveCapacity(a.count + b.count)
-        if a.count + b.count <= 32 {
-            // Short lists (bucket lists are): a linear search, without a key array per item.
-            for item in a + b {
-                let key = item.attributes.first ?? .null
-                if let i = out.firstIndex(where: { MigrationContext.sameKey($0.attributes.first ?? .null, key) }) {
-                    out[i] = item
-                } else {
-                    out.append(item)
-                }
-            }
-            return out
-        }
-        var at: [[UInt8]: Int] = [:]
-        for item in a + b {
-            let key = ObjectArena.key(item.attributes.first ?? .null)
-            if let i = at[key] { out[i] = item } else { at[key] = out.count; out.append(item) }
-        }
-        return out
-    }
-
-    /// Whether two values are the same key: strings byte for byte (their UTF-8), as `ObjectArena.key`
-    /// compares them, not by canonical equivalence; other values exactly.
-    static func sameKey(_ x: Value, _ y: Value) -> Bool {
-        switch (x, y) {
-        case (.string(let s), .string(let t)): return s.utf8.count == t.utf8.count && s.utf8.elementsEqual(t.utf8)
-        case (.string, _), (_, .string): return false
-        default: return x == y
         }
     }
 

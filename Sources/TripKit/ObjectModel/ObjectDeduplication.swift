@@ -54,6 +54,8 @@ public struct ObjectDeduplication: Sendable, Hashable {
 /// past the run's budget in a temporary database (TripFormats' `SpillingDeduplicationState`).
 public final class ObjectDeduplicator {
     public let policy: DeduplicationPolicy
+    /// The policy's decisions: which survives, what is set aside with which reason, `fail`'s error.
+    let resolver: DuplicateResolver
     public let deduplications: [ObjectDeduplication]
     let model: ObjectModel
     /// The groups, the duplicates and the survivors that merge.
@@ -67,6 +69,7 @@ public final class ObjectDeduplicator {
                 state: (any ObjectDeduplicationState)? = nil) {
         self.deduplications = deduplications; self.model = model; self.policy = policy
         self.state = state ?? InMemoryDeduplicationState(deduplications: deduplications.count)
+        resolver = DuplicateResolver(policy: policy)
         applying = model.entities.indices.map { e in
             let lineage = model.lineage(of: e)
             return deduplications.indices.filter { lineage.contains(deduplications[$0].entity) }
@@ -83,19 +86,18 @@ public final class ObjectDeduplicator {
                 _ = try state.add(ObjectDeduplicationGroup(survivor: object.reference, origin: object.origin, values: values, deduplication: d))
                 continue
             }
-            switch policy {
-            case .fail:
+            switch resolver.outcome {
+            case .refuse:
                 let group = try state.group(at: g)
-                throw TripError.data("\(object.origin): a second \(describe(group)); the first is at \(group.origin) "
-                                     + "(--dedupe fail: nothing is written)")
-            case .first:
+                throw resolver.objectRefusal(at: object.origin, described: describe(group), first: group.origin)
+            case .keepKept:
                 try state.setDuplicate(object.reference, group: g)
-            case .last:
+            case .takeIncoming:
                 var group = try state.group(at: g)
                 try state.setDuplicate(group.survivor, group: g)
                 group.survivor = object.reference; group.origin = object.origin
                 try state.replace(g, with: group)
-            case .merge:
+            case .mergeIncomingIntoKept:
                 var group = try state.group(at: g)
                 try state.setDuplicate(object.reference, group: g)
                 try state.setMerging(group.survivor, group: g)
@@ -117,12 +119,11 @@ public final class ObjectDeduplicator {
     public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) throws -> ObjectMigration.Outcome {
         guard state.hasDuplicates else { return .object(object) }
         if let g = try state.duplicate(object.reference) {
+            // Pass 1 refused any duplicate under `fail`: a record is set aside.
             let group = try state.group(at: g)
-            let kind: SetAsideRecord.Kind = policy == .merge ? .merged : .dropped
-            if kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
-            let what = policy == .merge ? "merged into the one at \(group.origin)"
-                : "dropped under --dedupe \(policy.rawValue), which keeps the one at \(group.origin)"
-            return .setAside(SetAsideRecord(kind: kind, origin: object.origin, reason: "another \(describe(group)): \(what)"))
+            let record = resolver.setAsideObject(at: object.origin, described: describe(group), survivor: group.origin)!
+            if record.kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
+            return .setAside(record)
         }
         var out = object
         if let g = try state.merging(object.reference), let later = try state.group(at: g).later {
