@@ -35,7 +35,7 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("pg-schema"), help: ArgumentHelp("A PostgreSQL store: the schema its tables are in (default: the server's search path).", valueName: "name"))
     var pgSchema: String?
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("The store holds another app's objects (a tripconv SQLite or PostgreSQL store written by convert --model): migrate it with this app's plan, its Swift source or plan JSON.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("The store holds another app's objects (a tripconv SQLite store written by convert --model; not a PostgreSQL one yet): migrate it with this app's plan, its Swift source or plan JSON.", valueName: "model"))
     var model: String?
 
     @Option(name: .customLong("target-version"), help: ArgumentHelp("Migrate to this schema version (default: the current version; with --model, the plan's last).", valueName: "version"))
