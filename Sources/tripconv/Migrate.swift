@@ -18,6 +18,15 @@ struct Migrate: ParsableCommand {
             store (a postgresql:// URI or libpq key=value address) is migrated in one transaction under its \
             exclusive lock, after the loads under way commit: the trips keep their ids, related rows are \
             numbered anew, and no backup is taken (its DDL is transactional; use pg_dump to keep a copy).
+
+            With --model (an app's Swift source or plan JSON), STORE is a tripconv SQLite store of that app's \
+            objects: the plan's stages run from the version its tripconv_model names (one the plan does not list \
+            is exit 65) to the target, as convert --model runs them, into a new store beside it whose tables \
+            then replace the store's in one transaction under its write lock; the backup, history (objects \
+            before and after each stage), --dry-run and -v are as above. A PostgreSQL store of objects is not \
+            migrated in place yet, and a Core Data store is never (tripconv would have to write Core Data's \
+            metadata and the entity version hashes the app checks): `tripconv STORE --model X -o new.sqlite` \
+            writes a migrated copy (64).
             """)
 
     @Argument(help: ArgumentHelp("The store to migrate: a SQLite file, or a PostgreSQL address.", valueName: "store"))
@@ -26,8 +35,14 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("pg-schema"), help: ArgumentHelp("A PostgreSQL store: the schema its tables are in (default: the server's search path).", valueName: "name"))
     var pgSchema: String?
 
-    @Option(name: .customLong("target-version"), help: ArgumentHelp("Migrate to this schema version.", valueName: "version"))
-    var targetVersion: SchemaVersion = TripMigrationPlan.currentSchema.versionIdentifier
+    @Option(name: .customLong("model"), help: ArgumentHelp("The store holds another app's objects (a tripconv SQLite store written by convert --model; not a PostgreSQL one yet): migrate it with this app's plan, its Swift source or plan JSON.", valueName: "model"))
+    var model: String?
+
+    @Option(name: .customLong("target-version"), help: ArgumentHelp("Migrate to this schema version (default: the current version; with --model, the plan's last).", valueName: "version"))
+    var givenTargetVersion: SchemaVersion?
+
+    /// The version a SampleTrips store is migrated to.
+    var targetVersion: SchemaVersion { givenTargetVersion ?? TripMigrationPlan.currentSchema.versionIdentifier }
 
     @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
@@ -71,12 +86,14 @@ struct Migrate: ParsableCommand {
         try runReportingErrors {
             let started = monotonicSeconds()
             let options = self.options
+            if let model {
+                try options.checkTemporaryDirectory()
+                return try migrateObjects(model: model, options: options, started: started)
+            }
             let target = try options.targetSchema()
             try options.checkTemporaryDirectory()
+            try refuseObjectStoreWithoutModel()
             if Format.isPostgreSQLAddress(store) { return try migratePostgreSQL(target: target, options: options, started: started) }
-            if ObjectConversion.isObjectStore(store) {
-                throw TripError.usage("\(store): a tripconv store of another app's objects (its model in tripconv_model); migrating one is not supported yet")
-            }
             let timeout = Int((busyTimeout * 1000).rounded())
             // A first look that writes no byte of the store's files (a read-only SQLiteStore is a StoreSnapshot),
             // so a dry run or a store at the target changes nothing; but a journal a crash left behind is rolled
@@ -191,7 +208,7 @@ struct Migrate: ParsableCommand {
         if !quiet { Diagnostics.print(migration.line + "; \(elapsed(started)) s") }
     }
 
-    private func elapsed(_ started: Double) -> String {
+    func elapsed(_ started: Double) -> String {
         let ms = Int(((monotonicSeconds() - started) * 1000).rounded())
         let fraction = String(ms % 1000)
         return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction

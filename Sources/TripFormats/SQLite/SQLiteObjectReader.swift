@@ -36,7 +36,8 @@ final class SQLiteObjectReader: ObjectRecordReader {
         return try model(snapshot.connection, path: path)
     }
 
-    private static func model(_ c: SQLiteConnection, path: String) throws -> ObjectModel {
+    /// The model the store open on `c` carries.
+    static func model(_ c: SQLiteConnection, path: String) throws -> ObjectModel {
         let s: SQLiteStatement
         do {
             s = try c.prepare("SELECT \"value\" FROM \(quoted(ObjectStoreLayout.modelTable)) WHERE \"name\" = 'model'")

@@ -15,6 +15,9 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         public internal(set) var counts = ObjectMigration.Counts()
         /// Whether a first pass was made.
         public internal(set) var twoPasses = false
+        /// Per stage of the chain: the objects given to it (the objects before it, in a store's history;
+        /// those after the last stage are the objects written).
+        public internal(set) var stageInputs: [Int] = []
     }
 
     public let migration: ObjectMigration
@@ -37,6 +40,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     public init(_ migration: ObjectMigration, policy: DeduplicationPolicy,
                 state: ((Int) throws -> any ObjectDeduplicationState)? = nil, open: () throws -> any ObjectRecordReader) throws {
         self.migration = migration; self.policy = policy
+        tally.stageInputs = Array(repeating: 0, count: migration.stages.count)
         deduplicators = try migration.stages.indices.map { i in
             let here = migration.deduplications.filter { $0.stage == i }
             return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy,
@@ -63,11 +67,12 @@ public struct ObjectMigrationReader: ObjectRecordReader {
 
     /// The next object in the target's model, or a record set aside, merged or dropped on the way.
     public mutating func next() throws -> ObjectReadItem? {
-        let deduplicators = self.deduplicators
+        let deduplicators = self.deduplicators, tally = self.tally
         while let item = try input.next() {
             guard case .object(let object) = item else { return item }
             let outcome = try migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
-                try deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
+                tally.stageInputs[i] += 1
+                return try deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
             }
             switch outcome {
             case .setAside(let record): return .rejected(record)

@@ -1,0 +1,159 @@
+import TripKit
+
+/// A tripconv SQLite store of another app's objects (`tripconv_model`) migrated in place by that
+/// app's plan (`tripconv migrate --model PLAN STORE`; docs/DESIGN-NOTES.md, "Migrating a store of
+/// objects in place").
+///
+/// The plan's stages run as `convert --model` runs them (`ObjectMigrationReader`: renames, added and
+/// removed attributes and entities, conversions, duplicates under the policy), from the store into a
+/// new store at the target built in a temporary folder beside it; the new store's tables then replace
+/// the old ones inside one transaction on the store itself (`SQLiteObjectStoreSwap`), so the store is
+/// at its old version or entirely at the target, whatever fails and however the process ends.
+///
+/// ```swift
+/// let plan = try ModelPlanSource.read("recipes-plan.json")
+/// if let run = try ObjectStoreMigration(store: "recipes.sqlite", plan: plan, planName: "recipes-plan.json") {
+///     let report = try run.migrate(backup: .besideStore) { print($0.reason) }
+///     print(report.summary.written, report.backup ?? "no backup")
+/// }
+/// ```
+public struct ObjectStoreMigration {
+    /// One stage applied, as the history table records it: the objects before and after it.
+    public struct Stage: Sendable, Hashable {
+        public var from: String
+        public var to: String
+        /// `1.0.0 -> 2.0.0 (custom)`, the history table's `stages`.
+        public var stages: String
+        public var objectsBefore: Int
+        public var objectsAfter: Int
+    }
+
+    /// What a migration did: every object read written, merged, dropped or rejected (the summary),
+    /// the stages as recorded, and the backup taken.
+    public struct Report {
+        public var summary: ObjectConversionSummary
+        public var stages: [Stage]
+        public var backup: String?
+    }
+
+    /// The store, and the plan's run from its version to the target.
+    public let store: String
+    public let migration: ObjectMigration
+    /// The objects the store holds, per entity of its own model (what a dry run says first).
+    public let objectCounts: [(entity: String, count: Int)]
+    /// The store's version and the target.
+    public var from: String { migration.stages.first?.from ?? "" }
+    public var to: String { migration.stages.last?.to ?? "" }
+
+    /// Looks at the store at `path` (writing none of its files) and chains the plan's stages from its
+    /// version to `target` (the plan's current version when nil); nil when it is at the target. A
+    /// store whose `tripconv_model` names no version of the plan is `.data` (exit 65) naming both; a
+    /// target the plan does not list, or one before the store's version, is `.usage`.
+    public init?(store path: String, plan: ModelPlan, planName: String, target: String? = nil,
+                 busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil) throws {
+        let reader = try SQLiteObjectReader(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+        let model = reader.model
+        let counts = try reader.objectCounts()
+        let listed = plan.versions.compactMap(\.versionIdentifiers.first)
+        let version = try ObjectStoreMigration.version(of: model, store: path, listed: listed, planName: planName)
+        let wanted = target ?? listed.last ?? version
+        guard let b = listed.firstIndex(of: wanted) else {
+            throw TripError.usage("--target-version \(wanted): the plan's versions are \(listed.joined(separator: ", "))")
+        }
+        if wanted == version { return nil }
+        if b < listed.firstIndex(of: version)! {
+            throw TripError.usage("\(path): store is at \(version), target is \(wanted); a store is never migrated down",
+                                  notes: ["an app's plan runs forward only; the backup a migration took holds the store as it was"])
+        }
+        store = path
+        migration = try ObjectMigration(plan: plan, from: version, to: wanted, reading: model)
+        objectCounts = model.entities.map { ($0.name, counts[$0.name] ?? 0) }
+    }
+
+    /// The version of the plan a store's model names (its `versionIdentifiers`).
+    static func version(of model: ObjectModel, store path: String, listed: [String], planName: String) throws -> String {
+        if let own = model.versionIdentifiers.first(where: listed.contains) { return own }
+        let says = model.versionIdentifiers.isEmpty ? "names no version"
+            : "is at \(model.versionIdentifiers.joined(separator: ", "))"
+        throw TripError.data("\(path): the store \(says) (its \(ObjectStoreLayout.modelTable)), which is not a version of the plan "
+                             + "\(planName) (\(listed.joined(separator: ", ")))",
+                             notes: ["give --model the plan of the app that wrote the store, one that lists its version"])
+    }
+
+    /// What the migration would do, found without writing a byte of the store's files: the objects
+    /// are read and migrated as `migrate` would, and counted, not written; each one that would be
+    /// merged, dropped or rejected goes to `setAside`. A migration that would fail (`--dedupe fail`
+    /// meeting duplicates) throws as it would.
+    public func preview(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil,
+                        setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
+        var summary = ObjectConversionSummary()
+        var reader = try ObjectMigrationReader(migration, policy: policy) {
+            try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+        }
+        var counter = CountingObjectWriter()
+        try ObjectPipeline.run(&reader, into: &counter, summary: &summary, setAside: setAside)
+        summary.note(reader)
+        return summary
+    }
+
+    /// Migrates the store in place, backing it up first as `backup` says (a backup never replaces a
+    /// file; a migration that fails removes the one it took). Each object merged, dropped or rejected
+    /// goes to `setAside` as it is met (pass them on only once this returns). The store is locked for
+    /// writing from the first read to the replacement; another process's lock is waited for up to
+    /// `busyTimeoutMilliseconds`, then `.busy`.
+    public func migrate(policy: DeduplicationPolicy = .merge, backup: StoreBackup = .none, toolVersion: String = WriteOptions().toolVersion,
+                        busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil,
+                        setAside: (SetAsideRecord) throws -> Void) throws -> Report {
+        let timeout = Int32(clamping: busyTimeoutMilliseconds)
+        let swap = try SQLiteObjectStoreSwap(store: store, busyTimeout: timeout)
+        var taken: String?
+        let folder = try TemporaryPaths.makeDirectory(beside: store)
+        defer {
+            FileSystem.removeDirectoryAndFiles(folder)
+            TemporaryPaths.unregister(folder)
+        }
+        do {
+            try swap.lock(expecting: migration.source)
+            if let name = ObjectStoreMigration.backupName(backup, store: store, version: from) {
+                if FileSystem.isSameFile(name, store) { throw TripError.usage("\(name): the backup cannot be the store itself") }
+                taken = try SQLiteBackup.copy(store, to: name, busyTimeout: timeout)
+            }
+            let built = folder + "/migrated.sqlite"
+            var summary = ObjectConversionSummary()
+            var reader = try ObjectMigrationReader(migration, policy: policy) {
+                try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+            }
+            var writer = SQLiteObjectWriter(path: built)
+            try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
+            summary.note(reader)
+            let inputs = reader.tally.stageInputs
+            let stages = migration.stages.enumerated().map { i, s in
+                Stage(from: s.from, to: s.to, stages: "\(s.from) -> \(s.to) (\(s.kind))", objectsBefore: inputs[i],
+                      objectsAfter: i + 1 < inputs.count ? inputs[i + 1] : summary.written)
+            }
+            try swap.replace(with: built, history: stages, toolVersion: toolVersion)
+            return Report(summary: summary, stages: stages, backup: taken)
+        } catch {
+            swap.abandon()
+            if let taken { FileSystem.remove(taken) }
+            throw error
+        }
+    }
+
+    /// The file a backup of the store at `version` goes to, nil for none.
+    static func backupName(_ backup: StoreBackup, store: String, version: String) -> String? {
+        switch backup {
+        case .none: return nil
+        case .besideStore: return "\(store).\(version).bak"
+        case .file(let file): return file
+        }
+    }
+}
+
+/// Counts the objects a dry run would write, and keeps none of them.
+private struct CountingObjectWriter: ObjectRecordWriter {
+    func begin(_ model: ObjectModel) throws {}
+    func write(_ object: ObjectRecord) throws {}
+    func finish() throws {}
+    func abort() {}
+}
