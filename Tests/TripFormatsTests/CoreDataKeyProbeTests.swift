@@ -58,17 +58,21 @@ struct CoreDataKeyProbeTests {
     func bits() {
         var bits = CoreDataKeyBits()
         #expect(!bits.contains(0))
-        let inserted = [5, 6, 9, 700].map { bits.insert($0) }
+        let first: [Int64] = [5, 6, 9, 700]
+        let inserted = first.map { bits.insert($0) }
         #expect(inserted == [true, true, true, true])
-        #expect([4, 5, 6, 7, 8, 9, 699, 700, 701, Int64.min, Int64.max].map(bits.contains)
+        let probes: [Int64] = [4, 5, 6, 7, 8, 9, 699, 700, 701, Int64.min, Int64.max]
+        #expect(probes.map { bits.contains($0) }
                 == [false, true, true, false, false, true, false, true, false, false, false])
         let below = bits.insert(4)
         #expect(!below)
         var sparse = CoreDataKeyBits()
-        let dense = [-3, 0, -3 + 64 * 2 + 4096, -3 + 64 * 2 + 4095].map { sparse.insert($0) }
+        let edge: Int64 = -3 + 64 * 2 + 4096
+        let keys: [Int64] = [-3, 0, edge, edge - 1]
+        let dense = keys.map { sparse.insert($0) }
         #expect(dense == [true, true, false, true])
         var extreme = CoreDataKeyBits()
-        let ends = [Int64.min, Int64.max].map { extreme.insert($0) }
+        let ends: [Bool] = [extreme.insert(Int64.min), extreme.insert(Int64.max)]
         #expect(ends == [true, false])
     }
 }
