@@ -33,7 +33,7 @@ struct CoreDataKeyProbeTests {
 
     @Test("join table rows the owner's list does not meet: a NULL owner, an owner past the last row",
           arguments: [("INSERT INTO Z_2TAGS VALUES (NULL, 42, 9);", "Z_2TAGS row of owner Z_PK 0: column Z_6TAGS names Z_PK 42"),
-                      ("INSERT INTO Z_2TAGS VALUES (9, 42, 1);", "Z_2TAGS row of owner Z_PK 9: column Z_6TAGS names Z_PK 42")])
+                      ("INSERT INTO Z_2TAGS VALUES (9, 1, 1), (9, 42, 2);", "Z_2TAGS row of owner Z_PK 9: column Z_6TAGS names Z_PK 42")])
     func rowsOutsideTheMerge(damage: String, place: String) throws {
         let error = try readError(damage)
         #expect(error?.kind == .data)

@@ -211,7 +211,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
                 out.put(0x22)
             }
         case .uuid:
-            // Their text needs no escaping.
+            // Its text needs no escaping.
             scratch.removeAll(keepingCapacity: true)
             scratch.append(0x22)
             ObjectValueText.appendText(value, to: &scratch)
