@@ -43,6 +43,25 @@ struct CoreDataObjectLayout {
         let isJoinTable: Bool
         /// The side of the relationship whose rows the key should name, as the message says.
         var side = "destination"
+        /// Where the reader meets the keys this check tests (`CoreDataEntityCursor`); `.none`: it runs
+        /// before the entity's first object.
+        var probe = Probe.none
+        /// The entity whose keys (its own rows only, no sub-entity's) the references name, when its
+        /// family is that entity alone: the keys of its rows the reader read before, if it did.
+        var destination: Int?
+    }
+
+    /// Where the reader tests the keys of a `Check` as it reads them.
+    enum Probe {
+        case none
+        /// The owner statement's column: a to-one's key.
+        case toOne(column: Int32)
+        /// Column 1 of the to-many at this slot: a join table's key. `nullOwners` finds a row whose
+        /// owner is NULL and key is not (such a row is not among the list's).
+        case listKey(slot: Int, nullOwners: String)
+        /// The owner column of the to-many at this slot, where the owner is this entity alone: a key
+        /// the merge join steps over names no row.
+        case listOwner(slot: Int)
     }
 
     /// A check's statements (`CoreDataKeyCheck` runs them). `first`'s first row, if any, is the
@@ -212,7 +231,7 @@ struct CoreDataObjectLayout {
                     slots.append(.toOne(first: Int32(selected.count), column: c))
                     if family(d).count == 1 {
                         checks.append(Check(sql: dangling("\(quoted(t)) AS o", "o.\"Z_PK\"", "o." + quoted(c), d, where: "o.\"Z_ENT\" = \(number[i]) AND "),
-                                            table: t, column: c, isJoinTable: false))
+                                            table: t, column: c, isJoinTable: false, probe: .toOne(column: Int32(selected.count)), destination: d))
                         selected += ["o." + quoted(c), "o." + quoted(c), String(number[d])]
                     } else {
                         let alias = "d\(joins.count)"
@@ -249,7 +268,8 @@ struct CoreDataObjectLayout {
                             // A key naming no owner would leave its row out of every owner's list: refused instead.
                             let ents = family(d).sorted().map(String.init).joined(separator: ", ")
                             let sql = dangling("\(quoted(dt)) AS d", "d.\"Z_PK\"", "d." + quoted(fk), owner, where: "d.\"Z_ENT\" IN (\(ents)) AND ")
-                            checks.append(Check(sql: sql, table: dt, column: fk, isJoinTable: false, side: "owner"))
+                            checks.append(Check(sql: sql, table: dt, column: fk, isJoinTable: false, side: "owner",
+                                                probe: family(owner).count == 1 ? .listOwner(slot: slots.count) : .none))
                         }
                     }
                     var order = ["+d." + quoted(fk)]
@@ -311,8 +331,10 @@ struct CoreDataObjectLayout {
                 if r.isOrdered { order[0] = "+" + order[0] }
                 let sql: String
                 if family(d).count == 1 {
+                    let nullOwners = "SELECT 1 FROM \(quoted(jt)) WHERE \(quoted(ownerColumn)) IS NULL AND \(quoted(destColumn)) IS NOT NULL LIMIT 1"
                     checks.append(Check(sql: dangling(quoted(jt) + " AS j", "j." + quoted(ownerColumn), "j." + quoted(destColumn), d, where: ""),
-                                        table: jt, column: destColumn, isJoinTable: true))
+                                        table: jt, column: destColumn, isJoinTable: true, probe: .listKey(slot: slots.count, nullOwners: nullOwners),
+                                        destination: d))
                     sql = "SELECT j.\(quoted(ownerColumn)), j.\(quoted(destColumn)), j.\(quoted(destColumn)), \(number[d]) FROM \(quoted(jt)) AS j "
                         + "WHERE j.\(quoted(ownerColumn)) IS NOT NULL ORDER BY \(order.joined(separator: ", "))"
                 } else {

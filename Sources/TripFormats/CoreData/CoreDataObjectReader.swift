@@ -28,6 +28,10 @@ public final class CoreDataObjectReader: ObjectRecordReader {
     @exclusivity(unchecked) private var cursor: CoreDataEntityCursor?
     private var count = 0
     private var isDone = false
+    /// The keys of the rows read of each entity a later entity's check names (`CoreDataKeyBits`):
+    /// a bit per key, held until the read ends.
+    private var known: [Int: CoreDataKeyBits] = [:]
+    private let named: Set<Int>
 
     /// Opens a store to read the objects of `model`. `entityNumbers` are `Z_PRIMARYKEY`'s `Z_ENT` by
     /// entity name; when nil they are read from the store. A missing file is `.noInput`; a store
@@ -45,6 +49,7 @@ public final class CoreDataObjectReader: ObjectRecordReader {
                 throw TripError.data("\(path): not a Core Data store: it has no Z_PRIMARYKEY and Z_METADATA tables")
             }
             layout = try CoreDataObjectLayout(c, model: model, numbers: try entityNumbers ?? CoreDataObjectLayout.entityNumbers(c))
+            named = Set(layout.entities.flatMap { $0.checks.compactMap(\.destination) })
         } catch {
             snapshot.end()
             throw error
@@ -69,12 +74,15 @@ public final class CoreDataObjectReader: ObjectRecordReader {
         do {
             while position < layout.entities.count {
                 if cursor == nil {
-                    cursor = try CoreDataEntityCursor(snapshot.connection, layout.entities[position], layout.entityByNumber, path: path)
+                    let plan = layout.entities[position]
+                    cursor = try CoreDataEntityCursor(snapshot.connection, plan, layout.entityByNumber, path: path, known: known,
+                                                      recordsKeys: named.contains(plan.index))
                 }
                 if let item = try cursor!.next(record: count + 1, reusing: &spent) {
                     count += 1
                     return item
                 }
+                if let keys = cursor!.keys { known[layout.entities[position].index] = keys }
                 cursor = nil
                 position += 1
             }
@@ -94,6 +102,13 @@ public final class CoreDataObjectReader: ObjectRecordReader {
 }
 
 /// The objects of one entity: its rows in `Z_PK` order and, per to-many, a statement in owner order.
+///
+/// The checks that every key names a row (`CoreDataObjectLayout.Check`) are made as the keys are read
+/// where they can be: a to-one's key and a join table's key against a bitmap of the destination's keys
+/// (those of its rows read before, else one scan of them), a to-many's owner key by the merge join
+/// stepping over it. The first key that may name no row runs every check of the entity in order with
+/// `NOT IN` (`CoreDataKeyCheck.firstDangling`), as they all ran before the first object once, so the
+/// error names the row it always named; objects before it were given, as those of earlier entities are.
 final class CoreDataEntityCursor {
     private final class List {
         let statement: SQLiteStatement
@@ -102,6 +117,12 @@ final class CoreDataEntityCursor {
         // Read per reference: unchecked, as the cursor alone uses a list (no access checks per read).
         @exclusivity(unchecked) var hasRow = false
         @exclusivity(unchecked) var owner: Int64 = 0
+        /// Whether column 1's keys are tested against `keys`; `missed` once one is not there.
+        @exclusivity(unchecked) var testsKeys = false
+        @exclusivity(unchecked) var keys = CoreDataKeyBits()
+        @exclusivity(unchecked) var missed = false
+        /// Whether an owner key the merge join steps over names no row (the owner is this entity alone).
+        var testsOwners = false
 
         init(_ statement: SQLiteStatement, table: String, column: String) {
             self.statement = statement; self.table = table; self.column = column
@@ -109,10 +130,19 @@ final class CoreDataEntityCursor {
 
         func advance() throws {
             hasRow = try statement.step()
-            if hasRow { owner = statement.int64(0) }
+            guard hasRow else { return }
+            owner = statement.int64(0)
+            if testsKeys {
+                switch statement.storage(1) {
+                case .null: break
+                case .integer: if !keys.contains(statement.int64(1)) { missed = true }
+                default: missed = true
+                }
+            }
         }
     }
 
+    private let connection: SQLiteConnection
     private let plan: CoreDataObjectLayout.EntityPlan
     private let entityByNumber: [Int64: Int]
     private let path: String
@@ -131,8 +161,22 @@ final class CoreDataEntityCursor {
     /// Per relationship: a to-one's first column in the owner statement, -1 for a to-many (read
     /// per object without copying the slots' texts, which only messages use).
     private let toOneColumns: [Int32]
+    /// Per relationship: a to-one's destination number where the destination has no sub-entities
+    /// (its statement's columns after the key repeat it), else `Int64.min`.
+    private let onlyNumber: [Int64]
+    /// Per relationship: the index in `probedKeys` of the keys a to-one's key is tested against as
+    /// rows are read, -1 for none.
+    private let probeOfSlot: [Int]
+    private let probedKeys: [CoreDataKeyBits]
+    /// False once every check has run in full and found every key (or before any was deferred).
+    @exclusivity(unchecked) private var isProbing = false
+    /// The keys of this entity's rows, made as they are read where `recordsKeys`; nil where too
+    /// sparse for a bitmap (or not asked for).
+    private(set) var keys: CoreDataKeyBits?
 
-    init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String) throws {
+    init(_ connection: SQLiteConnection, _ plan: CoreDataObjectLayout.EntityPlan, _ entityByNumber: [Int64: Int], path: String,
+         known: [Int: CoreDataKeyBits] = [:], recordsKeys: Bool = false) throws {
+        self.connection = connection
         self.plan = plan; self.entityByNumber = entityByNumber; self.path = path
         lastNumber = Array(repeating: Int64.min, count: plan.slots.count)
         lastEntity = Array(repeating: 0, count: plan.slots.count)
@@ -144,25 +188,93 @@ final class CoreDataEntityCursor {
             if case .toOne(let first, _) = slot { return first }
             return -1
         }
+        onlyNumber = plan.slots.indices.map { n in
+            guard case .toOne = plan.slots[n], plan.destinations[n].count == 1 else { return Int64.min }
+            return plan.destinations[n].first!
+        }
+        keys = recordsKeys ? CoreDataKeyBits() : nil
+        rows = try connection.prepare(plan.sql)
+        lists = try plan.slots.map { slot in
+            guard case .toMany(let sql, let table, let column) = slot else { return nil }
+            return List(try connection.prepare(sql), table: table, column: column)
+        }
+        // Each check deferred to the reading of its keys where it can be, else run now.
+        var probeOfSlot = Array(repeating: -1, count: plan.slots.count), probedKeys: [CoreDataKeyBits] = []
+        var suspect = false
+        func destinationKeys(_ check: CoreDataObjectLayout.Check) throws -> CoreDataKeyBits? {
+            if let d = check.destination, let k = known[d] { return k }
+            return try CoreDataKeyCheck.bits(connection, check.sql)
+        }
+        for check in plan.checks {
+            switch check.probe {
+            case .toOne(let column):
+                if let k = try destinationKeys(check), let slot = toOneColumns.firstIndex(of: column) {
+                    probeOfSlot[slot] = probedKeys.count
+                    probedKeys.append(k)
+                    continue
+                }
+            case .listKey(let slot, let nullOwners):
+                if let k = try destinationKeys(check) {
+                    lists[slot]!.testsKeys = true; lists[slot]!.keys = k
+                    // A row with no owner is not among the list's rows: found apart.
+                    if try connection.prepare(nullOwners).step() { suspect = true }
+                    continue
+                }
+            case .listOwner(let slot):
+                lists[slot]!.testsOwners = true
+                continue
+            case .none: break
+            }
+            if try CoreDataKeyCheck.firstDangling(connection, check.sql) != nil { suspect = true }
+        }
+        self.probeOfSlot = probeOfSlot; self.probedKeys = probedKeys
+        isProbing = !plan.checks.isEmpty
+        if suspect { try runChecks() }
+        for list in lists { try list?.advance() }
+        try checkLists()
+    }
+
+    /// Every check of the entity in order, with `NOT IN`: the first reference naming no row is
+    /// `.data`; when there is none (a key that is text, say), testing stops.
+    private func runChecks() throws {
+        guard isProbing else { return }
         for check in plan.checks {
             guard let (owner, target) = try CoreDataKeyCheck.firstDangling(connection, check.sql) else { continue }
             let place = check.isJoinTable ? "\(check.table) row of owner Z_PK \(owner)" : "\(check.table) row Z_PK \(owner)"
             throw CoreDataEntityCursor.dangling(path, place: "\(place): column \(check.column)", target: target, side: check.side)
         }
-        rows = try connection.prepare(plan.sql)
-        lists = try plan.slots.map { slot in
-            guard case .toMany(let sql, let table, let column) = slot else { return nil }
-            let list = List(try connection.prepare(sql), table: table, column: column)
-            try list.advance()
-            return list
+        isProbing = false
+        for list in lists {
+            list?.testsKeys = false
+            list?.testsOwners = false
         }
+    }
+
+    /// `runChecks()` where a list met a key that may name no row.
+    private func checkLists() throws {
+        if lists.contains(where: { $0?.missed == true }) { try runChecks() }
+    }
+
+    /// After the entity's last row: the lists' rows past it (an owner key naming no row of it, or a
+    /// join table's keys yet to be tested).
+    private func finishChecks() throws {
+        guard isProbing else { return }
+        for case let list? in lists where list.testsKeys || list.testsOwners {
+            if list.testsOwners && list.hasRow { return try runChecks() }
+            while list.hasRow { try list.advance() }
+        }
+        try checkLists()
     }
 
     /// The next object of the entity, nil after its last; its arrays those of `spent` where it is an
     /// object (emptied, their room kept: `CoreDataObjectReader.next(reusing:)`).
     func next(record: Int, reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
-        guard try rows.step() else { return nil }
+        guard try rows.step() else {
+            try finishChecks()
+            return nil
+        }
         let key = rows.int64(0)
+        if keys != nil, !keys!.insert(key) { keys = nil }
         var values: [ObjectValue] = []
         var references: [[ObjectReference]] = []
         if case .object(var old)? = spent {
@@ -194,13 +306,20 @@ final class CoreDataEntityCursor {
             references[n].removeAll(keepingCapacity: true)
             let first = toOneColumns[n]
             if first >= 0 {
-                if rows.isNull(first) { continue }
+                let storage = rows.storage(first)
+                if storage == .null { continue }
                 let target = rows.int64(first)
-                let found = rows.isNull(first + 1) ? nil : rows.int64(first + 2)
+                let p = probeOfSlot[n]
+                if p >= 0, isProbing, storage != .integer || !probedKeys[p].contains(target) { try runChecks() }
+                let only = onlyNumber[n]
+                let found = only != Int64.min ? only : rows.isNull(first + 1) ? nil : rows.int64(first + 2)
                 references[n].append(try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))"))
             } else {
                 let list = lists[n]!
-                while list.hasRow, list.owner < key { try list.advance() }
+                while list.hasRow, list.owner < key {
+                    if list.testsOwners { try runChecks() }
+                    try list.advance()
+                }
                 while list.hasRow, list.owner == key {
                     let s = list.statement
                     let target = s.int64(1)
@@ -210,6 +329,7 @@ final class CoreDataEntityCursor {
                 }
             }
         }
+        if isProbing { try checkLists() }
         let origin = RecordOrigin(source: path, record: record)
         if let problem { return .rejected(SetAsideRecord(origin: origin, reason: problem)) }
         return .object(ObjectRecord(entity: plan.index, key: key, attributes: values, relationships: references, origin: origin))
@@ -226,6 +346,7 @@ final class CoreDataEntityCursor {
     private func reference(_ found: Int64?, _ target: Int64, _ slot: Int, place: @autoclosure () -> String) throws -> ObjectReference {
         if let found, found == lastNumber[slot] { return ObjectReference(entity: lastEntity[slot], key: target) }
         guard let found, plan.destinations[slot].contains(found), let entity = entityByNumber[found] else {
+            try runChecks()
             throw CoreDataEntityCursor.dangling(path, place: place(), target: target)
         }
         lastNumber[slot] = found

@@ -196,8 +196,22 @@ public struct JSONObjectWriter: ObjectRecordWriter {
             let isNumber = text.withUTF8 { JSONScanner.numberSyntaxError(UnsafeRawBufferPointer($0)) == nil }
             if isNumber { text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) } } else { appendString(text, to: &out) }
         case .string(let s), .url(let s): appendString(s, to: &out)
-        case .date, .uuid:
-            // Their text needs no escaping.
+        case .date(let seconds):
+            out.reserve(ObjectValueText.dateMaximumLength + 2)
+            let room = out.spare(ObjectValueText.dateMaximumLength + 2)
+            if let n = ObjectValueText.formatDate(seconds, into: UnsafeMutableRawBufferPointer(rebasing: room[1...])) {
+                // The text needs no escaping.
+                room[0] = 0x22
+                room[n + 1] = 0x22
+                out.count += n + 2
+            } else {
+                out.put(0x22)
+                var text = seconds.isFinite ? seconds.description : ObjectValueText.numberText(seconds)
+                text.withUTF8 { out.put(UnsafeRawBufferPointer($0)) }
+                out.put(0x22)
+            }
+        case .uuid:
+            // Its text needs no escaping.
             scratch.removeAll(keepingCapacity: true)
             scratch.append(0x22)
             ObjectValueText.appendText(value, to: &scratch)
@@ -212,16 +226,38 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         s.withUTF8 { JSONRecordWriter.appendString($0, to: &out) }
     }
 
-    /// Appends the decimal digits of `n`.
+    /// Appends the decimal digits of `n`: its length found first, then two digits at a time written
+    /// from the last, straight into the buffer.
     static func appendInteger(_ n: Int64, to out: inout RecordBuffer) {
         out.reserve(21)
-        var digits: (UInt64, Int) = (n.magnitude, 0)
         if n < 0 { out.put(0x2D) }
-        let space = out.spare(20)
-        repeat {
-            space[19 - digits.1] = UInt8(48 + digits.0 % 10)
-            digits.0 /= 10; digits.1 += 1
-        } while digits.0 > 0
-        for i in 0..<digits.1 { out.put(space[20 - digits.1 + i]) }
+        var m = n.magnitude
+        var length = 1
+        var bound: UInt64 = 10
+        while length < 20, m >= bound {
+            length += 1
+            bound &*= 10
+        }
+        let p = out.spare(length).baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let pairs = digitPairs.utf8Start
+        var i = length
+        while m >= 100 {
+            let r = Int(m % 100)
+            m /= 100
+            i -= 2
+            p[i] = pairs[2 * r]; p[i + 1] = pairs[2 * r + 1]
+        }
+        if m >= 10 {
+            p[0] = pairs[2 * Int(m)]; p[1] = pairs[2 * Int(m) + 1]
+        } else {
+            p[0] = UInt8(truncatingIfNeeded: 48 + m)
+        }
+        out.count += length
     }
+
+    /// "00", "01", … "99": the two digits of each number below 100.
+    private static let digitPairs: StaticString = """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
 }

@@ -339,14 +339,11 @@ final class SQLiteStatement {
     }
 
     /// The column's text, or nil when its bytes are not UTF-8 (a store another tool wrote may hold
-    /// any bytes as TEXT). Decoding repairs what is not UTF-8 into U+FFFD, so the text is the bytes
-    /// exactly when they were valid: one `memcmp` more than `text(_:)`.
+    /// any bytes as TEXT): validated and made in one pass, as `text(_:)` decodes.
     func validText(_ column: Int32) -> String? {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, column))
-        var s = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
-        let same = s.withUTF8 { $0.count == n && (n == 0 || memcmp($0.baseAddress!, p, n) == 0) }
-        return same ? s : nil
+        return String(validating: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
     /// The column's value as text (SQLite converts numbers); invalid UTF-8 is repaired, never trusted.

@@ -95,7 +95,7 @@ public enum ObjectValueText {
     }
 
     /// The shortest text that reads back to `d` (Swift's own), or the JSON-safe names of the others.
-    static func numberText(_ d: Double) -> String {
+    package static func numberText(_ d: Double) -> String {
         if d.isNaN { return "NaN" }
         if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
         return "\(d)"
@@ -129,7 +129,7 @@ public enum ObjectValueText {
 
     /// The whole Unix seconds, fraction digits and groups of three of them (0-3) that give back
     /// `seconds` exactly; nil when none does (or the year is outside 0001...9999).
-    private static func dateParts(_ seconds: Double) -> (Int64, Int64, Int)? {
+    static func dateParts(_ seconds: Double) -> (Int64, Int64, Int)? {
         guard seconds.isFinite else { return nil }
         // The fraction is taken from the seconds since 2001, not since 1970: adding the offset first
         // would round away digits past the 7th (a Double near 1.7e9 is spaced 2.4e-7 apart).
