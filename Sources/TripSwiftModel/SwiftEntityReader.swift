@@ -7,7 +7,8 @@ struct SwiftEntityReader {
     let declarations: SwiftDeclarations
     /// The qualified names of the version's models, which a property's type may name.
     let versionModels: Set<String>
-    var notes: [String] = []
+    /// What was kept out or ignored, each at its place (`file:line:column`).
+    var notes: [(place: String, text: String)] = []
     var places: [String: String] = [:]
 
     private static let kinds: [String: AttributeKind] = [
@@ -56,7 +57,7 @@ struct SwiftEntityReader {
                 entity.uniquenessConstraints.append(names)
             }
         case "Index":
-            notes.append("\(file.place(m)): #Index on \(entity.name) kept out: an index changes no data")
+            notes.append((file.place(m), "#Index on \(entity.name) kept out: an index changes no data"))
         default:
             break
         }
@@ -95,8 +96,8 @@ struct SwiftEntityReader {
                 if let initial = binding.initializer?.value {
                     switch SwiftExpressions.defaultValue(initial, kind: kind, declarations: declarations, scope: scope, typeName: written) {
                     case .value(let value): a.defaultValue = value.isNull ? nil : value
-                    case .dynamic(let text): notes.append("\(file.place(initial)): the default of \(entity.name).\(id) (\(text)) is "
-                                                           + "computed when an object is made: no fixed default kept")
+                    case .dynamic(let text): notes.append((file.place(initial), "the default of \(entity.name).\(id) (\(text)) is "
+                                                           + "computed when an object is made: no fixed default kept"))
                     }
                 }
                 if let at = attribute("Attribute") { try attributeOptions(at, file: file, attribute: &a, entity: &entity) }
@@ -107,7 +108,7 @@ struct SwiftEntityReader {
                 var r = RelationshipDescription(id, to: destination, toMany: toMany, isOptional: optional || toMany)
                 if let rel = attribute("Relationship") { try relationshipOptions(rel, file: file, relationship: &r) }
                 if attribute("Transient") != nil {
-                    notes.append("\(file.place(binding)): \(entity.name).\(id) is @Transient: not stored, not a relationship")
+                    notes.append((file.place(binding), "\(entity.name).\(id) is @Transient: not stored, not a relationship"))
                     continue
                 }
                 entity.relationships.append(r)
@@ -172,18 +173,18 @@ struct SwiftEntityReader {
                 case "unique": entity.uniquenessConstraints.append([a.name])
                 case "externalStorage": a.allowsExternalStorage = true
                 case "ephemeral": a.isTransient = true
-                    notes.append("\(file.place(argument)): \(entity.name).\(a.name) is .ephemeral: not stored, kept as transient")
+                    notes.append((file.place(argument), "\(entity.name).\(a.name) is .ephemeral: not stored, kept as transient"))
                 case "transformable":
                     a.kind = .transformable
                     a.valueTransformerName = SwiftExpressions.transformerName(argument.expression)
                 case "preserveValueOnDeletion", "spotlight", "allowsCloudEncryption", "encrypt":
-                    notes.append("\(file.place(argument)): .\(option) on \(entity.name).\(a.name) ignored: it changes no stored value")
+                    notes.append((file.place(argument), ".\(option) on \(entity.name).\(a.name) ignored: it changes no stored value"))
                 default:
                     throw SwiftModelError(place: file.place(argument), message: "expected an @Attribute option (.unique, .externalStorage, "
                                           + ".transformable(by:), .ephemeral, …), found \(argument.expression.trimmedDescription)")
                 }
             default:
-                notes.append("\(file.place(argument)): \(argument.label!.text): on \(entity.name).\(a.name) ignored")
+                notes.append((file.place(argument), "\(argument.label!.text): on \(entity.name).\(a.name) ignored"))
             }
         }
     }

@@ -39,7 +39,35 @@ enum SwiftExpressions {
            let raw = rawValue(of: name, in: enumName, declarations: declarations), let v = ObjectValueText.value(raw, kind: kind) {
             return .value(v)
         }
+        if let empty = emptyValue(e, kind: kind, typeName: typeName) { return .value(empty) }
         return .dynamic(e.trimmedDescription)
+    }
+
+    /// A value type's empty initializer, which gives the same value each time: `Data()` (no bytes),
+    /// `String()` (""), `Int()` and the other integers (0), `Double()`, `Float()` (0), `Bool()` (false),
+    /// `Decimal()` (0), or `.init()` of the property's type. Nil for anything else (`Date()`, `UUID()`
+    /// differ each time).
+    private static func emptyValue(_ e: ExprSyntax, kind: AttributeKind, typeName: TypeSyntax) -> ObjectValue? {
+        guard let call = e.as(FunctionCallExprSyntax.self), call.arguments.isEmpty, call.trailingClosure == nil else { return nil }
+        var name: String
+        if let r = call.calledExpression.as(DeclReferenceExprSyntax.self) {
+            name = r.baseName.text
+        } else if let m = call.calledExpression.as(MemberAccessExprSyntax.self), m.declName.baseName.text == "init" {
+            name = m.base?.trimmedDescription ?? typeName.trimmedDescription.filter { $0 != "?" }
+        } else {
+            return nil
+        }
+        if name.hasPrefix("Swift.") || name.hasPrefix("Foundation.") { name = String(name.split(separator: ".", maxSplits: 1)[1]) }
+        switch (name, kind) {
+        case ("Data", .binary): return .data([])
+        case ("String", .string): return .string("")
+        case ("Int", _), ("Int64", _), ("Int32", _), ("Int16", _), ("Int8", _), ("UInt", _), ("UInt64", _), ("UInt32", _), ("UInt16", _), ("UInt8", _):
+            return kind.isInteger ? .int(0) : nil
+        case ("Double", .double), ("Double", .float), ("Float", .float), ("Float", .double), ("CGFloat", .double): return .double(0)
+        case ("Bool", .bool): return .bool(false)
+        case ("Decimal", .decimal): return .decimal("0")
+        default: return nil
+        }
     }
 
     /// The raw value of `case name` of a raw-valued enum: its literal, else its name (String) or its

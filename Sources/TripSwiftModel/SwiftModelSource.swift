@@ -24,33 +24,34 @@ public enum SwiftModelSource {
         }
         var notes: [String] = []
         var places: [String: String] = [:]
-        // Each schema: its identifier and its models.
-        var versions: [(type: String, identifier: String, model: ObjectModel)] = []
+        // Each schema: its identifier, its models and the notes its models gave.
+        var versions: [(type: String, identifier: String, model: ObjectModel, notes: [(place: String, text: String)])] = []
         for (name, schema) in declarations.schemas.sorted(by: { $0.key < $1.key }) {
             let identifier = try SwiftModelSource.identifier(of: name, schema, declarations)
             let models = try SwiftModelSource.models(of: name, schema, declarations)
             var reader = SwiftEntityReader(declarations: declarations, versionModels: Set(models))
             var entities: [EntityDescription] = []
             for q in models { entities.append(try reader.entity(declarations.models[q]!)) }
-            notes += reader.notes
             for (k, v) in reader.places { places["\(identifier)/\(k)"] = v }
             if let other = versions.first(where: { $0.identifier == identifier }) {
                 throw SwiftModelError(place: schema.place, message: "expected each schema to have its own version, found \(identifier) "
                                       + "declared by \(other.type) and \(name)")
             }
-            versions.append((name, identifier, ObjectModel(entities: SwiftModelSource.inferInverses(entities), versionIdentifiers: [identifier])))
+            versions.append((name, identifier, ObjectModel(entities: SwiftModelSource.inferInverses(entities), versionIdentifiers: [identifier]),
+                             reader.notes))
         }
         if versions.isEmpty {
             var reader = SwiftEntityReader(declarations: declarations, versionModels: [])
             var entities: [EntityDescription] = []
             for (_, m) in declarations.models.sorted(by: { $0.key < $1.key }) { entities.append(try reader.entity(m)) }
-            notes += reader.notes + ["no VersionedSchema: one unversioned model of every @Model class"]
+            notes += merged(reader.notes) + ["no VersionedSchema: one unversioned model of every @Model class"]
             for (k, v) in reader.places { places["/\(k)"] = v }
             return ModelPlan(versions: [ObjectModel(entities: inferInverses(entities))], stages: [], notes: notes, places: places)
         }
         guard let (planName, plan) = try onePlan(declarations) else {
-            notes.append("no SchemaMigrationPlan: the schemas in version order, with no stage")
             let ordered = versions.sorted { SchemaVersion($0.identifier)! < SchemaVersion($1.identifier)! }
+            notes += merged(ordered.flatMap(\.notes))
+            notes.append("no SchemaMigrationPlan: the schemas in version order, with no stage")
             return ModelPlan(versions: ordered.map(\.model), stages: [], notes: notes, places: places)
         }
         let scope = plan.scope + [String(planName.split(separator: ".").last!)]
@@ -70,11 +71,33 @@ public enum SwiftModelSource {
             let id = try identifier(written, at: element)
             ordered.append(versions.first { $0.identifier == id }!.model)
         }
+        // The notes of the versions the plan lists, and which declared versions it leaves out.
+        let listed = Set(ordered.compactMap(\.versionIdentifiers.first))
+        notes += merged(ordered.flatMap { o in versions.first { $0.identifier == o.versionIdentifiers.first }!.notes })
+        let left = versions.filter { !listed.contains($0.identifier) }
+            .sorted { SchemaVersion($0.identifier)! < SchemaVersion($1.identifier)! }.map { "\($0.type) (\($0.identifier))" }
+        if !left.isEmpty {
+            notes.append("\(left.joined(separator: ", ")): declared, but not in \(planName).schemas: left out")
+        }
         var stages: [ModelPlan.Stage] = []
         for element in try staticArray("stages", of: planName, plan, declarations) {
             stages.append(try stage(element, planScope: scope, plan: plan, declarations: declarations, identifier: identifier))
         }
         return ModelPlan(versions: ordered, stages: stages, notes: notes, places: places)
+    }
+
+    /// Each note once: the same note at several places (a declaration copied into each version's
+    /// schema) is said at its first place, with how many more say it.
+    static func merged(_ notes: [(place: String, text: String)]) -> [String] {
+        var order: [String] = [], places: [String: [String]] = [:]
+        for n in notes {
+            if places[n.text] == nil { order.append(n.text) }
+            places[n.text, default: []].append(n.place)
+        }
+        return order.map { text in
+            let at = places[text]!
+            return "\(at[0]): \(text)" + (at.count > 1 ? " (and \(at.count - 1) more place\(at.count == 2 ? "" : "s"))" : "")
+        }
     }
 
     private static func onePlan(_ d: SwiftDeclarations) throws -> (String, SwiftDeclarations.Located<DeclSyntax>)? {

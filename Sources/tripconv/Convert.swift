@@ -18,7 +18,8 @@ struct Convert: ParsableCommand {
             indexes, the model in tripconv_model) or PostgreSQL store of it (-o ADDRESS, --pg-schema NAME: the same tables \
             with PostgreSQL's types, Dates as exact ISO 8601 text, foreign keys deferred, written in one transaction; a \
             schema holding other tables is left as it is, exit 73), with no version detected and no stage run; --model \
-            reads such an export back, and the SQLite and PostgreSQL stores need none. \
+            reads such an export back (a directory holding .csv or .tsv files is one tables directory, given or found \
+            under a directory of inputs; one table file alone is exit 64), and the SQLite and PostgreSQL stores need none. \
             Such a store or export on standard input or in an archive is read from a temporary copy in --temp-dir, \
             removed at the end (when the run fails too); several go to --output-dir, one output each (-o takes one: \
             two stores' keys could name two objects alike, exit 64). \
@@ -52,13 +53,15 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var reading: ReadingOptions
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite or PostgreSQL store of one, needs no --model; MODEL may also be an app's Swift source or plan JSON: the input is read at its version (a store's own, else --source-version, else the current one) and the plan's stages run to --target-version. Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("Read the objects of another app's model: the input is a Core Data or SwiftData store (read with its own model cache when it has one; MODEL, an .xcdatamodeld, .xcdatamodel or model JSON, when it has none), or an export tripconv wrote of one (MODEL: the store it came from, or its model JSON). A store of another app, and tripconv's SQLite or PostgreSQL store of one, needs no --model; MODEL may also be an app's Swift source, plan JSON or an .xcdatamodeld of several versions: the input is read at its version (a store's own, else --source-version, else the one its data shows) and the plan's stages run to --target-version. Standard input (--model MODEL -) and archive members are read from a temporary copy in --temp-dir.", valueName: "model"))
     var model: String?
+
+    @OptionGroup var modelDefaults: ModelDefaultOptions
 
     @Option(name: .customLong("to"), help: ArgumentHelp("The output format, where no extension says; with -o FILE, the one its extension names.", valueName: "format"))
     var to: OutputFormatArgument?
 
-    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames); with --model naming an app's Swift source or plan JSON, one of its plan's versions at or after the input's (default: the current version).", valueName: "version"))
+    @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames); with --model naming an app's Swift source, plan JSON or an .xcdatamodeld of several versions, one of its plan's versions at or after the input's (default: the current version).", valueName: "version"))
     var targetVersion: SchemaVersion?
 
     @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique, or with an app's plan (--model) objects that share what a stage makes unique: merge, last, first, fail.", valueName: "policy"))
@@ -118,10 +121,16 @@ struct Convert: ParsableCommand {
         o.toolVersion = TripConv.version
         memory.apply(to: &o)
         backup.apply(to: &o)
+        o.modelDefaults = (try? modelDefaults.assignments()) ?? []
         return o
     }
 
     func validate() throws {
+        do { _ = try modelDefaults.assignments() } catch let e as TripError { throw ValidationError(e.message) }
+        if !modelDefaults.defaults.isEmpty && model == nil {
+            throw ValidationError("--default gives defaults to an app's plan: it goes with --model naming its Swift source, plan JSON or an "
+                                  + ".xcdatamodeld of several versions")
+        }
         // --output-dir writes a file per input: the one store a migration is accounted for (summary,
         // -v, --report's storeMigration, its backup) is the store -o names.
         if migrate && outputDir != nil {

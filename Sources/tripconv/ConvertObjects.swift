@@ -17,11 +17,11 @@ extension Convert {
                 throw TripError.usage("--migrate and --csv-layout are SampleTrips' and not for another app's objects"
                                       + " (CSV and TSV are written as tables, one per entity)")
             }
-            // --source-version, --target-version and --dedupe go with an app's plan (Swift source or plan JSON).
-            let hasPlan = model.map { ModelPlanSource.isSwiftSource($0) || ModelPlanSource.isPlanJSON($0) } ?? false
+            // --source-version, --target-version and --dedupe go with an app's plan (Swift source, plan JSON, an .xcdatamodeld's versions).
+            let hasPlan = model.map(ModelPlanSource.isVersioned) ?? false
             if !hasPlan, targetVersion != nil || dedupe != .merge || reading.sourceVersion != nil {
                 throw TripError.usage("--source-version, --target-version and --dedupe are SampleTrips' and, with --model naming an app's "
-                                      + "Swift source or plan JSON, that app's plan's; a model without a plan has one version")
+                                      + "Swift source, plan JSON or an .xcdatamodeld of several versions, that app's plan's; a model without a plan has one version")
             }
             let format = try objectOutputFormat()
             try checkObjectOutputs(format)

@@ -9,8 +9,8 @@ struct Detect: ParsableCommand {
         commandName: "detect",
         abstract: "Print each input's format, version and counts (an archive's members each, naming the archive); for a "
             + "Core Data or SwiftData store of another app, its entities with their objects, its model version and where its model came from "
-            + "(a store on standard input or in an archive from a temporary copy in --temp-dir); with --model naming an app's Swift source or plan JSON, "
-            + "which of its versions each input's objects are at, and why.")
+            + "(a store on standard input or in an archive from a temporary copy in --temp-dir); with --model naming an app's Swift source, plan JSON or an "
+            + ".xcdatamodeld of several versions, which of its versions each input's objects are at, and why.")
 
     @Argument(help: ArgumentHelp("Input files, directories or archives; - for standard input.", valueName: "input"))
     var inputs: [String] = []
@@ -21,7 +21,7 @@ struct Detect: ParsableCommand {
     var json = false
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
-        "An app's Swift source (a .swift file or a folder) or plan JSON: say which of its versions each input's objects are at, and what "
+        "An app's Swift source (a .swift file or a folder), plan JSON or an .xcdatamodeld of several versions: say which of its versions each input's objects are at, and what "
             + "told it (a marker, else the names and kinds seen, and a store's uniqueness), and which versions the data cannot tell apart "
             + "(the earliest is read).", valueName: "path"))
     var model: String?

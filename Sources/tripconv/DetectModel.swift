@@ -9,18 +9,17 @@ extension Detect {
     /// SampleTrips'), then the plan's version; an export by the plan's version alone.
     func describeAgainstPlan(_ path: String, options: RunOptions, budget: SpillBudget) throws -> (lines: [String], nodes: [JSONText.Node]) {
         let swift = ModelPlanSource.isSwiftSource(path)
-        guard swift || ModelPlanSource.isPlanJSON(path) else {
-            throw TripError.usage("\(path): detect --model takes an app's Swift source (a .swift file or a folder) or plan JSON, whose versions it tells apart",
-                                  notes: ["a store's or an Xcode model's model is one version: `tripconv detect STORE` describes a store"])
+        guard let plan = try ModelPlanSource.versioned(path, isSwift: swift) else {
+            throw TripError.usage("\(path): detect --model takes an app's Swift source (a .swift file or a folder), plan JSON or an .xcdatamodeld "
+                                  + "of several versions, whose versions it tells apart",
+                                  notes: ["a store's model, or an Xcode model of one version, is one version: `tripconv detect STORE` describes a store"])
         }
-        let plan = try ModelPlanSource.read(path, isSwift: swift)
         try InputResolver.refuseTerminal(inputs, usage: Self.usageString())
         var readOptions = reading.readOptions
         readOptions.copiesStores = true
-        // A directory of CSV or TSV files is one input, a tables directory; any other is the files under it.
-        let resolved = try inputs.flatMap { argument in
-            let format = tablesFormat(argument)
-            return try format.map { [RunInput(.file(argument), format: $0)] } ?? InputResolver.resolve([argument], from: reading.from, options: readOptions)
+        // A directory of CSV or TSV files is one input, a tables directory; any other is the files under it (a tables directory's one).
+        let resolved = try RunInput.resolveObjects(inputs, from: reading.from, options: readOptions) { directory, passedOver in
+            Diagnostics.print(InputResolver.nothingFound(in: directory, what: "file", passedOver: passedOver))
         }
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
         var lines: [String] = []
@@ -33,15 +32,6 @@ extension Detect {
         return (lines, nodes)
     }
 
-    /// The format of `argument` when it is a tables directory: `--from csv` or `tsv`, or a directory
-    /// holding `.csv` or `.tsv` files itself.
-    private func tablesFormat(_ argument: String) -> Format? {
-        guard FileSystem.kind(argument) == .directory else { return nil }
-        if reading.from == .csv || reading.from == .tsv { return reading.from }
-        let names = (try? FileSystem.entries(of: argument)) ?? []
-        if names.contains(where: { $0.hasSuffix(".csv") }) { return .csv }
-        return names.contains { $0.hasSuffix(".tsv") } ? .tsv : nil
-    }
 
     /// One input's line and JSON object; standard input or an archive's member from a temporary copy.
     private func describe(_ input: RunInput, plan: ModelPlan, options: RunOptions, budget: SpillBudget) throws -> (String, JSONText.Node) {

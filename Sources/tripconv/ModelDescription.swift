@@ -15,7 +15,7 @@ enum ModelDescription {
 
     static func attributeText(_ a: AttributeDescription) -> String {
         var s = "    \(a.name): \(a.kind)\(a.isOptional ? "?" : "")"
-        if let d = a.defaultValue, let text = ObjectValueText.text(d) {
+        if let d = a.defaultValue, let text = ModelStep.defaultText(d) {
             s += " = " + (a.kind == .string || a.kind == .uri ? JSONText.quote(text) : text)
         }
         var notes: [String] = []

@@ -60,10 +60,11 @@ extension Convert {
         try InputResolver.refuseTerminal(inputs, usage: Self.usageString())
         var readOptions = reading.readOptions
         readOptions.copiesStores = true
-        // A directory read as CSV or TSV is one input, a directory of tables; any other is the files under it.
-        let resolved = try (inputs.isEmpty ? ["-"] : inputs).flatMap { argument in
-            [Format.csv, .tsv].contains(reading.from) && FileSystem.kind(argument) == .directory
-                ? [RunInput(.file(argument), format: reading.from!)] : try InputResolver.resolve([argument], from: reading.from, options: readOptions)
+        // A directory read as CSV or TSV, or holding .csv or .tsv files, is one input, a directory of
+        // tables (as `detect --model` takes it); any other is the files under it, those of a directory
+        // of tables under it that directory.
+        let resolved = try RunInput.resolveObjects(inputs, from: reading.from, options: readOptions) { directory, passedOver in
+            Diagnostics.print(InputResolver.nothingFound(in: directory, what: "file", passedOver: passedOver))
         }
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
         var outcomes: [ObjectOutcome] = []

@@ -47,7 +47,7 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .customLong("from"), help: ArgumentHelp("The input format, overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).", valueName: "format"))
     var from: Format?
 
-    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it (with --model of an app's Swift source or plan JSON: one of its plan's versions).", valueName: "version"))
+    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it (with --model of an app's Swift source, plan JSON or an .xcdatamodeld of several versions: one of its plan's versions).", valueName: "version"))
     var sourceVersion: SchemaVersion?
 
     @Option(name: .customLong("date-epoch"), help: ArgumentHelp("How numbers in date fields count time: reference (seconds since 2001-01-01, the default), unix (seconds since 1970), unix-ms.", valueName: "epoch"))
@@ -123,7 +123,7 @@ struct ExpandedSizeArgument: ExpressibleByArgument {
 /// The memory options `convert` and `detect` share: the budget of the run and where what does not
 /// fit in it goes.
 struct MemoryOptions: ParsableArguments {
-    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). What does not fit goes to temporary files: the output is the same, only slower.", valueName: "size"))
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). What does not fit (trips held, detect's names, what a --model plan's deduplication learns) goes to temporary files: the output is the same, only slower.", valueName: "size"))
     var memoryLimit: MemorySizeArgument?
 
     @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where temporary files go when the run does not fit in --memory-limit (default: $TMPDIR, else /tmp). They have no name and vanish when the run ends, however it ends.", valueName: "dir"))
@@ -134,6 +134,26 @@ struct MemoryOptions: ParsableArguments {
         if let memoryLimit { options.memoryLimit = memoryLimit.bytes }
         options.temporaryDirectory = tempDir
     }
+}
+
+/// `--default Entity.attribute=VALUE`, repeated: defaults for an app's plan that its source cannot
+/// give (one computed when an object is made), the options `convert` and `schema` share.
+struct ModelDefaultOptions: ParsableArguments {
+    @Option(name: .customLong("default"), help: ArgumentHelp("With --model naming an app's plan: give Entity.attribute VALUE as its default in every version that declares it (repeat for several), read as the attribute's kind; for a default the source computes when an object is made (TimeZone.current.identifier, Date()), which a stage needs to fill a new required attribute.", valueName: "entity.attribute=value"))
+    var defaults: [String] = []
+
+    /// The assignments, each split; one without `Entity.attribute=` is a usage error.
+    func assignments() throws -> [(entity: String, attribute: String, value: String)] {
+        try defaults.map { text in
+            guard let a = ModelPlan.defaultAssignment(text) else {
+                throw TripError.usage("--default takes Entity.attribute=VALUE, found '\(text)'")
+            }
+            return a
+        }
+    }
+
+    /// Sets the run's defaults from the options.
+    func apply(to options: inout RunOptions) throws { options.modelDefaults = try assignments() }
 }
 
 /// Where a store migrated in place is backed up first: the options `migrate` and `convert --migrate`

@@ -16,9 +16,13 @@ struct Schema: ParsableCommand {
         "Print the model of a Core Data or SwiftData store (from its model cache, else its tables), an .xcdatamodel folder or its "
             + "contents file, model JSON, an app's Swift source (a .swift file or a folder) or an .xcdatamodeld (their versions and "
             + "migration plan, with each stage's derived steps; for an .xcdatamodeld, as Core Data migrates, one inferred lightweight "
-            + "stage from each older version straight to the current one), or plan JSON, instead of SampleTrips' schemas.",
+            + "stage from each older version straight to the current one), or plan JSON, instead of SampleTrips' schemas. Notes say what "
+            + "was kept out: options that change no stored value, defaults computed when an object is made (Date(), UUID(); an empty "
+            + "initializer such as Data() is a fixed default), schemas the plan does not list.",
         valueName: "path"))
     var model: String?
+
+    @OptionGroup var modelDefaults: ModelDefaultOptions
 
     @Flag(name: .customLong("json"), help: "Print JSON (with --model: a model JSON that --model reads back).")
     var json = false
@@ -32,9 +36,13 @@ struct Schema: ParsableCommand {
                 guard version == nil else { throw TripError(.usage, "give a version or --model, not both") }
                 let swift = ModelPlanSource.isSwiftSource(model), xcode = ModelPlanSource.isXcodeVersions(model)
                 if swift || xcode || ModelPlanSource.isPlanJSON(model) {
-                    let plan = try xcode ? ModelPlanSource.readXcodeVersions(model) : ModelPlanSource.read(model, isSwift: swift)
+                    let plan = try (xcode ? ModelPlanSource.readXcodeVersions(model) : ModelPlanSource.read(model, isSwift: swift))
+                        .givingDefaults(modelDefaults.assignments())
                     writeAll(1, json ? PlanDescription.node(plan, name: model).render(indent: 2) + "\n" : PlanDescription.text(plan, name: model))
                     return
+                }
+                if !modelDefaults.defaults.isEmpty {
+                    throw TripError(.usage, "--default gives defaults to an app's plan: it goes with --model naming its Swift source, plan JSON or an .xcdatamodeld")
                 }
                 if pgSchema != nil && !Format.isPostgreSQLAddress(model) {
                     throw TripError(.usage, "--pg-schema goes with --model naming a PostgreSQL store")
@@ -42,6 +50,9 @@ struct Schema: ParsableCommand {
                 let store = try ModelDescription.read(model, pgSchema: pgSchema)
                 writeAll(1, json ? ModelDescription.node(store).render(indent: 2) + "\n" : ModelDescription.text(store, name: model))
                 return
+            }
+            if !modelDefaults.defaults.isEmpty {
+                throw TripError(.usage, "--default gives defaults to an app's plan: it goes with --model naming its Swift source, plan JSON or an .xcdatamodeld")
             }
             let schemas = TripMigrationPlan.schemas.filter { version == nil || $0.versionIdentifier == version }
             let stages = TripMigrationPlan.stages.filter {

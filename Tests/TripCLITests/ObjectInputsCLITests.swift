@@ -107,6 +107,38 @@ struct ObjectInputsCLITests {
         #expect(try Self.files(dir + "/csv") == ["a", "b"] && Self.files(dir + "/csv/b") == ["Shelf.csv", "Volume.csv"])
     }
 
+    @Test("a directory of CSV tables needs no --from: one input, as detect takes it; a single table file is refused (64) naming it")
+    func tablesWithoutFrom() throws {
+        let (dir, store, _, expected) = try Self.storeWithTemp()
+        #expect(try CLI.tripconv(store, "--to", "csv", "-q", "-o", dir + "/tables").status == 0)
+        let r = try CLI.tripconv(dir + "/tables", "--model", store, "-o", dir + "/back.jsonl")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.read(dir + "/back.jsonl") == expected)
+        let one = try CLI.tripconv(dir + "/tables/Shelf.csv", "--model", store, "-o", dir + "/one.jsonl")
+        #expect(one.status == 64 && !FileManager.default.fileExists(atPath: dir + "/one.jsonl"))
+        #expect(one.stderr == "tripconv: \(dir)/tables/Shelf.csv: the objects of a model in csv are a directory of tables, one file per entity; "
+                + "name the directory\n", "\(one.stderr)")
+        // Under a directory of inputs, a directory of tables is one input, its output named as it.
+        try FileManager.default.createDirectory(atPath: dir + "/in/sub", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: dir + "/tables", toPath: dir + "/in/sub/tables")
+        try FileManager.default.copyItem(atPath: dir + "/direct.jsonl", toPath: dir + "/in/a.jsonl")
+        let bulk = try CLI.tripconv(dir + "/in", "--model", store, "--output-dir", dir + "/out", "--to", "jsonl", "-q")
+        #expect(bulk.status == 0, "\(bulk.stderr)")
+        #expect(try Self.files(dir + "/out") == ["a.jsonl", "sub"] && Self.files(dir + "/out/sub") == ["tables.jsonl"])
+        #expect(try Self.read(dir + "/out/sub/tables.jsonl") == expected && Self.read(dir + "/out/a.jsonl") == expected)
+    }
+
+    @Test("an export read with --model naming a store without a model cache says (-v) its model came from the store's tables")
+    func modelFromTables() throws {
+        let dir = try CLI.temporaryDirectory().path
+        try #require(try ModelStoreWriter.write(Self.model, to: dir + "/old.store", rows: 2, damage: "nocache").status == 0)
+        #expect(try CLI.tripconv(dir + "/old.store", "-q", "-o", dir + "/out.jsonl").status == 0)
+        let r = try CLI.tripconv(dir + "/out.jsonl", "--model", dir + "/old.store", "-v", "-o", dir + "/back.jsonl")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("the model from the store's tables\n"), "\(r.stderr)")
+        #expect(try Self.read(dir + "/back.jsonl") == Self.read(dir + "/out.jsonl"))
+    }
+
     @Test("--output-dir: an input that fails is said and its output absent; the others are written; the first failure's status")
     func outputDirFailure() throws {
         let (dir, store) = try Self.store()

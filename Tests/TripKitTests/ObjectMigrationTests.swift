@@ -104,6 +104,18 @@ import TripKit
         #expect(ObjectValueConversion.convert(.null, to: .int64) == .null)
     }
 
+    @Test("String to Date keeps every fraction digit the text has, in any zone, or is refused")
+    func stringToDateDigits() {
+        // 2024-01-01T00:00:00Z is 725,760,000 s after 2001; a Double there is spaced about 1.2e-7 s apart.
+        #expect(ObjectValueConversion.convert(.string("2024-01-01T02:00:00.5+02:00"), to: .date) == .date(725_760_000.5))
+        #expect(ObjectValueConversion.convert(.string("2024-01-01T00:00:00.250000Z"), to: .date) == .date(725_760_000.25))
+        #expect(ObjectValueConversion.convert(.string("2024-01-01T00:00:00.123456Z"), to: .date) != nil)
+        #expect(ObjectValueConversion.convert(.string("2024-01-01T00:00:00.123456789Z"), to: .date) == nil)
+        #expect(ObjectValueConversion.convert(.string("2024-01-01T00:00:00.000000001Z"), to: .date) == nil)
+        #expect(ObjectValueConversion.convert(.string("2001-01-01T00:00:00.000000001Z"), to: .date) == .date(1e-9))
+        #expect(ObjectValueConversion.convert(.string("2024-01-01T01:00:00+01:00"), to: .date) == .date(725_760_000))
+    }
+
     @Test func aStageWithRefusalsOrNoChainIsRefusedBeforeAnyWork() {
         let lightweight = ModelPlan(versions: [Self.v1, Self.v2], stages: [ModelPlan.Stage(.lightweight, from: "1.0.0", to: "2.0.0")])
         #expect { try ObjectMigration(plan: lightweight, from: "1.0.0") } throws: { error in

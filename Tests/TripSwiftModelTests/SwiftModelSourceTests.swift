@@ -221,6 +221,44 @@ struct ModelStageStepsTests {
         ])
     }
 
+    @Test("Empty initializers are fixed defaults; a note the same in every version is said once; versions outside the plan are named")
+    func notesAndEmptyDefaults() throws {
+        func version(_ n: Int, _ extra: String) -> String {
+            """
+            enum V\(n): VersionedSchema {
+                static var versionIdentifier = Schema.Version(\(n), 0, 0)
+                static var models: [any PersistentModel.Type] { [Entry.self] }
+                @Model final class Entry {
+                    var made: Date = Date()
+                    var blob: Data = Data()
+                    var label: String = String()
+                    var count: Int = .init()
+                    \(extra)
+                    init() {}
+                }
+            }
+            """
+        }
+        let plan = try readSource([
+            "V1.swift": version(1, ""), "V2.swift": version(2, "var seen: Bool = Bool()"), "V3.swift": version(3, "var seen: Bool = false"),
+            "Plan.swift": """
+                enum Plan: SchemaMigrationPlan {
+                    static var schemas: [any VersionedSchema.Type] { [V2.self, V3.self] }
+                    static var stages: [MigrationStage] { [.lightweight(fromVersion: V2.self, toVersion: V3.self)] }
+                }
+                """,
+        ])
+        let entry = try #require(plan.versions.first?.entity("Entry"))
+        #expect(entry.attribute("blob")?.defaultValue == .data([]) && entry.attribute("label")?.defaultValue == .string(""))
+        #expect(entry.attribute("count")?.defaultValue == .int(0) && entry.attribute("seen")?.defaultValue == .bool(false))
+        #expect(entry.attribute("made")?.defaultValue == nil)
+        #expect(plan.notes == [
+            "/src/V2.swift:5:26: the default of Entry.made (Date()) is computed when an object is made: no fixed default kept (and 1 more place)",
+            "V1 (1.0.0): declared, but not in Plan.schemas: left out",
+        ])
+        #expect(ModelStep.defaultText(.data([])) == "Data()")
+    }
+
     @Test("A lightweight stage refuses a changed type; any stage refuses a new required attribute without a default, naming it")
     func refusals() throws {
         var text = ModelStageStepsTests.source.replacingOccurrences(of: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })",

@@ -3,7 +3,12 @@
 1.0.0 of Recipes.swift, written here with Python's json and csv (not by tripconv), for the tests of a
 plan's run. Two recipes share the title "Pancakes" (2.0.0 makes titles unique); quantities are Int
 (2.0.0 makes them String); a note is missing (3.0.0 makes summary required, default ""); the chefs
-are an entity 3.0.0 removes."""
+are an entity 3.0.0 removes.
+
+`make-recipes-v1.py DIR --recipes N [--distinct FRACTION] [--seed S]` writes DIR/recipes-v1-N.jsonl
+instead: N recipes at 1.0.0 in JSON Lines (N/100 chefs, N recipes of which FRACTION (default 0.75)
+have distinct 18-byte titles, the rest repeating one of them, N ingredients each belonging to a
+recipe), for the benchmarks and the tests of a plan's deduplication in bounded memory."""
 import csv
 import json
 import os
@@ -46,5 +51,35 @@ def write(folder):
                 out.writerow(["" if row[c] is None else row[c] for c in columns])
 
 
+def write_large(folder, n, distinct_fraction, seed):
+    import random
+    rng = random.Random(seed)
+    distinct = max(1, int(n * distinct_fraction))
+    titles = list(range(distinct)) + [rng.randrange(distinct) for _ in range(n - distinct)]
+    rng.shuffle(titles)
+    chefs = max(1, n // 100)
+    path = os.path.join(folder, "recipes-v1-%d.jsonl" % n)
+    with open(path, "w") as f:
+        for c in range(1, chefs + 1):
+            f.write(json.dumps({"@entity": "Chef", "@key": c, "name": "chef %d" % c,
+                                "recipes": list(range(c, n + 1, chefs))}) + "\n")
+        for r in range(1, n + 1):
+            notes = None if rng.random() < 0.3 else "notes %d" % rng.randrange(1000)
+            f.write(json.dumps({"@entity": "Recipe", "@key": r, "title": "Recipe %011d" % titles[r - 1],
+                                "servings": rng.randrange(1, 9), "notes": notes, "ingredients": [r],
+                                "chef": (r - 1) % chefs + 1}) + "\n")
+        for i in range(1, n + 1):
+            f.write(json.dumps({"@entity": "Ingredient", "@key": i, "name": "ingredient %d" % i,
+                                "quantity": rng.randrange(1, 500), "recipe": i}) + "\n")
+    return path
+
+
 if __name__ == "__main__":
-    write(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))
+    args = sys.argv[1:]
+    folder = args[0] if args and not args[0].startswith("--") else os.path.dirname(os.path.abspath(__file__))
+    if "--recipes" in args:
+        def option(name, default):
+            return args[args.index(name) + 1] if name in args else default
+        print(write_large(folder, int(option("--recipes", 0)), float(option("--distinct", 0.75)), int(option("--seed", 1))))
+    else:
+        write(folder)

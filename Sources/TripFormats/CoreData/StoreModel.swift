@@ -23,6 +23,8 @@ public struct StoreModel: Sendable {
         /// The current version (the plan's last schema) of an app's Swift source or plan JSON.
         case swiftSource = "the current version of an app's Swift source"
         case planJSON = "the current version of a plan JSON file"
+        /// The current version of an `.xcdatamodeld` of several versions.
+        case xcodeVersions = "the current version of an Xcode model's versions (.xcdatamodeld)"
         case tables = "the store's tables"
         case objectStore = "the model table of a tripconv store (tripconv_model)"
     }

@@ -15,6 +15,51 @@ import TripKit
 /// let summary = try RunOptions().conversion(to: .file("trips.jsonl")).run(inputs)
 /// ```
 extension RunInput {
+    /// The format of `path` as the objects of another app's model, when it is a CSV or TSV tables
+    /// directory (one file per entity): `from` (csv or tsv) for any directory, else a directory with a
+    /// `.csv` file directly in it (or, with none, a `.tsv` one). Nil otherwise: its files are inputs each.
+    public static func objectTablesFormat(_ path: String, from: Format?) -> Format? {
+        guard FileSystem.kind(path) == .directory else { return nil }
+        if from == .csv || from == .tsv { return from }
+        guard from == nil else { return nil }
+        let names = (try? FileSystem.entries(of: path)) ?? []
+        if names.contains(where: { $0.hasSuffix(".csv") }) { return .csv }
+        return names.contains { $0.hasSuffix(".tsv") } ? .tsv : nil
+    }
+
+    /// The inputs of a run over another app's objects, as `resolve` finds them, but for CSV and TSV: a
+    /// directory that is a tables directory (`objectTablesFormat`) is one input, and under a directory
+    /// of inputs the CSV or TSV files of one directory are that directory, one tables input (named as
+    /// it, under its parent's `subdirectory`), since a table alone is no input of a model. A table file
+    /// given itself stays a file (and is refused as one when read).
+    public static func resolveObjects(_ arguments: [String], from: Format? = nil, options: ReadOptions = ReadOptions(),
+                                      foundNothing: (_ directory: String, _ passedOver: Int) -> Void = { _, _ in }) throws -> [RunInput] {
+        try (arguments.isEmpty ? ["-"] : arguments).flatMap { argument in
+            if let format = objectTablesFormat(argument, from: from) { return [RunInput(.file(argument), format: format)] }
+            let found = try resolve([argument], from: from, options: options, foundNothing: foundNothing)
+            return FileSystem.kind(argument) == .directory ? groupingTables(found) : found
+        }
+    }
+
+    private static func groupingTables(_ inputs: [RunInput]) -> [RunInput] {
+        var out: [RunInput] = [], grouped: Set<String> = []
+        for input in inputs {
+            guard case .file(let path) = input.location, input.format == .csv || input.format == .tsv,
+                  let slash = path.lastIndex(of: "/"), slash != path.startIndex, let format = input.format else {
+                out.append(input)
+                continue
+            }
+            let directory = String(path[..<slash])
+            guard grouped.insert(directory).inserted else { continue }
+            var tables = RunInput(.file(directory), format: format)
+            var under = input.subdirectory.dropLast()
+            under = under.lastIndex(of: "/").map { under[...$0] } ?? ""
+            tables.subdirectory = String(under)
+            out.append(tables)
+        }
+        return out
+    }
+
     /// Expands input paths: `-` or none is standard input; a directory means the files under it
     /// (recursively) with known extensions, in path order; an archive (zip, tar, compressed or not: by
     /// its name, else by its first bytes) is read as a directory, its members met as the run gets to

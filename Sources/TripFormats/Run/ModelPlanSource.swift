@@ -57,9 +57,30 @@ public enum ModelPlanSource {
         try XcodeModel.plan(path)
     }
 
-    /// The plan at `path`: Swift source read by `tripconv-swift-model`, or plan JSON.
+    /// The plan at `path`: Swift source read by `tripconv-swift-model`, plan JSON, or an `.xcdatamodeld`'s versions.
     public static func read(_ path: String) throws -> ModelPlan {
-        try read(path, isSwift: isSwiftSource(path))
+        if isXcodeVersions(path) { return try readXcodeVersions(path) }
+        return try read(path, isSwift: isSwiftSource(path))
+    }
+
+    /// Whether `--model path` names a plan (`versioned` gives one), told without reading it: Swift
+    /// source, plan JSON, or an `.xcdatamodeld` with more than one `.xcdatamodel` in it.
+    public static func isVersioned(_ path: String) -> Bool {
+        if isSwiftSource(path) || isPlanJSON(path) { return true }
+        guard isXcodeVersions(path), let entries = try? FileSystem.entries(of: path) else { return false }
+        return entries.filter { $0.hasSuffix(".xcdatamodel") }.count > 1
+    }
+
+    /// The plan `--model path` gives a run, or nil when `path` is a model of one version: Swift source,
+    /// plan JSON, or an `.xcdatamodeld` holding more than one version (a store or export is then read at
+    /// its version, told by its `NSStoreModelVersionIdentifiers` or its names, and Core Data's inferred
+    /// stage runs from it to the current one). An `.xcdatamodeld` of one version is the model it holds,
+    /// as before: its store is read with that model, no version told. `isSwift` is `isSwiftSource(path)`.
+    public static func versioned(_ path: String, isSwift: Bool) throws -> ModelPlan? {
+        if isSwift || isPlanJSON(path) { return try read(path, isSwift: isSwift) }
+        guard isXcodeVersions(path) else { return nil }
+        let plan = try readXcodeVersions(path)
+        return plan.versions.count > 1 ? plan : nil
     }
 
     /// The plan at `path`, already told to be Swift source or not (telling walks a folder).

@@ -72,7 +72,11 @@ public struct ObjectConversion {
                 sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
         self.input = input; self.options = options; self.policy = policy
         let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
-        let plan = try modelPath.flatMap { isSwift || ModelPlanSource.isPlanJSON($0) ? try ModelPlanSource.read($0, isSwift: isSwift) : nil }
+        let plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }.map { try $0.givingDefaults(options.modelDefaults) }
+        if plan == nil, let first = options.modelDefaults.first {
+            throw TripError.usage("--default \(first.entity).\(first.attribute): defaults are given to an app's plan (--model naming its Swift "
+                                  + "source, plan JSON or an .xcdatamodeld of several versions)")
+        }
         self.plan = plan
         // The input's own model and version, where it carries them (a store), else the plan's version.
         var read: (model: ObjectModel, source: StoreModel.Source, numbers: [String: Int64]?, format: Format)
@@ -88,11 +92,14 @@ public struct ObjectConversion {
             guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
                 throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
             }
-            read = (current, isSwift ? .swiftSource : .planJSON, nil, f)
+            read = (current, Self.planSource(modelPath, isSwift: isSwift), nil, f)
         } else {
             read = try ObjectConversion.exportModel(input, format: format, modelPath: modelPath)
         }
         self.format = read.format; entityNumbers = read.numbers
+        if read.format == .csv || read.format == .tsv, FileSystem.kind(input) != .directory {
+            throw TripError.usage("\(input): the objects of a model in \(read.format.rawValue) are a directory of tables, one file per entity; name the directory")
+        }
         guard let plan else {
             model = read.model; modelSource = read.source
             migration = nil; sourceVersion = nil; sourceVersionEvidence = nil
@@ -103,7 +110,7 @@ public struct ObjectConversion {
                                                                         ? read.model.versionIdentifiers : [],
                                                                      given: given, options: options)
         sourceVersion = version; sourceVersionEvidence = evidence
-        modelSource = isSwift ? .swiftSource : .planJSON
+        modelSource = modelPath.map { Self.planSource($0, isSwift: isSwift) } ?? .planJSON
         // tripconv's stores are read in the model they carry (matched to the version by names); a Core
         // Data store and an export in the plan's version.
         let own = read.format == .sqlite || read.format == .postgresql ? read.model : nil
@@ -111,6 +118,11 @@ public struct ObjectConversion {
         let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own)
         model = migration.source
         self.migration = migration.stages.isEmpty ? nil : migration
+    }
+
+    /// Where a plan came from, as the run's model source says it.
+    private static func planSource(_ path: String, isSwift: Bool) -> StoreModel.Source {
+        isSwift ? .swiftSource : ModelPlanSource.isXcodeVersions(path) ? .xcodeVersions : .planJSON
     }
 
     /// The version the objects of `input` are at, and how that was told: the one place a version is
@@ -145,15 +157,28 @@ public struct ObjectConversion {
             throw TripError.usage("\(input): the objects of another app's model are read with --model naming that model "
                                   + "(the store they came from, an .xcdatamodeld, or model JSON from `tripconv schema --model STORE --json`)")
         }
-        let file = try Format.isPostgreSQLAddress(modelPath) ? (PGObjectReader(address: modelPath, schema: nil).model, StoreModel.Source.objectStore)
-            : ObjectConversion.isObjectStore(modelPath) ? (SQLiteObjectReader.model(storeAt: modelPath), StoreModel.Source.objectStore)
-            : StoreModel.isStoreFile(modelPath)
-            ? (StoreModel.read(storeAt: modelPath).model, StoreModel.Source.modelCache)
-            : { let m = try StoreModel.readModelFile(modelPath); return (m.model, m.source) }()
+        let file = try model(at: modelPath, pgSchema: nil, counting: false)
         guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
             throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
         }
-        return (file.0, file.1, nil, f)
+        return (file.model, file.source, nil, f)
+    }
+
+    /// The model at `path`: a PostgreSQL or SQLite store of objects tripconv wrote (its model table;
+    /// a PostgreSQL one's tables in `pgSchema`), a Core Data or SwiftData store (its model cache, else
+    /// its tables, with its metadata), else a model file (`StoreModel.readModelFile`). `counting`
+    /// counts the objects of each entity of tripconv's stores (a Core Data store's are counted always).
+    static func model(at path: String, pgSchema: String?, counting: Bool) throws -> StoreModel {
+        if Format.isPostgreSQLAddress(path) {
+            if counting { return try objectStoreModel(address: path, schema: pgSchema) }
+            return StoreModel(model: try PGObjectReader(address: path, schema: pgSchema).model, source: .objectStore)
+        }
+        if isObjectStore(path) {
+            return try counting ? objectStoreModel(path) : StoreModel(model: SQLiteObjectReader.model(storeAt: path), source: .objectStore)
+        }
+        if StoreModel.isStoreFile(path) { return try StoreModel.read(storeAt: path) }
+        let (model, file, source) = try StoreModel.readModelFile(path)
+        return StoreModel(model: model, source: source, modelFile: file)
     }
 
     /// A reader of the input's objects; a store is opened at one snapshot each time.
@@ -190,12 +215,21 @@ public struct ObjectConversion {
         var summary = ObjectConversionSummary()
         var source: any ObjectRecordReader
         var planReader: ObjectMigrationReader?
+        // One budget for the run: the plan's deduplication state and the writer's names and queues.
+        let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
+        var states: [SpillingDeduplicationState] = []
         if let migration {
-            // The stages and the duplicates' resolution (a first pass over a reader of its own when needed).
+            // The stages and the duplicates' resolution (a first pass over a reader of its own when needed),
+            // its state in memory up to the budget and in a temporary database past it.
             let ahead = readsAhead
+            let state = { (n: Int) -> any ObjectDeduplicationState in
+                let state = SpillingDeduplicationState(deduplications: n, budget: budget)
+                states.append(state)
+                return state
+            }
             // JSON and JSON Lines: the second read takes the first's index of the objects (`reopened`).
             var json: JSONObjectReader?
-            let reading = try ObjectMigrationReader(migration, policy: policy) {
+            let reading = try ObjectMigrationReader(migration, policy: policy, state: state) {
                 let r: any ObjectRecordReader
                 if let again = try json?.reopened() {
                     r = again
@@ -214,7 +248,7 @@ public struct ObjectConversion {
             // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
             if readsAhead { source = ObjectReadAhead.reading(source) }
         }
-        let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema)
+        let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
         switch out {
         case .yaml:
             var writer = try YAMLObjectWriter(output, options: writeOptions)
@@ -248,6 +282,9 @@ public struct ObjectConversion {
                                   + "\(out.rawValue) is not one yet")
         }
         if let planReader { summary.note(planReader) }
+        for state in states where state.spilled {
+            summary.spilledEntries += state.spilledEntries; summary.spilledBytes += state.spilledBytes
+        }
         return summary
     }
 }

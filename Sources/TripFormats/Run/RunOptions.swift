@@ -38,6 +38,9 @@ public struct RunOptions: Sendable {
     public var jobs = 1
     /// The output format, where the output's extension does not say (`--to`).
     public var outputFormat: Format?
+    /// Defaults for attributes of an app's plan (`--default Entity.attribute=VALUE`), given to every
+    /// version that declares the attribute before the stages are derived (`ModelPlan.givingDefaults`).
+    public var modelDefaults: [(entity: String, attribute: String, value: String)] = []
     /// The tool's version, recorded in a store's migration history.
     public var toolVersion = WriteOptions().toolVersion
     /// The memory the run may take (`--memory-limit`), in bytes: trips beyond what fits go to

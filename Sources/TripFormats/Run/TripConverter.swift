@@ -65,11 +65,7 @@ public enum TripConverter {
     /// source or plan JSON (all its versions: `loadPlan`). A PostgreSQL store's tables are looked for in
     /// `pgSchema` (the search path's first when nil).
     public static func loadModel(_ path: String, pgSchema: String? = nil) throws -> StoreModel {
-        if Format.isPostgreSQLAddress(path) { return try ObjectConversion.objectStoreModel(address: path, schema: pgSchema) }
-        if ObjectConversion.isObjectStore(path) { return try ObjectConversion.objectStoreModel(path) }
-        if StoreModel.isStoreFile(path) { return try StoreModel.read(storeAt: path) }
-        let (model, file, source) = try StoreModel.readModelFile(path)
-        return StoreModel(model: model, source: source, modelFile: file)
+        try ObjectConversion.model(at: path, pgSchema: pgSchema, counting: true)
     }
 
     /// Every version of an app's model and its migration plan, with each stage's derived steps: from

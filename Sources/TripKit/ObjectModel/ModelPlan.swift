@@ -73,6 +73,12 @@ public enum ModelStep: Sendable, Hashable, CustomStringConvertible {
     /// A default as the steps show it: the empty text as `""`, which would otherwise show as nothing.
     static func shown(_ text: String) -> String { text.isEmpty ? "\"\"" : text }
 
+    /// A default's text: its value's (`ObjectValueText`), empty Data as `Data()` (its base64 is no text at all).
+    public static func defaultText(_ value: ObjectValue) -> String? {
+        if case .data(let bytes) = value, bytes.isEmpty { return "Data()" }
+        return ObjectValueText.text(value)
+    }
+
     public var description: String {
         switch self {
         case .addEntity(let e): return "add entity \(e)"
@@ -157,7 +163,7 @@ public struct ModelStageSteps: Sendable, Hashable {
             let sa = se.attribute(ta.name) ?? ta.renamingIdentifier.flatMap { id in
                 se.attribute(id) ?? se.attributes.first { $0.renamingIdentifier == id }
             }
-            let fixed = ta.defaultValue.flatMap(ObjectValueText.text)
+            let fixed = ta.defaultValue.flatMap(ModelStep.defaultText)
             guard let sa, !sa.isTransient else {
                 if ta.isOptional || fixed != nil {
                     steps.append(.addAttribute(entity: te.name, name: ta.name, default: fixed))

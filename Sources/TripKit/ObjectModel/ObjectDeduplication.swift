@@ -47,34 +47,26 @@ public struct ObjectDeduplication: Sendable, Hashable {
 /// united; their last non-empty to-one). Pass 2 (`resolve`) drops or merges the duplicates, merges
 /// the survivor, and points every reference to a duplicate at its survivor.
 ///
-/// One resolver per stage that deduplicates, on that stage's source model. Memory: one entry per
-/// object of a deduplicated entity with non-nil values (its tuple, its key and origin: about 120
-/// bytes and the tuple's text), one per duplicate, and under merge one record per group that has
-/// duplicates.
+/// One resolver per stage that deduplicates, on that stage's source model. Memory: what its
+/// `ObjectDeduplicationState` holds: one entry per object of a deduplicated entity with non-nil
+/// values (its tuple, its key and origin: about 330 bytes with an 18-byte tuple), one per duplicate,
+/// and under merge one record per group that has duplicates; in memory without bound by default, or
+/// past the run's budget in a temporary database (TripFormats' `SpillingDeduplicationState`).
 public final class ObjectDeduplicator {
-    struct Group {
-        var survivor: ObjectReference
-        var origin: RecordOrigin
-        var values: [ObjectValue]
-        var deduplication: Int
-        /// What the duplicates after the first bring (merge).
-        var later: ObjectRecord?
-    }
     public let policy: DeduplicationPolicy
     public let deduplications: [ObjectDeduplication]
     let model: ObjectModel
-    private var groups: [Group] = []
-    private var index: [[[ObjectValue]: Int]]
-    private var duplicates: [ObjectReference: Int] = [:]
-    /// Under merge: the survivors that have duplicates, with their group.
-    private var merging: [ObjectReference: Int] = [:]
+    /// The groups, the duplicates and the survivors that merge.
+    public let state: any ObjectDeduplicationState
     /// Per entity of the model: the deduplications it falls under (its own or a superentity's).
     private let applying: [[Int]]
 
-    /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under `policy`.
-    public init(_ deduplications: [ObjectDeduplication], model: ObjectModel, policy: DeduplicationPolicy) {
+    /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under
+    /// `policy`, keeping what it learns in `state` (in memory when nil).
+    public init(_ deduplications: [ObjectDeduplication], model: ObjectModel, policy: DeduplicationPolicy,
+                state: (any ObjectDeduplicationState)? = nil) {
         self.deduplications = deduplications; self.model = model; self.policy = policy
-        index = Array(repeating: [:], count: deduplications.count)
+        self.state = state ?? InMemoryDeduplicationState(deduplications: deduplications.count)
         applying = model.entities.indices.map { e in
             let lineage = model.lineage(of: e)
             return deduplications.indices.filter { lineage.contains(deduplications[$0].entity) }
@@ -87,30 +79,34 @@ public final class ObjectDeduplicator {
         for d in applying[object.entity] {
             let values = deduplications[d].attributes.map { $0 < object.attributes.count ? object.attributes[$0] : .null }
             if values.contains(where: \.isNull) { continue }
-            guard let g = index[d][values] else {
-                index[d][values] = groups.count
-                groups.append(Group(survivor: object.reference, origin: object.origin, values: values, deduplication: d))
+            guard let g = try state.group(d, values) else {
+                _ = try state.add(ObjectDeduplicationGroup(survivor: object.reference, origin: object.origin, values: values, deduplication: d))
                 continue
             }
             switch policy {
             case .fail:
-                throw TripError.data("\(object.origin): a second \(describe(groups[g])); the first is at \(groups[g].origin) "
+                let group = try state.group(at: g)
+                throw TripError.data("\(object.origin): a second \(describe(group)); the first is at \(group.origin) "
                                      + "(--dedupe fail: nothing is written)")
             case .first:
-                duplicates[object.reference] = g
+                try state.setDuplicate(object.reference, group: g)
             case .last:
-                duplicates[groups[g].survivor] = g
-                groups[g].survivor = object.reference; groups[g].origin = object.origin
+                var group = try state.group(at: g)
+                try state.setDuplicate(group.survivor, group: g)
+                group.survivor = object.reference; group.origin = object.origin
+                try state.replace(g, with: group)
             case .merge:
-                duplicates[object.reference] = g
-                merging[groups[g].survivor] = g
-                groups[g].later = ObjectDeduplicator.merge(groups[g].later, object, model.allRelationships(of: object.entity))
+                var group = try state.group(at: g)
+                try state.setDuplicate(object.reference, group: g)
+                try state.setMerging(group.survivor, group: g)
+                group.later = ObjectDeduplicator.merge(group.later, object, model.allRelationships(of: object.entity))
+                try state.replace(g, with: group)
             }
             return
         }
     }
 
-    private func describe(_ g: Group) -> String {
+    private func describe(_ g: ObjectDeduplicationGroup) -> String {
         let d = deduplications[g.deduplication]
         let pairs = zip(d.names, g.values).map { "\($0) \(ObjectMigration.quoted($1))" }.joined(separator: ", ")
         return "\(d.entityName) with \(pairs) (unique from \(d.version))"
@@ -118,9 +114,10 @@ public final class ObjectDeduplicator {
 
     /// Pass 2: the object to write (merged where it survives a merge, its references pointed at
     /// survivors), or the record of a duplicate merged into its survivor or dropped by the policy.
-    public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) -> ObjectMigration.Outcome {
-        if let g = duplicates[object.reference] {
-            let group = groups[g]
+    public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) throws -> ObjectMigration.Outcome {
+        guard state.hasDuplicates else { return .object(object) }
+        if let g = try state.duplicate(object.reference) {
+            let group = try state.group(at: g)
             let kind: SetAsideRecord.Kind = policy == .merge ? .merged : .dropped
             if kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
             let what = policy == .merge ? "merged into the one at \(group.origin)"
@@ -128,18 +125,16 @@ public final class ObjectDeduplicator {
             return .setAside(SetAsideRecord(kind: kind, origin: object.origin, reason: "another \(describe(group)): \(what)"))
         }
         var out = object
-        if let g = merging[object.reference], let later = groups[g].later {
+        if let g = try state.merging(object.reference), let later = try state.group(at: g).later {
             out = ObjectDeduplicator.merge(out, later, model.allRelationships(of: object.entity))
         }
-        if !duplicates.isEmpty {
-            for r in out.relationships.indices where !out.relationships[r].isEmpty {
-                var seen = Set<ObjectReference>(), list: [ObjectReference] = []
-                for reference in out.relationships[r] {
-                    let to = duplicates[reference].map { groups[$0].survivor } ?? reference
-                    if seen.insert(to).inserted { list.append(to) }
-                }
-                out.relationships[r] = list
+        for r in out.relationships.indices where !out.relationships[r].isEmpty {
+            var seen = Set<ObjectReference>(), list: [ObjectReference] = []
+            for reference in out.relationships[r] {
+                let to = try state.duplicate(reference).map { try state.group(at: $0).survivor } ?? reference
+                if seen.insert(to).inserted { list.append(to) }
             }
+            out.relationships[r] = list
         }
         return .object(out)
     }

@@ -316,9 +316,10 @@ public enum ObjectValueConversion {
         }
     }
 
-    /// A date given as other ISO 8601 text of the same instant (another zone, other fraction digits).
+    /// A date given as other ISO 8601 text of the same instant (another zone, other fraction digits),
+    /// every digit it has kept.
     private static func sameDate(_ v: ObjectValue, _ text: String) -> Bool {
-        guard case .date = v, text.contains("T") else { return false }
-        return true
+        guard case .date(let seconds) = v, text.contains("T") else { return false }
+        return ObjectValueText.isSameInstant(seconds, as: text)
     }
 }

@@ -32,11 +32,15 @@ public struct ObjectMigrationReader: ObjectRecordReader {
 
     /// Migrates the objects `open()` reads (in `migration.source`) under `policy`. The first pass, when
     /// needed, is made here: under `--dedupe fail` a duplicate throws before any object is given.
-    public init(_ migration: ObjectMigration, policy: DeduplicationPolicy, open: () throws -> any ObjectRecordReader) throws {
+    /// `state(n)` gives each deduplicating stage (of `n` deduplications) the state it keeps what it
+    /// learns in (`ObjectDeduplicationState`); nil keeps it in memory.
+    public init(_ migration: ObjectMigration, policy: DeduplicationPolicy,
+                state: ((Int) throws -> any ObjectDeduplicationState)? = nil, open: () throws -> any ObjectRecordReader) throws {
         self.migration = migration; self.policy = policy
-        deduplicators = migration.stages.indices.map { i in
+        deduplicators = try migration.stages.indices.map { i in
             let here = migration.deduplications.filter { $0.stage == i }
-            return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy)
+            return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy,
+                                                           state: try state?(here.count))
         }
         if !migration.deduplications.isEmpty || migration.mayRemoveObjects {
             let deduplicators = self.deduplicators
@@ -62,8 +66,8 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         let deduplicators = self.deduplicators
         while let item = try input.next() {
             guard case .object(let object) = item else { return item }
-            let outcome = migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
-                deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
+            let outcome = try migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
+                try deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
             }
             switch outcome {
             case .setAside(let record): return .rejected(record)

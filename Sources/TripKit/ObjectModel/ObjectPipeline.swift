@@ -84,6 +84,10 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     /// The model's entity names, and the objects written of each, in the model's order.
     public var entities: [String] = []
     public var counts: [Int] = []
+    /// What the plan's deduplication moved to a temporary database past `--memory-limit`: its entries
+    /// (groups, duplicates, survivors that merge) and the database's bytes; 0 when it stayed in memory.
+    public var spilledEntries = 0
+    public var spilledBytes = 0
 
     /// A summary before any object is read.
     public init() {}
@@ -98,7 +102,9 @@ public struct ObjectConversionSummary: Sendable, Hashable {
             plan += "; migrated \(versions): converted \(c.converted) values, filled \(c.filled), set aside \(c.setAside)"
             if c.referencesRemoved > 0 { plan += ", removed \(c.referencesRemoved) references to objects not written" }
         }
+        let spilled = spilledEntries == 0 ? ""
+            : "; spilled the plan's deduplication (\(spilledEntries) entries, \(ConversionSummary.mebibytes(spilledBytes)) MiB) to temporary files"
         return "read \(read) object\(read == 1 ? "" : "s"); wrote \(written)"
-            + (per.isEmpty ? "" : " (\(per))") + plan + "; rejected \(rejected); \(format3(elapsedSeconds)) s"
+            + (per.isEmpty ? "" : " (\(per))") + plan + "; rejected \(rejected)" + spilled + "; \(format3(elapsedSeconds)) s"
     }
 }

@@ -172,6 +172,31 @@ public enum ObjectValueText {
         return combine(t.milliseconds / 1000, digits, n)
     }
 
+    /// Whether `seconds` since 2001 says the instant ISO 8601 `text` says to every fraction digit it
+    /// has (in any zone): what it reads as, written back at its precision, gives its digits. False for
+    /// text that is no date, or whose digits past what a Double holds there are lost (a Double near
+    /// 2024 is spaced about 1.2e-7 s apart, so `.123456789` does not come back).
+    static func isSameInstant(_ seconds: Double, as text: String) -> Bool {
+        guard seconds.isFinite else { return false }
+        let bytes = Array(text.utf8)
+        var rest = text, fraction: ArraySlice<UInt8> = []
+        if let dot = bytes.firstIndex(of: UInt8(ascii: ".")), dot > 10 {
+            var end = dot + 1
+            while end < bytes.count, bytes[end] >= 48, bytes[end] <= 57 { end += 1 }
+            fraction = bytes[(dot + 1)..<end]
+            while fraction.last == UInt8(ascii: "0") { fraction = fraction.dropLast() }
+            guard end > dot + 1, fraction.count <= 9 else { return false }
+            rest = String(decoding: bytes[..<dot] + bytes[end...], as: UTF8.self)
+        }
+        guard let t = Timestamp(iso8601: rest) else { return false }
+        let whole = seconds.rounded(.down)
+        guard Int64(exactly: whole).map({ $0 + Timestamp.referenceDateOffset }) == t.milliseconds / 1000 else { return false }
+        guard !fraction.isEmpty else { return seconds == whole }
+        var digits = 0.0, power = 1.0
+        for b in fraction { digits = digits * 10 + Double(b - 48); power *= 10 }
+        return ((seconds - whole) * power).rounded() == digits
+    }
+
     private static func isDecimal(_ text: String) -> Bool {
         var s = Substring(text)
         if s.first == "-" || s.first == "+" { s = s.dropFirst() }

@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TripKit
+
+/// A plan's deduplication state on disk: a SQLite database in `--temp-dir` (a file made with
+/// `mkstemp`, mode 0600, removed as soon as it is set up, so it is gone when the run ends however it
+/// ends), with no journal, no sync and one transaction never committed, its page cache `cacheBytes`.
+///
+/// A group is found by a hash of its deduplication and tuple (`Hasher`, this process's seed), and
+/// its tuple read back and compared with `==`, so tuples are equal exactly when they are in memory
+/// (Swift's String equality, `0.0 == -0.0`, NaN equal to nothing). Tables: `grp` (number, hash,
+/// deduplication, the survivor's reference, tuple and origin in `ObjectRecordCoding`'s bytes, the
+/// merged record of the later duplicates), `dup` and `mrg` (reference to group number).
+final class DeduplicationTable {
+    enum Map { case duplicate, merging }
+
+    private let connection: SQLiteConnection
+    let directory: String
+    private let find, insertGroup, read, update, setDuplicate, setMerging, getDuplicate, getMerging: SQLiteStatement
+    private(set) var count = 0
+    private(set) var entries = 0
+    private(set) var hasDuplicates = false
+    private var scratch: [UInt8] = []
+
+    init(directory: String, cacheBytes: Int) throws {
+        self.directory = directory
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        let (fd, path) = try FileSystem.makeUniqueFile(template: base + ".tripconv-dedupe-XXXXXX", mode: 0o600, name: directory)
+        close(fd)
+        defer { unlink(path) }
+        do {
+            let c = try SQLiteConnection(path: path, access: .writing)
+            try c.execute("""
+                PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;
+                PRAGMA temp_store = MEMORY; PRAGMA cache_size = -\(max(cacheBytes >> 10, 64));
+                CREATE TABLE grp(g INTEGER PRIMARY KEY, h INTEGER NOT NULL, d INTEGER NOT NULL, rec BLOB NOT NULL, later BLOB);
+                CREATE INDEX grp_h ON grp(h);
+                CREATE TABLE dup(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
+                CREATE TABLE mrg(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
+                BEGIN;
+                """)
+            connection = c
+            find = try c.prepare("SELECT g, d, rec FROM grp WHERE h = ?")
+            insertGroup = try c.prepare("INSERT INTO grp(g, h, d, rec, later) VALUES (?, ?, ?, ?, ?)")
+            read = try c.prepare("SELECT d, rec, later FROM grp WHERE g = ?")
+            update = try c.prepare("UPDATE grp SET rec = ?, later = ? WHERE g = ?")
+            setDuplicate = try c.prepare("INSERT OR REPLACE INTO dup(e, k, g) VALUES (?, ?, ?)")
+            setMerging = try c.prepare("INSERT OR REPLACE INTO mrg(e, k, g) VALUES (?, ?, ?)")
+            getDuplicate = try c.prepare("SELECT g FROM dup WHERE e = ? AND k = ?")
+            getMerging = try c.prepare("SELECT g FROM mrg WHERE e = ? AND k = ?")
+        } catch let error as TripError {
+            throw DeduplicationTable.failure(error, directory: directory)
+        }
+    }
+
+    /// A failure of the database: a write that did not happen (a full disk), exit 74 as the trips' spill.
+    private func failure(_ error: TripError) -> TripError { DeduplicationTable.failure(error, directory: directory) }
+
+    private static func failure(_ error: TripError, directory: String) -> TripError {
+        TripError(.io, "\(directory): cannot write temporary data: \(error.message)",
+                  notes: ["the run spills what it cannot hold in --memory-limit to --temp-dir (or $TMPDIR); "
+                          + "give a directory with more room, or a larger --memory-limit"])
+    }
+
+    private func io<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as TripError { throw failure(error) }
+    }
+
+    private static func hash(_ deduplication: Int, _ values: [ObjectValue]) -> Int64 {
+        var h = Hasher()
+        h.combine(deduplication)
+        h.combine(values)
+        return Int64(truncatingIfNeeded: h.finalize())
+    }
+
+    private func encode(_ group: ObjectDeduplicationGroup) -> [UInt8] {
+        scratch.removeAll(keepingCapacity: true)
+        ObjectRecordCoding.encode(ObjectRecord(entity: group.survivor.entity, key: group.survivor.key, attributes: group.values,
+                                               relationships: [], origin: group.origin), to: &scratch)
+        return scratch
+    }
+
+    private static func encode(_ later: ObjectRecord?) -> [UInt8]? {
+        guard let later else { return nil }
+        var out: [UInt8] = []
+        ObjectRecordCoding.encode(later, to: &out)
+        return out
+    }
+
+    private static func decode(_ bytes: [UInt8]) throws -> ObjectRecord {
+        try bytes.withUnsafeBufferPointer { b in
+            var decoder = ObjectRecordCoding.Decoder(bytes: b)
+            return try decoder.record()
+        }
+    }
+
+    func group(_ deduplication: Int, _ values: [ObjectValue]) throws -> Int? {
+        try io {
+            try find.bind(1, DeduplicationTable.hash(deduplication, values))
+            defer { find.reset() }
+            while try find.step() {
+                guard Int(find.int64(1)) == deduplication else { continue }
+                if try DeduplicationTable.decode(find.bytes(2)).attributes == values { return Int(find.int64(0)) }
+            }
+            return nil
+        }
+    }
+
+    func add(_ group: ObjectDeduplicationGroup) throws -> Int {
+        try insert(count, group)
+        return count - 1
+    }
+
+    /// Inserts `group` as number `g` (the next one).
+    func insert(_ g: Int, _ group: ObjectDeduplicationGroup) throws {
+        try io {
+            try insertGroup.bind(1, Int64(g))
+            try insertGroup.bind(2, DeduplicationTable.hash(group.deduplication, group.values))
+            try insertGroup.bind(3, Int64(group.deduplication))
+            try insertGroup.bind(4, blob: encode(group))
+            if let later = DeduplicationTable.encode(group.later) { try insertGroup.bind(5, blob: later) } else { try insertGroup.bindNull(5) }
+            try insertGroup.run()
+        }
+        count = max(count, g + 1)
+        entries += 1
+    }
+
+    func group(at index: Int) throws -> ObjectDeduplicationGroup {
+        try io {
+            try read.bind(1, Int64(index))
+            defer { read.reset() }
+            guard try read.step() else { throw TripError(.io, "group \(index) is missing") }
+            let record = try DeduplicationTable.decode(read.bytes(1))
+            let later = read.isNull(2) ? nil : try DeduplicationTable.decode(read.bytes(2))
+            return ObjectDeduplicationGroup(survivor: ObjectReference(entity: record.entity, key: record.key), origin: record.origin,
+                                            values: record.attributes, deduplication: Int(read.int64(0)), later: later)
+        }
+    }
+
+    func replace(_ index: Int, with group: ObjectDeduplicationGroup) throws {
+        try io {
+            try update.bind(1, blob: encode(group))
+            if let later = DeduplicationTable.encode(group.later) { try update.bind(2, blob: later) } else { try update.bindNull(2) }
+            try update.bind(3, Int64(index))
+            try update.run()
+        }
+    }
+
+    func set(_ map: Map, _ reference: ObjectReference, _ group: Int) throws {
+        let s = map == .duplicate ? setDuplicate : setMerging
+        try io {
+            try s.bind(1, Int64(reference.entity)); try s.bind(2, reference.key); try s.bind(3, Int64(group))
+            try s.run()
+        }
+        entries += 1
+        if map == .duplicate { hasDuplicates = true }
+    }
+
+    func get(_ map: Map, _ reference: ObjectReference) throws -> Int? {
+        let s = map == .duplicate ? getDuplicate : getMerging
+        return try io {
+            try s.bind(1, Int64(reference.entity)); try s.bind(2, reference.key)
+            defer { s.reset() }
+            return try s.step() ? Int(s.int64(0)) : nil
+        }
+    }
+
+    /// The database's size: its pages.
+    func bytes() throws -> Int {
+        try io { Int(try connection.integer("PRAGMA page_count") ?? 0) * Int(try connection.integer("PRAGMA page_size") ?? 0) }
+    }
+}

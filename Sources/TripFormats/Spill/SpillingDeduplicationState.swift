@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TripKit
+
+/// The state of an app's plan's deduplication (`ObjectDeduplicationState`) under the run's budget:
+/// in memory (`InMemoryDeduplicationState`) while the run's holdings together stay under
+/// `SpillBudget.tripBytes`, then, all at once and for the rest of the run, in a temporary SQLite
+/// database in `--temp-dir` (`DeduplicationTable`). The resolver asks the same questions in the same
+/// order either way, so the output, the records set aside and the first duplicate `fail` names are
+/// the same (docs/DESIGN-NOTES.md, "The plan's deduplication in bounded memory").
+package final class SpillingDeduplicationState: ObjectDeduplicationState {
+    private let budget: SpillBudget
+    private let memory: InMemoryDeduplicationState
+    private var table: DeduplicationTable?
+    /// What this state counts in the budget: the memory state's estimate, then the database's cache.
+    private var held = 0
+
+    /// An empty state of `deduplications` deduplications, under `budget`.
+    package init(deduplications: Int, budget: SpillBudget) {
+        self.budget = budget
+        memory = InMemoryDeduplicationState(deduplications: deduplications)
+    }
+
+    deinit { _ = budget.hold(-held) }
+
+    /// Whether the state went to a temporary database, and how many groups, duplicates and merging
+    /// survivors it held there then and since.
+    package var spilled: Bool { table != nil }
+    package var spilledEntries: Int { table?.entries ?? 0 }
+    /// The bytes of the database (its pages).
+    package var spilledBytes: Int { (try? table?.bytes()) ?? 0 }
+
+    package func group(_ deduplication: Int, _ values: [ObjectValue]) throws -> Int? {
+        if let table { return try table.group(deduplication, values) }
+        return memory.group(deduplication, values)
+    }
+
+    package func add(_ group: ObjectDeduplicationGroup) throws -> Int {
+        if let table { return try table.add(group) }
+        let g = memory.add(group)
+        try account()
+        return g
+    }
+
+    package func group(at index: Int) throws -> ObjectDeduplicationGroup {
+        if let table { return try table.group(at: index) }
+        return memory.group(at: index)
+    }
+
+    package func replace(_ index: Int, with group: ObjectDeduplicationGroup) throws {
+        if let table { return try table.replace(index, with: group) }
+        memory.replace(index, with: group)
+        try account()
+    }
+
+    package func setDuplicate(_ reference: ObjectReference, group: Int) throws {
+        if let table { return try table.set(.duplicate, reference, group) }
+        memory.setDuplicate(reference, group: group)
+        try account()
+    }
+
+    package func duplicate(_ reference: ObjectReference) throws -> Int? {
+        if let table { return try table.get(.duplicate, reference) }
+        return memory.duplicate(reference)
+    }
+
+    package func setMerging(_ reference: ObjectReference, group: Int) throws {
+        if let table { return try table.set(.merging, reference, group) }
+        memory.setMerging(reference, group: group)
+        try account()
+    }
+
+    package func merging(_ reference: ObjectReference) throws -> Int? {
+        if let table { return try table.get(.merging, reference) }
+        return memory.merging(reference)
+    }
+
+    package var hasDuplicates: Bool { table?.hasDuplicates ?? memory.hasDuplicates }
+
+    /// Notes the memory state's growth in the budget; past it, moves everything to a temporary database.
+    private func account() throws {
+        let delta = memory.bytes - held
+        held = memory.bytes
+        if budget.hold(delta) { try spill() }
+    }
+
+    private func spill() throws {
+        budget.startingToSpill()
+        let cache = min(max(budget.limit / 8, 256 << 10), 64 << 20)
+        let table = try DeduplicationTable(directory: budget.directory, cacheBytes: cache)
+        for g in 0..<memory.count { try table.insert(g, memory.group(at: g)) }
+        for (reference, g) in memory.duplicates { try table.set(.duplicate, reference, g) }
+        for (reference, g) in memory.merging { try table.set(.merging, reference, g) }
+        self.table = table
+        memory.removeAll()
+        _ = budget.hold(cache - held)
+        held = cache
+    }
+}

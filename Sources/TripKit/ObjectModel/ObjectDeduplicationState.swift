@@ -1,0 +1,186 @@
+/// A group of duplicates an `ObjectDeduplicator` found: the tuple of values they share, the object kept
+/// and where it came from, and under merge what the duplicates after the first bring.
+public struct ObjectDeduplicationGroup: Sendable, Hashable {
+    /// The object kept, and its place in the input.
+    public var survivor: ObjectReference
+    public var origin: RecordOrigin
+    /// The tuple of values, in the order of the deduplication's attributes.
+    public var values: [ObjectValue]
+    /// The deduplication (a position in the resolver's `deduplications`) the tuple is of.
+    public var deduplication: Int
+    /// What the duplicates after the first bring (merge); nil until one comes.
+    public var later: ObjectRecord?
+
+    /// A group of one object, `survivor`, at `origin`, of `values` under deduplication `deduplication`.
+    public init(survivor: ObjectReference, origin: RecordOrigin, values: [ObjectValue], deduplication: Int, later: ObjectRecord? = nil) {
+        self.survivor = survivor; self.origin = origin; self.values = values; self.deduplication = deduplication; self.later = later
+    }
+}
+
+/// Where an `ObjectDeduplicator` keeps what its first pass learns and its second reads: the groups (by
+/// tuple and by number), each duplicate's group, and under merge each survivor's group. The in-memory
+/// state is `InMemoryDeduplicationState`; TripFormats has one that moves to a temporary database past
+/// the run's `--memory-limit` (docs/DESIGN-NOTES.md, "The plan's deduplication in bounded memory").
+/// Groups are numbered 0, 1, 2, … in the order they are added.
+public protocol ObjectDeduplicationState: AnyObject {
+    /// The group of the tuple `values` under deduplication `deduplication`, if one was added (tuples
+    /// compare as `[ObjectValue]`'s `==` does).
+    func group(_ deduplication: Int, _ values: [ObjectValue]) throws -> Int?
+    /// Adds a group of one object; returns its number.
+    func add(_ group: ObjectDeduplicationGroup) throws -> Int
+    /// The group numbered `index`.
+    func group(at index: Int) throws -> ObjectDeduplicationGroup
+    /// Replaces the group numbered `index` (its tuple and deduplication stay).
+    func replace(_ index: Int, with group: ObjectDeduplicationGroup) throws
+    /// Notes that `reference` is a duplicate in group `group`.
+    func setDuplicate(_ reference: ObjectReference, group: Int) throws
+    /// The group `reference` is a duplicate in, if it is one.
+    func duplicate(_ reference: ObjectReference) throws -> Int?
+    /// Notes that `reference` is the survivor of group `group`, which has duplicates to merge.
+    func setMerging(_ reference: ObjectReference, group: Int) throws
+    /// The group `reference` survives with duplicates to merge, if it does.
+    func merging(_ reference: ObjectReference) throws -> Int?
+    /// Whether any duplicate was noted.
+    var hasDuplicates: Bool { get }
+}
+
+/// The state of a deduplication held in dictionaries, without bound: what a run without a budget
+/// (the library's default) uses, and what the spilling state holds until its share of the budget.
+///
+/// Kept compact (docs/DESIGN-NOTES.md, "The plan's deduplication in bounded memory"): a group is a
+/// `Slot` of about 80 bytes (its origin's optional line and column as plain integers, the merged
+/// record of its later duplicates in a dictionary of its own, as only groups with duplicates under
+/// merge have one), and a tuple of one value, the usual unique attribute, is that value, not an array.
+public final class InMemoryDeduplicationState: ObjectDeduplicationState {
+    /// A tuple of values as the index keys it: one value alone (no array to allocate), or several.
+    enum Tuple: Hashable {
+        case one(ObjectValue)
+        case many([ObjectValue])
+
+        init(_ values: [ObjectValue]) { self = values.count == 1 ? .one(values[0]) : .many(values) }
+
+        var values: [ObjectValue] {
+            switch self {
+            case .one(let v): return [v]
+            case .many(let vs): return vs
+            }
+        }
+    }
+
+    /// A group without its merged record: the survivor, its origin (nil line or column as `Int.min`).
+    struct Slot {
+        var entity: Int32
+        var deduplication: Int32
+        var key: Int64
+        var source: String
+        var record: Int
+        var line: Int
+        var column: Int
+        var tuple: Tuple
+
+        init(_ g: ObjectDeduplicationGroup) {
+            entity = Int32(truncatingIfNeeded: g.survivor.entity); deduplication = Int32(truncatingIfNeeded: g.deduplication)
+            key = g.survivor.key; source = g.origin.source; record = g.origin.record
+            line = g.origin.line ?? .min; column = g.origin.column ?? .min
+            tuple = Tuple(g.values)
+        }
+
+        func group(later: ObjectRecord?) -> ObjectDeduplicationGroup {
+            ObjectDeduplicationGroup(survivor: ObjectReference(entity: Int(entity), key: key),
+                                     origin: RecordOrigin(source: source, record: record, line: line == .min ? nil : line,
+                                                          column: column == .min ? nil : column),
+                                     values: tuple.values, deduplication: Int(deduplication), later: later)
+        }
+    }
+
+    private var slots: [Slot] = []
+    private var laters: [Int: ObjectRecord] = [:]
+    private var index: [[Tuple: Int]]
+    package private(set) var duplicates: [ObjectReference: Int] = [:]
+    package private(set) var merging: [ObjectReference: Int] = [:]
+    /// An estimate of the bytes held (measured: a group of one 18-byte title about 190 bytes with its
+    /// entry in the index; a duplicate's entry about 70).
+    package private(set) var bytes = 0
+
+    /// An empty state for `deduplications` deduplications.
+    public init(deduplications: Int) { index = Array(repeating: [:], count: deduplications) }
+
+    /// How many groups there are (numbered 0 up to this).
+    package var count: Int { slots.count }
+
+    /// The group of `values` under `deduplication`, from the dictionary.
+    public func group(_ deduplication: Int, _ values: [ObjectValue]) -> Int? { index[deduplication][Tuple(values)] }
+
+    /// Adds `group` as the next number.
+    public func add(_ group: ObjectDeduplicationGroup) -> Int {
+        let g = slots.count
+        let slot = Slot(group)
+        index[group.deduplication][slot.tuple] = g
+        slots.append(slot)
+        if let later = group.later { laters[g] = later }
+        bytes += InMemoryDeduplicationState.estimate(group)
+        return g
+    }
+
+    /// The group numbered `index`.
+    public func group(at index: Int) -> ObjectDeduplicationGroup { slots[index].group(later: laters[index]) }
+
+    /// Replaces the group numbered `index`.
+    public func replace(_ index: Int, with group: ObjectDeduplicationGroup) {
+        bytes += InMemoryDeduplicationState.estimate(group.later) - InMemoryDeduplicationState.estimate(laters[index])
+        let tuple = slots[index].tuple
+        slots[index] = Slot(group)
+        slots[index].tuple = tuple
+        laters[index] = group.later
+    }
+
+    /// Notes a duplicate in `group`.
+    public func setDuplicate(_ reference: ObjectReference, group: Int) {
+        if duplicates.updateValue(group, forKey: reference) == nil { bytes += 72 }
+    }
+
+    /// The group `reference` is a duplicate in.
+    public func duplicate(_ reference: ObjectReference) -> Int? { duplicates[reference] }
+
+    /// Notes the survivor of `group`, which merges.
+    public func setMerging(_ reference: ObjectReference, group: Int) {
+        if merging.updateValue(group, forKey: reference) == nil { bytes += 72 }
+    }
+
+    /// The group `reference` survives with duplicates to merge.
+    public func merging(_ reference: ObjectReference) -> Int? { merging[reference] }
+
+    /// Whether any duplicate was noted.
+    public var hasDuplicates: Bool { !duplicates.isEmpty }
+
+    /// Empties the state (its groups are elsewhere now).
+    package func removeAll() {
+        slots = []; laters = [:]; duplicates = [:]; merging = [:]
+        index = Array(repeating: [:], count: index.count)
+        bytes = 0
+    }
+
+    private static func estimate(_ group: ObjectDeduplicationGroup) -> Int {
+        var size = 150 + (group.values.count > 1 ? 56 + 24 * group.values.count : 0)
+        for v in group.values { size += textBytes(v) }
+        return size + estimate(group.later)
+    }
+
+    private static func estimate(_ record: ObjectRecord?) -> Int {
+        guard let record else { return 0 }
+        var size = 120 + 24 * record.attributes.count + 32 * record.relationships.count
+        for v in record.attributes { size += textBytes(v) }
+        for r in record.relationships { size += 16 * r.count }
+        return size
+    }
+
+    /// The heap bytes of a value's text past what a String holds inline (15 bytes).
+    private static func textBytes(_ v: ObjectValue) -> Int {
+        switch v {
+        case .string(let s), .decimal(let s), .url(let s): let n = s.utf8.count; return n > 15 ? 32 + n : 0
+        case .data(let d): return 32 + d.count
+        case .uuid: return 48
+        default: return 0
+        }
+    }
+}
