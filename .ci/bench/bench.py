@@ -44,7 +44,7 @@ def main():
     ap.add_argument("--sizes", default="100000,1000000", help="comma-separated trip counts (default 100000,1000000)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tasks", default="", help="comma-separated: csv2jsonl,json2csv,jsonl2csv,yaml2json,xml2json,"
-                                                "json2sqlite,dedup,store2jsonl,gz2csv,zst2jsonl,zstrss,targz2sqlite,startup (default: all)")
+                                                "json2sqlite,dedup,store2jsonl,gz2csv,zst2jsonl,zstrss,targz2sqlite,objects,objplan,startup (default: all)")
     ap.add_argument("--bin", help="a directory holding release tripconv and tripgen (default .build/release), "
                                   "such as .build-x/release for a build made with --scratch-path .build-x")
     ap.add_argument("--keep-outputs", action="store_true")
@@ -106,7 +106,7 @@ def main():
                 if ok is False:
                     task_ok = False
                 if s:
-                    ratio = "%.2fx" % (s["s"] / mine["s"]) if mine and t.role != "tripconv" else ""
+                    ratio = "%.2fx" % (s["s"] / mine["s"]) if mine and t.role != "tripconv" and not t.objects else ""
                     log("  %-52s %9.3f %8.1f %10.0f %9s %7s  %s" % (t.label, s["s"], s["mbs"], s["tps"],
                                                                    fmt_mib(s["rss"]), ratio, msg))
                 else:

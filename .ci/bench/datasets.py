@@ -163,3 +163,51 @@ def cinsert_inputs(n, src, out):
         f.write("\n".join(stmts) + "\n")
     os.replace(rows + ".part", rows)
     return schema, inserts, rows, count
+
+
+# ---------------------------------------------------------------- objects of another model (issue 27)
+
+def recipes_export(n):
+    """The recipe book at 1.0.0 (samples/swift-model-recipes: Chef, Recipe, Ingredient), about N objects
+    as JSON Lines, written by recipes_data.py; returns (path, (objects, chefs, recipes, ingredients,
+    distinct titles))."""
+    import recipes_data
+    d = os.path.join(SCRATCH, "data", str(n))
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "recipes-v1.jsonl")
+    if not os.path.exists(path):
+        recipes_data.write(n, path)
+    return path, recipes_data.counts(path)
+
+
+def trip_objects(path):
+    """The objects in tripgen's JSON Lines: each trip, its bucket-list items and its living accommodation
+    (the three entities of SampleTrips' model), cached beside the file."""
+    cache = path + ".objects"
+    if not os.path.exists(cache):
+        n = 0
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                t = json.loads(line)
+                n += 1 + len(t.get("bucketList") or ()) + (t.get("livingAccommodation") is not None)
+        with open(cache, "w") as f:
+            f.write(str(n))
+    return int(open(cache).read())
+
+
+def trips_of_about(objects, name, extra):
+    """tripgen's JSON Lines (NAME, with EXTRA options) holding about OBJECTS objects (trips, items,
+    accommodations): the trip count is told from a 1,000-trip sample; returns (path, trips, objects)."""
+    sample = generate(1000, "trips.jsonl", "jsonl", ["--duplicates", "0"])
+    trips = max(1, round(objects * 1000 / trip_objects(sample)))
+    path = generate(trips, name, "jsonl", extra)
+    return path, trips, trip_objects(path)
+
+
+def trips_at_version(path, version):
+    """PATH (trips at 3.0.0) written by tripconv at VERSION beside it (untimed), cached."""
+    out = path.replace(".jsonl", "-v%s.jsonl" % version[0])
+    if not os.path.exists(out):
+        run_checked(tc(path, "--to", "jsonl", "--target-version", version, "-o", out + ".part.jsonl"))
+        os.replace(out + ".part.jsonl", out)
+    return out

@@ -64,6 +64,15 @@ def verdicts(task, rows):
             met &= ok
             notes.append("peak RSS %s MiB, the plain file's %s MiB: %+.1f MiB (target <= +16 MiB) %s; %.2fx its time" % (
                 fmt_mib(mine["rss"]), fmt_mib(s["rss"]), extra, "met" if ok else "MISSED", mine["s"] / s["s"]))
+        if task.key in ("objects", "objplan"):
+            me = next(t for t, m in rows if t.role == "tripconv" and m)
+            peer = next(t for t, m in rows if t.label == label)
+            a, b = 1e6 * mine["s"] / me.objects, 1e6 * s["s"] / peer.objects
+            ok = a / b <= 1.5
+            met &= ok
+            notes.append("%.3f us/object, the trip path %.3f us/object: %.2fx its time per object (target <= 1.5x) %s; "
+                         "peak RSS %s MiB, the trip path's %s MiB" % (a, b, a / b, "met" if ok else "MISSED",
+                                                                       fmt_mib(mine["rss"]), fmt_mib(s["rss"])))
         if label.startswith("C probe"):
             f = s["s"] / mine["s"]
             ok = f >= 0.7

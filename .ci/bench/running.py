@@ -44,9 +44,10 @@ def run_task(task, runs, keep_outputs):
                 continue
             if r == 0 and t.counter:
                 try:
-                    got = t.counter(path)
-                    ok = got == task.expected
-                    t.checked = (ok, "%d trips%s" % (got, "" if ok else " (expected %d)" % task.expected))
+                    got, want = t.counter(path), t.expected if t.expected is not None else task.expected
+                    ok = got == want
+                    t.checked = (ok, "%d %s%s" % (got, "objects" if t.objects and t.role == "tripconv" else "trips",
+                                                  "" if ok else " (expected %d)" % want))
                 except Exception as e:  # a malformed output is a wrong output
                     t.checked = (False, "unreadable output: %s" % e)
                 if not t.checked[0]:

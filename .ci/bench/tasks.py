@@ -6,7 +6,8 @@ import shutil
 import sys
 
 from common import HERE, MAX_ITEMS, SCRATCH, tc
-from datasets import ARCHIVE_FORMATS, bare_array, cinsert_inputs, compressed, distinct_names, generate, mixed_archive
+from datasets import (ARCHIVE_FORMATS, bare_array, cinsert_inputs, compressed, distinct_names, generate, mixed_archive,
+                      recipes_export, trips_at_version, trips_of_about)
 from measuring import count_csv, count_json, count_jsonl, count_sqlite
 
 
@@ -30,8 +31,12 @@ def jq_csv_filter(each):
 # ---------------------------------------------------------------- tasks
 
 class Tool:
-    def __init__(self, label, cmd, out_ext, counter, needs=None, role="peer", same_as=None, clean=None, writes_o=None):
+    def __init__(self, label, cmd, out_ext, counter, needs=None, role="peer", same_as=None, clean=None, writes_o=None,
+                 expected=None, objects=None):
         self.label, self.cmd, self.out_ext, self.counter = label, cmd, out_ext, counter
+        # What this tool's output must hold when not the task's count (a peer on other data), and the
+        # objects its run goes through (the object tasks report time per object).
+        self.expected, self.objects = expected, objects
         self.needs = needs  # an executable that must exist, or a tuple of them
         self.role = role  # "tripconv", "peer" or "reference"
         self.same_as = same_as  # the label of a tool whose output this one's must equal byte for byte
@@ -144,6 +149,7 @@ def make_tasks(n, selected, yaml_ok, yaml_why, cinsert):
     if want("store2jsonl"):
         tasks.append(coredata_graph_task(n, lambda src, p: tc(src, "--to", "jsonl", "-o", p)))
     tasks += compressed_tasks(n, want, yaml_ok, o)
+    tasks += object_tasks(n, want)
     return tasks
 
 
@@ -250,3 +256,51 @@ def coredata_graph_task(n, tripconv_cmd):
         Tool("sqlite3 -json (4 tables, no relationships)", lambda p, src=src: ["sqlite3", "-readonly", "-json", src, sql], "json",
              count_sqlite_json_objects, needs="sqlite3"),
     ], "at least as fast as sqlite3 -json, bounded memory")
+
+
+# ---------------------------------------------------------------- a plan of another app's model (issue 27)
+
+RECIPES_PLAN = os.path.join(HERE, "..", "..", "samples", "swift-model-recipes", "recipes-plan.json")
+
+
+def distinct_jsonl_names(path):
+    names = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            names.add(json.loads(line)["name"])
+    return len(names)
+
+
+def object_tasks(n, want):
+    """Issue 27's speed item: N objects of a model of three entities with references (the recipe book,
+    samples/swift-model-recipes, read with its plan) through the general engine, against about N
+    SampleTrips objects (trips, bucket-list items, accommodations) through the trip path, in the same
+    run: time per object, and the ratio (target <= 1.5x the trip path's)."""
+    tasks = []
+    if not (want("objects") or want("objplan")):
+        return tasks
+    src, (objects, chefs, recipes, ingredients, distinct) = recipes_export(n)
+    plan = os.path.abspath(RECIPES_PLAN)
+    if want("objects"):
+        trips_src, trips, trip_objs = trips_of_about(objects, "trips.jsonl", ["--duplicates", "0"])
+        tasks.append(Task("objects", "%d recipe objects at 1.0.0 (Chef %d, Recipe %d, Ingredient %d) JSON Lines -> JSON Lines, "
+                          "--model recipes-plan.json" % (objects, chefs, recipes, ingredients), n, src, objects, [
+            Tool("tripconv --model recipes-plan.json (1.0.0 -> 1.0.0)", lambda p, src=src: tc(
+                src, "--model", plan, "--source-version", "1.0.0", "--target-version", "1.0.0", "--to", "jsonl", "-o", p),
+                 "jsonl", count_jsonl, role="tripconv", objects=objects),
+            Tool("tripconv, SampleTrips trips.jsonl (%d trips = %d objects)" % (trips, trip_objs), lambda p, s=trips_src: tc(
+                s, "--to", "jsonl", "-o", p), "jsonl", count_jsonl, role="reference", expected=trips, objects=trip_objs),
+        ], "<= 1.5x the trip path's time per object"))
+    if want("objplan"):
+        dedup_src, trips, trip_objs = trips_of_about(objects, "dedup.jsonl", ["--duplicates", "0.10"])
+        v1 = trips_at_version(dedup_src, "1.0.0")
+        tasks.append(Task("objplan", "%d recipe objects 1.0.0 -> 3.0.0 (the plan's stages; --dedupe merge of 10 %% repeated titles) "
+                          "JSON Lines -> JSON Lines" % objects, n, src, distinct + ingredients, [
+            Tool("tripconv --model recipes-plan.json --dedupe merge", lambda p, src=src: tc(
+                src, "--model", plan, "--source-version", "1.0.0", "--dedupe", "merge", "--to", "jsonl", "-o", p),
+                 "jsonl", count_jsonl, role="tripconv", objects=objects),
+            Tool("tripconv, SampleTrips 1.0.0 -> 3.0.0 --dedupe merge (%d trips = %d objects)" % (trips, trip_objs),
+                 lambda p, s=v1: tc(s, "--dedupe", "merge", "--to", "jsonl", "-o", p), "jsonl", count_jsonl, role="reference",
+                 expected=distinct_jsonl_names(dedup_src), objects=trip_objs),
+        ], "<= 1.5x the trip path's time per object"))
+    return tasks

@@ -94,6 +94,10 @@ struct ObjectGraphDecoder {
     var index: ObjectGraphIndex
     let relationships: [[RelationshipDescription]]
     let destinations: [[Int]]
+    /// Per entity, its attributes' names then its relationships' (the members an object may have),
+    /// and whether they are all distinct (else a name is looked for from the start, as the first wins).
+    let members: [[String]]
+    let membersDistinct: [Bool]
 
     /// Whether references are looked up (false: the first pass's check of an object's own members).
     let resolvesReferences: Bool
@@ -106,26 +110,44 @@ struct ObjectGraphDecoder {
         self.index = index
         self.resolvesReferences = resolvesReferences
         let model = index.model
-        relationships = model.entities.indices.map(model.allRelationships)
+        let relationships = model.entities.indices.map(model.allRelationships)
+        self.relationships = relationships
         destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
+        let members = model.entities.indices.map { index.attributes[$0].map(\.name) + relationships[$0].map(\.name) }
+        self.members = members
+        membersDistinct = members.map { Set($0).count == $0.count }
     }
 
     /// Counts an object of `entity` that another pass gives.
     mutating func skip(_ entity: Int) { _ = index.nextOrdinal(entity) }
 
     /// The object of `entity` these members make, or its rejection.
+    ///
+    /// Per object it allocates the record's two arrays and a to-many's references, nothing else: which
+    /// members were given is a bit each (`GivenMembers`), a member is found by its name from where the
+    /// previous one was (members usually come in the entity's order), and names are made only for
+    /// messages.
     mutating func decode(entity: Int, fields: [GraphField], origin: RecordOrigin) -> ObjectReadItem {
-        let name = index.model.entities[entity].name
         let ordinal = index.nextOrdinal(entity)
         func reject(_ reason: String, _ field: GraphField?) -> ObjectReadItem {
             var r = SetAsideRecord(origin: origin, reason: reason)
             if let field { r.locate(at: (field.line, field.column)) }
             return .rejected(r)
         }
+        var name: String { index.model.entities[entity].name }
         let attributes = index.attributes[entity]
-        var values = [ObjectValue?](repeating: nil, count: attributes.count)
-        var related = [[ObjectReference]?](repeating: nil, count: relationships[entity].count)
+        let names = members[entity]
+        let attributeCount = attributes.count, relationshipCount = names.count - attributeCount
+        // Appended rather than `Array(repeating:count:)`, whose buffer is made through the generic runtime.
+        var values: [ObjectValue] = []
+        values.reserveCapacity(attributeCount)
+        for _ in 0..<attributeCount { values.append(.null) }
+        var related: [[ObjectReference]] = []
+        related.reserveCapacity(relationshipCount)
+        for _ in 0..<relationshipCount { related.append([]) }
+        var given = GivenMembers()
         var key: Int64? = index.slots[entity] != nil ? ordinal : nil
+        var hint = membersDistinct[entity] ? 0 : Int.max
         for field in fields {
             if field.name == "@entity" { continue }
             if field.name == "@key" && index.slots[entity] == nil {
@@ -137,62 +159,78 @@ struct ObjectGraphDecoder {
                     return reject("a second object of \(index.model.entities[index.roots[entity]].name) with \"@key\" \(k)", field)
                 }
                 key = k
-            } else if let a = attributes.firstIndex(where: { $0.name == field.name }) {
-                guard values[a] == nil else { return reject("\(field.name.quotedForMessage) is given twice", field) }
+                continue
+            }
+            guard let m = Self.member(field.name, in: names, from: hint) else {
+                return reject("\(name) has no attribute or relationship \(field.name.quotedForMessage)", field)
+            }
+            if hint != Int.max { hint = m + 1 }
+            guard given.insert(m) else { return reject("\(field.name.quotedForMessage) is given twice", field) }
+            if m < attributeCount {
+                let a = m
                 guard case .scalar(let s) = field.value else {
                     return reject("expected \(attributes[a].kind) for \(field.name.quotedForMessage), found \(Self.describe(field.value))", field)
                 }
                 if case .null = s {
                     guard attributes[a].isOptional else { return reject("\(field.name.quotedForMessage) is null; \(name) requires it", field) }
-                    values[a] = .null
                     continue
                 }
                 guard let v = Self.value(s, attributes[a].kind) else {
                     return reject("expected \(attributes[a].kind) for \(field.name.quotedForMessage), found \(Self.describe(field.value))", field)
                 }
                 values[a] = v
-            } else if let r = relationships[entity].firstIndex(where: { $0.name == field.name }) {
-                guard related[r] == nil else { return reject("\(field.name.quotedForMessage) is given twice", field) }
-                let relationship = relationships[entity][r]
-                var scalars: [(GraphScalar, line: Int, column: Int)]
+            } else {
+                let r = m - attributeCount
+                let isToMany = relationships[entity][r].isToMany
                 switch field.value {
-                case .scalar(.null) where !relationship.isToMany: scalars = []
-                case .scalar(let s) where !relationship.isToMany: scalars = [(s, field.line, field.column)]
-                case .list(let items) where relationship.isToMany: scalars = items
+                case .scalar(.null) where !isToMany:
+                    break
+                case .scalar(let s) where !isToMany:
+                    guard resolvesReferences else { break }
+                    switch resolve(s, destination: destinations[entity][r]) {
+                    case .success(let reference): related[r] = [reference]
+                    case .failure(let e): return reject("\(field.name.quotedForMessage): \(e.message)", field)
+                    }
+                case .list(let items) where isToMany:
+                    guard resolvesReferences else { break }
+                    var references: [ObjectReference] = []
+                    references.reserveCapacity(items.count)
+                    for (s, line, column) in items {
+                        switch resolve(s, destination: destinations[entity][r]) {
+                        case .success(let reference): references.append(reference)
+                        case .failure(let e):
+                            return reject("\(field.name.quotedForMessage): \(e.message)",
+                                          GraphField(name: field.name, value: .scalar(s), line: line, column: column))
+                        }
+                    }
+                    related[r] = references
                 default:
-                    let expected = relationship.isToMany ? "an array of references" : "a reference or null"
+                    let expected = isToMany ? "an array of references" : "a reference or null"
                     return reject("expected \(expected) for \(field.name.quotedForMessage), found \(Self.describe(field.value))", field)
                 }
-                var references: [ObjectReference] = []
-                references.reserveCapacity(scalars.count)
-                for (s, line, column) in scalars where resolvesReferences {
-                    let at = GraphField(name: field.name, value: .scalar(s), line: line, column: column)
-                    switch resolve(s, destination: destinations[entity][r]) {
-                    case .success(let reference): references.append(reference)
-                    case .failure(let e): return reject("\(field.name.quotedForMessage): \(e.message)", at)
-                    }
-                }
-                related[r] = references
-            } else {
-                return reject("\(name) has no attribute or relationship \(field.name.quotedForMessage)", field)
             }
         }
         guard let key else { return reject("\(name) needs \"@key\", the number other objects refer to it by", nil) }
-        for (a, attribute) in attributes.enumerated() where values[a] == nil {
-            if let d = attribute.defaultValue {
+        for a in 0..<attributeCount where !given.contains(a) {
+            if let d = attributes[a].defaultValue {
                 values[a] = d
-            } else if attribute.isOptional || attribute.isTransient {
-                values[a] = .null
-            } else {
-                return reject("\(name) requires \(attribute.name.quotedForMessage), which is missing", nil)
+            } else if !(attributes[a].isOptional || attributes[a].isTransient) {
+                return reject("\(name) requires \(attributes[a].name.quotedForMessage), which is missing", nil)
             }
         }
-        if let slot = index.slots[entity], index.referred[entity], let text = values[slot].flatMap(ObjectValueText.text),
+        if let slot = index.slots[entity], index.referred[entity], let text = ObjectValueText.text(values[slot]),
            let first = index.byValue[index.roots[entity]]?[text], first != ObjectReference(entity: entity, key: key) {
             return reject("a second \(name) whose \(attributes[slot].name.quotedForMessage) is \(text.quotedForMessage)", nil)
         }
-        return .object(ObjectRecord(entity: entity, key: key, attributes: values.map { $0 ?? .null },
-                                    relationships: related.map { $0 ?? [] }, origin: origin))
+        return .object(ObjectRecord(entity: entity, key: key, attributes: values, relationships: related, origin: origin))
+    }
+
+    /// The position of the member `name` among an entity's attribute and relationship names, looked
+    /// for at `from` first.
+    @inline(__always)
+    private static func member(_ name: String, in names: [String], from: Int) -> Int? {
+        if from < names.count && names[from] == name { return from }
+        return names.firstIndex(of: name)
     }
 
     struct Failure: Error { let message: String }
@@ -200,9 +238,8 @@ struct ObjectGraphDecoder {
     /// The object a reference names, of `destination` or one of its sub-entities.
     private func resolve(_ s: GraphScalar, destination: Int) -> Result<ObjectReference, Failure> {
         guard destination >= 0 else { return .failure(Failure(message: "the destination is not in the model")) }
-        let model = index.model
         let root = index.roots[destination]
-        let destinationName = model.entities[destination].name
+        var destinationName: String { index.model.entities[destination].name }
         var found: ObjectReference?
         if let slot = index.slots[destination] {
             let attribute = index.attributes[destination][slot]
@@ -218,7 +255,7 @@ struct ObjectGraphDecoder {
             guard let e = index.byKey[root]?[k] else { return .failure(Failure(message: "no \(destinationName) has \"@key\" \(k)")) }
             found = ObjectReference(entity: e, key: k)
         }
-        guard let reference = found, model.lineage(of: reference.entity).contains(destination) else {
+        guard let reference = found, reference.entity == destination || index.model.lineage(of: reference.entity).contains(destination) else {
             return .failure(Failure(message: "the object it names is not a \(destinationName)"))
         }
         return .success(reference)
@@ -260,5 +297,25 @@ struct ObjectGraphDecoder {
         case .list: return "an array"
         case .other(let kind): return kind
         }
+    }
+}
+
+/// Which members of an object were given: a bit each for the first 64 positions, a set past them.
+struct GivenMembers {
+    private var bits: UInt64 = 0
+    private var more: Set<Int> = []
+
+    /// Notes `position`; false when it was noted already.
+    mutating func insert(_ position: Int) -> Bool {
+        if position < 64 {
+            let bit = UInt64(1) << UInt64(position)
+            defer { bits |= bit }
+            return bits & bit == 0
+        }
+        return more.insert(position).inserted
+    }
+
+    func contains(_ position: Int) -> Bool {
+        position < 64 ? bits & (UInt64(1) << UInt64(position)) != 0 : more.contains(position)
     }
 }

@@ -30,6 +30,8 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     private var remaining: [Int]?
     private var current: Int?
     private var isFirstPass = true
+    /// The passes after the index's, as the index's pass found them (for `restarted`).
+    private let plan: (current: Int?, remaining: [Int]?)
 
     init(model: ObjectModel, open: @escaping () throws -> Parser) throws {
         self.open = open
@@ -37,14 +39,23 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         var index = ObjectGraphIndex(model)
         var checker = ObjectGraphDecoder(index, resolvesReferences: false)
         var present = Set<Int>()
+        var seen = [Bool](repeating: false, count: model.entities.count)
         var previous = -1
         var inOrder = true
         while let item = try first.next() {
             guard case .object(let entity, let fields, let origin) = item else { continue }
-            var isValid = false
-            if case .object = checker.decode(entity: entity, fields: fields, origin: origin) { isValid = true }
+            // Only an object others may refer to is checked: the index keeps only those.
+            var isValid = !index.referred[entity]
+            if isValid {
+                checker.skip(entity)
+            } else if case .object = checker.decode(entity: entity, fields: fields, origin: origin) {
+                isValid = true
+            }
             index.note(entity: entity, fields: fields, isValid: isValid)
-            present.insert(entity)
+            if entity >= seen.count || !seen[entity] {
+                present.insert(entity)
+                if entity < seen.count { seen[entity] = true }
+            }
             if entity < previous { inOrder = false }
             previous = entity
         }
@@ -56,6 +67,18 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             current = passes.removeFirst()
             remaining = passes
         }
+        plan = (current, remaining)
+    }
+
+    /// These passes from the start of the input again, with the index the first pass made: for a
+    /// second read of the same input (a plan's run reads it twice), which then parses it once, not twice.
+    func restarted() throws -> ObjectGraphPasses {
+        var again = self
+        again.parser = try open()
+        again.decoder = ObjectGraphDecoder(index)
+        (again.current, again.remaining) = plan
+        again.isFirstPass = true
+        return again
     }
 
     mutating func next() throws -> ObjectReadItem? {

@@ -41,6 +41,15 @@ public struct JSONObjectReader: ObjectRecordReader {
 
     /// The next object or rejection, entity by entity in the model's order; nil at the end.
     public mutating func next() throws -> ObjectReadItem? { try passes.next() }
+
+    /// A reader of the same input from its start, with the index this one's first pass made (the
+    /// input is then parsed once more, not twice): the second read of a plan's run. The input is
+    /// taken to be as it was (a file changed between the two reads is read with the first's index).
+    func reopened() throws -> JSONObjectReader {
+        var again = self
+        again.passes = try passes.restarted()
+        return again
+    }
 }
 
 /// The JSON and JSON Lines shapes of a graph, parsed into members per object.
@@ -54,6 +63,9 @@ struct JSONGraphParser: GraphParsing {
     private var phase = Phase.start
     private var entity = -1
     private var record = 0
+    /// Member names met so far (up to 64), each made a `String` once rather than once an object.
+    private var nameBytes: [[UInt8]] = []
+    private var nameStrings: [String] = []
 
     init(_ input: ByteInput, isLines: Bool, model: ObjectModel) {
         self.input = input
@@ -184,6 +196,7 @@ struct JSONGraphParser: GraphParsing {
     private mutating func readObject() throws -> [GraphField] {
         scanner.pos += 1
         var fields: [GraphField] = []
+        fields.reserveCapacity(8)
         while true {
             guard var b = try scanner.peek() else { throw scanner.unexpected("a member or '}'") }
             if b == 0x7D { scanner.pos += 1; return fields }
@@ -193,7 +206,7 @@ struct JSONGraphParser: GraphParsing {
                 b = try scanner.peek() ?? 0
             }
             guard b == 0x22 else { throw scanner.unexpected("a member name (a string)") }
-            let key = String(decoding: try scanner.readString(), as: UTF8.self)
+            let key = memberName(try scanner.readString())
             guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after a member name") }
             scanner.pos += 1
             guard let v = try scanner.peek() else { throw scanner.unexpected("a JSON value") }
@@ -209,6 +222,19 @@ struct JSONGraphParser: GraphParsing {
             }
             fields.append(GraphField(name: key, value: value, line: line, column: column))
         }
+    }
+
+    /// The member name of these bytes: the `String` made when they were first met.
+    private mutating func memberName(_ raw: UnsafeRawBufferPointer) -> String {
+        for i in nameBytes.indices where nameBytes[i].count == raw.count {
+            if nameBytes[i].withUnsafeBytes({ $0.elementsEqual(raw) }) { return nameStrings[i] }
+        }
+        let name = String(decoding: raw, as: UTF8.self)
+        if nameBytes.count < 64 {
+            nameBytes.append(Array(raw))
+            nameStrings.append(name)
+        }
+        return name
     }
 
     private mutating func readList() throws -> GraphValue {

@@ -204,6 +204,11 @@ public struct ObjectConversion {
         }
     }
 
+    /// Whether the input's objects are made on a thread of their own (`ObjectReadAhead`) while this
+    /// one runs the stages and writes: a Core Data store's, JSON's and JSON Lines' (the second pass of
+    /// a graph's text; its first, the index, runs before, on this thread), unless `--jobs 1`.
+    private var readsAhead: Bool { [.coredata, .json, .jsonl].contains(format) && options.readOptions.parsesAhead }
+
     /// Reads every object into `output` in `format`, each set-aside record to `setAside`; the output is
     /// complete or absent. CSV and TSV write a directory of tables (`output` names it).
     public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
@@ -216,22 +221,32 @@ public struct ObjectConversion {
         if let migration {
             // The stages and the duplicates' resolution (a first pass over a reader of its own when needed),
             // its state in memory up to the budget and in a temporary database past it.
-            let ahead = format == .coredata && options.readOptions.parsesAhead
+            let ahead = readsAhead
             let state = { (n: Int) -> any ObjectDeduplicationState in
                 let state = SpillingDeduplicationState(deduplications: n, budget: budget)
                 states.append(state)
                 return state
             }
+            // JSON and JSON Lines: the second read takes the first's index of the objects (`reopened`).
+            var json: JSONObjectReader?
             let reading = try ObjectMigrationReader(migration, policy: policy, state: state) {
-                let r = try reader()
+                let r: any ObjectRecordReader
+                if let again = try json?.reopened() {
+                    r = again
+                    json = nil
+                } else {
+                    r = try reader()
+                    json = r as? JSONObjectReader
+                }
                 return ahead ? ObjectReadAhead.reading(r) : r
             }
+            json = nil
             planReader = reading
             source = reading
         } else {
             source = try reader()
-            // A store is read on a thread of its own while this one writes (`--jobs 1`: on this one).
-            if format == .coredata, options.readOptions.parsesAhead { source = ObjectReadAhead.reading(source) }
+            // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
+            if readsAhead { source = ObjectReadAhead.reading(source) }
         }
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
         switch out {
