@@ -47,7 +47,7 @@ extension Migrate {
         let report: ObjectStoreMigration.Report
         do {
             report = try run.migrate(policy: dedupe, backup: options.backup, toolVersion: TripConv.version, busyTimeoutMilliseconds: timeout,
-                                     temporaryDirectory: options.temporaryDirectory) { record in
+                                     temporaryDirectory: options.temporaryDirectory, memoryLimit: options.memoryLimit) { record in
                 if verbose { Diagnostics.print("tripconv: \(record.kind.rawValue): \(record.place): \(record.reason)") }
                 try rejectsFile?.write(record)
             }
@@ -73,7 +73,8 @@ extension Migrate {
             "migrated \(run.from) -> \(run.to) in place", "stages \(report.stages.map(\.stages).joined(separator: ", "))",
             "read \(objects(s.read))", "merged \(s.merged)", "dropped \(s.dropped)", "rejected \(s.rejected)",
             "\(objects(s.written)) at \(run.to)" + (per.isEmpty ? "" : " (\(per))"), report.backup.map { "backup \($0)" } ?? "no backup",
-        ].joined(separator: "; ")
+        ].joined(separator: "; ") + (s.spilledEntries == 0 ? ""
+            : "; spilled the plan's deduplication (\(s.spilledEntries) entries, \(ConversionSummary.mebibytes(s.spilledBytes)) MiB) to temporary files")
     }
 
     static func objects(_ n: Int) -> String { "\(n) object\(n == 1 ? "" : "s")" }
@@ -96,7 +97,7 @@ extension Migrate {
         for sentence in run.migration.stageSentences(policy: dedupe) { emit("  " + sentence) }
         do {
             let s = try run.preview(policy: dedupe, busyTimeoutMilliseconds: Int((busyTimeout * 1000).rounded()),
-                                    temporaryDirectory: options.temporaryDirectory) { record in
+                                    temporaryDirectory: options.temporaryDirectory, memoryLimit: options.memoryLimit) { record in
                 if verbose { emit("  would be \(record.kind.rawValue): \(record.place): \(record.reason)") }
             }
             emit("would merge \(s.merged), drop \(s.dropped) and reject \(s.rejected): \(Self.objects(s.read)) -> \(s.written) at \(run.to)")

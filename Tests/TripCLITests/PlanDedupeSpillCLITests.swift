@@ -112,4 +112,34 @@ struct PlanDedupeSpillCLITests {
         #expect(!FileManager.default.fileExists(atPath: out))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [URL(fileURLWithPath: input).lastPathComponent])
     }
+
+    @Test("migrate --model: a store's migration under --memory-limit 1M spills and leaves the same store and rejects as in memory",
+          .needsPython3)
+    func migrateInPlace() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = try Self.recipes(dir)
+        var stores: [(stderr: String, rows: String, rejects: Data?)] = []
+        for limit in [nil, "1M"] {
+            // The same name each time: the rejects name the store.
+            let store = dir.appendingPathComponent("recipes.sqlite").path, rejects = dir.appendingPathComponent("rejects.jsonl").path
+            defer { for f in [store, rejects] { try? FileManager.default.removeItem(atPath: f) } }
+            let made = try CLI.tripconv(input, "--model", PlanRunCLITests.plan, "--source-version", "1.0.0", "--target-version", "1.0.0",
+                                        "-q", "-o", store)
+            try #require(made.status == 0, "\(made.stderr)")
+            let r = try CLI.run(CLI.binary, ["migrate", "--model", PlanRunCLITests.plan, store, "--no-backup", "--rejects", rejects]
+                                + (limit.map { ["--memory-limit", $0] } ?? []))
+            #expect(r.status == 0, "\(r.stderr)")
+            let rows = try CLI.python("""
+                import hashlib, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                for t in ('Recipe', 'Ingredient'):
+                    rows = repr(list(db.execute('SELECT * FROM "%s" ORDER BY 1' % t))).encode()
+                    print(t, db.execute('SELECT count(*) FROM "%s"' % t).fetchone()[0], hashlib.sha256(rows).hexdigest())
+                """, [store])
+            stores.append((r.stderr, rows.out, FileManager.default.contents(atPath: rejects)))
+        }
+        #expect(!stores[0].stderr.contains("spilled") && stores[1].stderr.contains("; spilled the plan's deduplication ("), "\(stores[1].stderr)")
+        #expect(stores[0].rows == stores[1].rows && stores[0].rows.hasPrefix("Recipe 4500 "), "\(stores[0].rows) / \(stores[1].rows)")
+        #expect(stores[0].rejects != nil && stores[0].rejects == stores[1].rejects)
+    }
 }

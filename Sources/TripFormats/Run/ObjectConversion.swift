@@ -281,10 +281,17 @@ public struct ObjectConversion {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV, SQLite or PostgreSQL; "
                                   + "\(out.rawValue) is not one yet")
         }
-        if let planReader { summary.note(planReader) }
-        for state in states where state.spilled {
-            summary.spilledEntries += state.spilledEntries; summary.spilledBytes += state.spilledBytes
-        }
+        if let planReader { summary.note(planReader, spilled: states) }
         return summary
+    }
+}
+
+extension ObjectConversionSummary {
+    /// Takes in what a plan's reader counted, and the entries and bytes of its states that spilled.
+    mutating func note(_ reader: ObjectMigrationReader, spilled states: [SpillingDeduplicationState]) {
+        note(reader)
+        for state in states where state.spilled {
+            spilledEntries += state.spilledEntries; spilledBytes += state.spilledBytes
+        }
     }
 }

@@ -85,15 +85,33 @@ public struct ObjectStoreMigration {
     /// merged, dropped or rejected goes to `setAside`. A migration that would fail (`--dedupe fail`
     /// meeting duplicates) throws as it would.
     public func preview(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil,
+                        memoryLimit: Int? = nil,
                         setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         var summary = ObjectConversionSummary()
-        var reader = try ObjectMigrationReader(migration, policy: policy) {
-            try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
-        }
+        let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                         temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
+        var reader = r
         var counter = CountingObjectWriter()
         try ObjectPipeline.run(&reader, into: &counter, summary: &summary, setAside: setAside)
-        summary.note(reader)
+        summary.note(reader, spilled: states)
         return summary
+    }
+
+    /// The store read through the plan, the deduplication state of each stage in memory up to half
+    /// of `memoryLimit` and in a temporary database in `temporaryDirectory` past it, as `convert --model`
+    /// holds it (`SpillingDeduplicationState`); the states, to say whether they spilled.
+    private func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
+                            memoryLimit: Int?) throws -> (ObjectMigrationReader, [SpillingDeduplicationState]) {
+        let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
+        var states: [SpillingDeduplicationState] = []
+        let reader = try ObjectMigrationReader(migration, policy: policy, state: { n in
+            let state = SpillingDeduplicationState(deduplications: n, budget: budget)
+            states.append(state)
+            return state
+        }) {
+            try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+        }
+        return (reader, states)
     }
 
     /// Migrates the store in place, backing it up first as `backup` says (a backup never replaces a
@@ -102,7 +120,7 @@ public struct ObjectStoreMigration {
     /// writing from the first read to the replacement; another process's lock is waited for up to
     /// `busyTimeoutMilliseconds`, then `.busy`.
     public func migrate(policy: DeduplicationPolicy = .merge, backup: StoreBackup = .none, toolVersion: String = WriteOptions().toolVersion,
-                        busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil,
+                        busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil, memoryLimit: Int? = nil,
                         setAside: (SetAsideRecord) throws -> Void) throws -> Report {
         let timeout = Int32(clamping: busyTimeoutMilliseconds)
         let swap = try SQLiteObjectStoreSwap(store: store, busyTimeout: timeout)
@@ -120,12 +138,12 @@ public struct ObjectStoreMigration {
             }
             let built = folder + "/migrated.sqlite"
             var summary = ObjectConversionSummary()
-            var reader = try ObjectMigrationReader(migration, policy: policy) {
-                try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
-            }
+            let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                             temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
+            var reader = r
             var writer = SQLiteObjectWriter(path: built)
             try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
-            summary.note(reader)
+            summary.note(reader, spilled: states)
             let inputs = reader.tally.stageInputs
             let stages = migration.stages.enumerated().map { i, s in
                 Stage(from: s.from, to: s.to, stages: "\(s.from) -> \(s.to) (\(s.kind))", objectsBefore: inputs[i],
