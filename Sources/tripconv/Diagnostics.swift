@@ -51,3 +51,21 @@ func writeAll(_ fd: Int32, _ text: String) {
         }
     }
 }
+
+/// Lines for standard output, written in pieces of 64 KiB as they come: a dry run's preview of a store
+/// of any size is printed in bounded memory (`migrate --dry-run`, of trips and of objects).
+final class OutputLines {
+    private var text = ""
+
+    /// Adds `line` and its newline; writes what is held once it passes 64 KiB.
+    func emit(_ line: String) {
+        text += line + "\n"
+        if text.utf8.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes what is held.
+    func flush() {
+        writeAll(1, text)
+        text = ""
+    }
+}

@@ -127,14 +127,8 @@ struct Migrate: ParsableCommand {
     /// Prints what a migration would do, on standard output, as it is found (a store of any size
     /// is previewed in bounded memory); a migration that would fail fails as it would.
     private func preview(_ opened: SQLiteStore, target: any VersionedSchema.Type, options: RunOptions) throws {
-        var text = ""
-        func emit(_ line: String) {
-            text += line + "\n"
-            if text.utf8.count >= 1 << 16 {
-                writeAll(1, text)
-                text = ""
-            }
-        }
+        let output = OutputLines()
+        let emit = output.emit
         let p = try opened.previewMigration(to: target, policy: dedupe, memoryLimit: options.memoryLimit,
                                             temporaryDirectory: options.temporaryDirectory, summary: { p in
             emit("\(store): sqlite \(p.from) (\(opened.evidence)), \(p.tripsBefore) trip\(p.tripsBefore == 1 ? "" : "s")")
@@ -153,7 +147,7 @@ struct Migrate: ParsableCommand {
             emit("would fail; the store would be left as it is")
         }
         if rejects != nil || backup.backup != nil { emit("(a dry run writes no rejects file and takes no backup)") }
-        writeAll(1, text)
+        output.flush()
         if let failure = p.failure { throw failure }
     }
 

@@ -82,14 +82,8 @@ extension Migrate {
     /// What the migration would do, on standard output: the store, the stages with their derived
     /// steps, each object that would be merged, dropped or rejected (`-v`), and the counts.
     private func previewObjects(_ run: ObjectStoreMigration, options: RunOptions) throws {
-        var text = ""
-        func emit(_ line: String) {
-            text += line + "\n"
-            if text.utf8.count >= 1 << 16 {
-                writeAll(1, text)
-                text = ""
-            }
-        }
+        let output = OutputLines()
+        let emit = output.emit
         let total = run.objectCounts.reduce(0) { $0 + $1.count }
         emit("\(store): tripconv object store at \(run.from) (its tripconv_model), \(Self.objects(total))"
              + (run.objectCounts.isEmpty ? "" : " (" + run.objectCounts.map { "\($0.entity) \($0.count)" }.joined(separator: ", ") + ")"))
@@ -103,10 +97,10 @@ extension Migrate {
             emit("would merge \(s.merged), drop \(s.dropped) and reject \(s.rejected): \(Self.objects(s.read)) -> \(s.written) at \(run.to)")
         } catch {
             emit("would fail; the store would be left as it is")
-            writeAll(1, text)
+            output.flush()
             throw error
         }
         if rejects != nil || backup.backup != nil { emit("(a dry run writes no rejects file and takes no backup)") }
-        writeAll(1, text)
+        output.flush()
     }
 }
