@@ -18,9 +18,7 @@ extension Detect {
         var readOptions = reading.readOptions
         readOptions.copiesStores = true
         // A directory of CSV or TSV files is one input, a tables directory; any other is the files under it (a tables directory's one).
-        let resolved = try RunInput.resolveObjects(inputs, from: reading.from, options: readOptions) { directory, passedOver in
-            Diagnostics.print(InputResolver.nothingFound(in: directory, what: "file", passedOver: passedOver))
-        }
+        let resolved = try InputResolver.resolveObjects(inputs, from: reading.from, options: readOptions)
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
         var lines: [String] = []
         var nodes: [JSONText.Node] = []

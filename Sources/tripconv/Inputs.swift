@@ -14,6 +14,14 @@ enum InputResolver {
         }
     }
 
+    /// `resolve` for a run over another app's objects: a directory of CSV or TSV tables is one input
+    /// (`RunInput.resolveObjects`).
+    static func resolveObjects(_ arguments: [String], from: Format?, options: ReadOptions) throws -> [RunInput] {
+        try RunInput.resolveObjects(arguments, from: from, options: options) { directory, passedOver in
+            Diagnostics.print(nothingFound(in: directory, what: "file", passedOver: passedOver))
+        }
+    }
+
     /// Refuses to wait on a terminal: no input named and standard input a terminal prints the usage
     /// on standard error and exits 64, a usage error, as jq and Miller do (with theirs: 2 and 1).
     /// `-` reads the terminal.

@@ -63,9 +63,7 @@ extension Convert {
         // A directory read as CSV or TSV, or holding .csv or .tsv files, is one input, a directory of
         // tables (as `detect --model` takes it); any other is the files under it, those of a directory
         // of tables under it that directory.
-        let resolved = try RunInput.resolveObjects(inputs, from: reading.from, options: readOptions) { directory, passedOver in
-            Diagnostics.print(InputResolver.nothingFound(in: directory, what: "file", passedOver: passedOver))
-        }
+        let resolved = try InputResolver.resolveObjects(inputs, from: reading.from, options: readOptions)
         var expanded = ExpandedInputs(resolved, options: readOptions) { Diagnostics.print(InputResolver.nothingFound(in: $0, passedOver: $1)) }
         var outcomes: [ObjectOutcome] = []
         var taken: Set<String> = []

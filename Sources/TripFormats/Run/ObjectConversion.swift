@@ -217,19 +217,14 @@ public struct ObjectConversion {
         var planReader: ObjectMigrationReader?
         // One budget for the run: the plan's deduplication state and the writer's names and queues.
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
-        var states: [SpillingDeduplicationState] = []
+        let states = SpillingDeduplicationStates(budget: budget)
         if let migration {
             // The stages and the duplicates' resolution (a first pass over a reader of its own when needed),
             // its state in memory up to the budget and in a temporary database past it.
             let ahead = readsAhead
-            let state = { (n: Int) -> any ObjectDeduplicationState in
-                let state = SpillingDeduplicationState(deduplications: n, budget: budget)
-                states.append(state)
-                return state
-            }
             // JSON and JSON Lines: the second read takes the first's index of the objects (`reopened`).
             var json: JSONObjectReader?
-            let reading = try ObjectMigrationReader(migration, policy: policy, state: state) {
+            let reading = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
                 let r: any ObjectRecordReader
                 if let again = try json?.reopened() {
                     r = again
@@ -288,9 +283,9 @@ public struct ObjectConversion {
 
 extension ObjectConversionSummary {
     /// Takes in what a plan's reader counted, and the entries and bytes of its states that spilled.
-    mutating func note(_ reader: ObjectMigrationReader, spilled states: [SpillingDeduplicationState]) {
+    mutating func note(_ reader: ObjectMigrationReader, spilled states: SpillingDeduplicationStates) {
         note(reader)
-        for state in states where state.spilled {
+        for state in states.made where state.spilled {
             spilledEntries += state.spilledEntries; spilledBytes += state.spilledBytes
         }
     }

@@ -98,3 +98,20 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         held = cache
     }
 }
+
+/// The deduplication states of one run's stages, each a `SpillingDeduplicationState` under the run's
+/// one budget: `make` is what `ObjectMigrationReader` is given to make a stage's state, and `made`
+/// says afterwards which spilled (`ObjectConversionSummary.note(_:spilled:)`).
+package final class SpillingDeduplicationStates {
+    private let budget: SpillBudget
+    package private(set) var made: [SpillingDeduplicationState] = []
+
+    package init(budget: SpillBudget) { self.budget = budget }
+
+    /// A new state of `deduplications` deduplications under the budget.
+    package func make(_ deduplications: Int) -> any ObjectDeduplicationState {
+        let state = SpillingDeduplicationState(deduplications: deduplications, budget: budget)
+        made.append(state)
+        return state
+    }
+}

@@ -101,14 +101,9 @@ public struct ObjectStoreMigration {
     /// of `memoryLimit` and in a temporary database in `temporaryDirectory` past it, as `convert --model`
     /// holds it (`SpillingDeduplicationState`); the states, to say whether they spilled.
     private func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
-                            memoryLimit: Int?) throws -> (ObjectMigrationReader, [SpillingDeduplicationState]) {
-        let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
-        var states: [SpillingDeduplicationState] = []
-        let reader = try ObjectMigrationReader(migration, policy: policy, state: { n in
-            let state = SpillingDeduplicationState(deduplications: n, budget: budget)
-            states.append(state)
-            return state
-        }) {
+                            memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingDeduplicationStates) {
+        let states = SpillingDeduplicationStates(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
+        let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
             try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
         }
         return (reader, states)
