@@ -52,7 +52,7 @@ extension Detect {
         let format = isStore ? nil : input.format
         let seen = try ObjectVersionDetection.evidence(input: path, format: format, plan: plan, options: options)
         let verdict = try ModelVersionDetection.detect(seen, plan: plan, input: name)
-        let told = verdict.basis == .marker ? verdict.evidence.joined(separator: "; ")
+        let told = verdict.basis == .marker || verdict.basis == .versionHashes ? verdict.evidence.joined(separator: "; ")
             : "\(verdict.basis.rawValue): " + verdict.evidence.joined(separator: "; ")
         let planNode = JSONText.Node.object([
             ("version", .string(verdict.version)),

@@ -41,6 +41,8 @@ public struct StoreModel: Sendable {
     public var storeType: String?
     /// The entity names `NSStoreModelVersionHashes` has hashes of.
     public var hashedEntities: [String] = []
+    /// `NSStoreModelVersionHashes` of `Z_METADATA`: each entity's version hash (32 bytes), by name.
+    public var versionHashes: [String: [UInt8]] = [:]
     /// Each entity's number (`Z_ENT`), from `Z_PRIMARYKEY`; Core Data's own (16000 and up) left out.
     public var entityNumbers: [String: Int] = [:]
     /// Each entity's objects (its rows of its root's table with its own `Z_ENT`).
@@ -159,7 +161,10 @@ public struct StoreModel: Sendable {
         versionIdentifiers = plist["NSStoreModelVersionIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if case .int(let v)? = plist["NSPersistenceFrameworkVersion"] { frameworkVersion = Int(truncatingIfNeeded: v) }
         storeType = plist["NSStoreType"]?.stringValue
-        if case .dictionary(let d)? = plist["NSStoreModelVersionHashes"] { hashedEntities = d.keys.sorted() }
+        if case .dictionary(let d)? = plist["NSStoreModelVersionHashes"] {
+            hashedEntities = d.keys.sorted()
+            for (name, value) in d { if case .data(let bytes) = value { versionHashes[name] = bytes } }
+        }
     }
 
     /// Counts each entity's rows, and checks that the model's entities are the store's.

@@ -133,7 +133,11 @@ enum XcodeModel {
     /// The model a `contents` file describes, and where each entity and property is declared
     /// (`path:line`, keyed `Entity` and `Entity.property`).
     static func model(contents path: String, places: inout [String: String]) throws -> ObjectModel {
-        let elements = try elements(path)
+        try model(elements: try elements(path), path: path, places: &places)
+    }
+
+    /// The model the `elements` of the `contents` file at `path` describe.
+    static func model(elements: [Element], path: String, places: inout [String: String]) throws -> ObjectModel {
         guard let root = elements.first, root.name == "model" else {
             throw TripError.data("\(path): expected a <model> element, found <\(elements.first?.name ?? "")>")
         }

@@ -7,7 +7,8 @@ import TripKit
 /// without the extension; where two versions would share a name, every version is named by its
 /// folder. Renames are the `elementID` attributes Xcode writes for an entity's, attribute's or
 /// relationship's Renaming ID (read as `renamingIdentifier`). The current version is the one
-/// `.xccurrentversion` names (`_XCCurrentVersionName`).
+/// `.xccurrentversion` names (`_XCCurrentVersionName`). Each version's entity version hashes, as
+/// Core Data computes them (`versionHashes`), go with the plan: they tell a store's version.
 ///
 /// Order: the folder names compared piece by piece, a run of digits as a number ("Model",
 /// "Model 2", … "Model 10"), then the current version last where it does not sort last.
@@ -34,11 +35,15 @@ extension XcodeModel {
             folders.removeAll { $0 == current }
             folders.append(current)
         }
-        var read: [(folder: String, model: ObjectModel, places: [String: String])] = []
+        var read: [(folder: String, model: ObjectModel, places: [String: String], hashes: [String: [UInt8]]?)] = []
         for folder in folders {
             var places: [String: String] = [:]
-            let model = try model(contents: "\(bundle)/\(folder)/contents", places: &places)
-            read.append((folder, model, places))
+            let contents = "\(bundle)/\(folder)/contents"
+            let elements = try elements(contents)
+            let model = try model(elements: elements, path: contents, places: &places)
+            let (hashes, why) = versionHashes(model, elements: elements, path: contents)
+            if let why { notes.append("no entity version hashes for \(stem(folder)), so a store's NSStoreModelVersionHashes cannot tell it: \(why)") }
+            read.append((folder, model, places, hashes))
         }
         var identifiers = read.map { $0.model.versionIdentifiers.first ?? stem($0.folder) }
         if Set(identifiers).count < identifiers.count {
@@ -50,11 +55,13 @@ extension XcodeModel {
                      : "versions in the order of their folder names, numbers in them compared as numbers, the current one last: \(named)")
         var versions: [ObjectModel] = []
         var places: [String: String] = [:]
-        for ((_, model, declared), identifier) in zip(read, identifiers) {
+        var hashes: [String: [String: [UInt8]]] = [:]
+        for ((_, model, declared, entityHashes), identifier) in zip(read, identifiers) {
             var version = model
             version.versionIdentifiers = [identifier]
             versions.append(version)
             for (key, place) in declared { places["\(identifier)/\(key)"] = place }
+            hashes[identifier] = entityHashes
         }
         let target = identifiers[identifiers.count - 1]
         let stages = identifiers.dropLast().map { ModelPlan.Stage(.lightweight, from: $0, to: target) }
@@ -63,7 +70,9 @@ extension XcodeModel {
                          + "version straight to the current one, so each stage goes from an older version directly to "
                          + "\(target.quotedForMessage), not through the versions between")
         }
-        return ModelPlan(versions: versions, stages: stages, notes: notes, places: places)
+        var plan = ModelPlan(versions: versions, stages: stages, notes: notes, places: places)
+        plan.entityVersionHashes = hashes
+        return plan
     }
 
     /// Whether version `a` (a folder name without its extension) comes before `b`: piece by piece, a run of digits compared as a

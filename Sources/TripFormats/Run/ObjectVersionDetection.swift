@@ -2,7 +2,8 @@ import TripKit
 
 /// Which version of an app's plan an input's objects were written at (issue 27): a probe per kind of
 /// input gathers `ModelVersionEvidence` from its beginning only, and `ModelVersionDetection` (TripKit)
-/// weighs it. A Core Data or SwiftData store: `Z_METADATA`'s `NSStoreModelVersionIdentifiers`, else
+/// weighs it. A Core Data or SwiftData store: `Z_METADATA`'s `NSStoreModelVersionIdentifiers`, its
+/// `NSStoreModelVersionHashes` (compared with an `.xcdatamodeld`'s versions' own), else
 /// its model's entities and attributes (from its model cache with their kinds, else its tables' `ZNAME`
 /// columns, in lower case); tripconv's SQLite or PostgreSQL store of objects: the model it carries
 /// (its version identifiers, else its names and kinds). JSON, JSON Lines and YAML exports: the members
@@ -48,6 +49,7 @@ public enum ObjectVersionDetection {
             var seen = of(model: store.model, place: "Z_METADATA NSStoreModelVersionIdentifiers", kinds: store.source != .tables, relationships: false)
             seen.markers = store.versionIdentifiers.filter { !$0.isEmpty }
             seen.ignoresCase = store.source == .tables
+            if !store.versionHashes.isEmpty { seen.versionHashes = store.versionHashes; seen.versionHashesPlace = "Z_METADATA NSStoreModelVersionHashes" }
             return seen
         }
         if FileSystem.kind(input) == .directory {

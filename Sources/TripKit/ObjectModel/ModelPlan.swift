@@ -29,6 +29,10 @@ public struct ModelPlan: Sendable, Hashable {
     public var notes: [String]
     /// Where each declaration is (`file:line:column`), keyed `version/Entity` or `version/Entity.property`.
     public var places: [String: String]
+    /// Per version identifier, Core Data's version hash of each entity (`NSEntityDescription.versionHash`,
+    /// 32 bytes), where the plan's source gives them (an `.xcdatamodeld`'s versions): a store's
+    /// `NSStoreModelVersionHashes` equal to one version's tell the store's version. Empty otherwise.
+    public var entityVersionHashes: [String: [String: [UInt8]]] = [:]
 
     /// A plan of `versions` and `stages`.
     public init(versions: [ObjectModel], stages: [Stage], notes: [String] = [], places: [String: String] = [:]) {

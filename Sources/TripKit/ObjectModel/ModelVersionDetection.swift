@@ -1,5 +1,7 @@
 /// Tells which version of a `ModelPlan` an input's objects were written at, from what a probe saw
 /// of it (`ModelVersionEvidence`), as the trip path tells SampleTrips' versions: a marker first; else
+/// a store's entity version hashes (`NSStoreModelVersionHashes`) where the plan has its versions' (an
+/// `.xcdatamodeld`'s) and the marker names no version; else
 /// the versions whose entities declare every name seen (with a kind that takes every value seen),
 /// preferring one whose stored attributes were all seen (an exact match), then one whose unseen
 /// attributes are optional or defaulted; among several alike, the earliest, so that every stage after
@@ -16,7 +18,26 @@ public enum ModelVersionDetection {
     public static func detect(_ evidence: ModelVersionEvidence, plan: ModelPlan, input: String) throws -> ModelVersionVerdict {
         let ids = plan.versions.map { $0.versionIdentifiers.first ?? "" }
         guard let current = ids.last else { throw TripError.data("\(input): the plan declares no version") }
-        if !evidence.markers.isEmpty { return try byMarker(evidence, ids: ids, input: input) }
+        let hashes = HashComparison(evidence, plan: plan, ids: ids)
+        if !evidence.markers.isEmpty, evidence.markers.contains(where: ids.contains) || hashes?.matching.isEmpty != false {
+            return try byMarker(evidence, ids: ids, input: input, hashes: hashes)
+        }
+        if let hashes, !hashes.matching.isEmpty {
+            var sentences = hashes.sentences(ids)
+            if !evidence.markers.isEmpty {
+                sentences.insert("\(evidence.markerPlace ?? "marker") names version \(evidence.markers.joined(separator: ", ")), which the plan does not declare", at: 0)
+            }
+            return ModelVersionVerdict(version: ids[hashes.matching[0]], basis: .versionHashes, evidence: sentences,
+                                       alike: hashes.matching.dropFirst().map { ids[$0] })
+        }
+        var verdict = try byNames(evidence, plan: plan, ids: ids, current: current, input: input)
+        if let hashes { verdict.evidence.insert(contentsOf: hashes.sentences(ids), at: 0) }
+        return verdict
+    }
+
+    /// The version the names (and kinds) seen tell, `current` when nothing was seen.
+    private static func byNames(_ evidence: ModelVersionEvidence, plan: ModelPlan, ids: [String], current: String,
+                                input: String) throws -> ModelVersionVerdict {
         if evidence.isEmpty {
             return ModelVersionVerdict(version: current, basis: .nothingSeen,
                                        evidence: ["no objects to tell the version by: reading as the current version, \(current)"], alike: [])
@@ -62,13 +83,62 @@ public enum ModelVersionDetection {
         return ModelVersionVerdict(version: ids[chosen], basis: exact.isEmpty ? .names : .exactNames, evidence: sentences, alike: alike)
     }
 
-    private static func byMarker(_ evidence: ModelVersionEvidence, ids: [String], input: String) throws -> ModelVersionVerdict {
+    private static func byMarker(_ evidence: ModelVersionEvidence, ids: [String], input: String, hashes: HashComparison?) throws -> ModelVersionVerdict {
         let place = evidence.markerPlace ?? "marker"
         guard let found = evidence.markers.first(where: { ids.contains($0) }) else {
             throw TripError.data("\(input): \(place) names version \(evidence.markers.joined(separator: ", ")), which the plan does not declare",
-                                 notes: ["the plan's versions: " + ids.joined(separator: ", ")])
+                                 notes: ["the plan's versions: " + ids.joined(separator: ", ")] + (hashes?.sentences(ids) ?? []))
         }
-        return ModelVersionVerdict(version: found, basis: .marker, evidence: ["marker \(place) \(found)"], alike: [])
+        var sentences = ["marker \(place) \(found)"]
+        // Core Data opens a store by its hashes, the identifiers being hints: say where they disagree.
+        if let hashes, !hashes.matching.isEmpty, !hashes.matching.contains(where: { ids[$0] == found }) {
+            sentences.append("but \(hashes.place) match \(list(hashes.matching.map { ids[$0] })), not \(found)")
+        }
+        return ModelVersionVerdict(version: found, basis: .marker, evidence: sentences, alike: [])
+    }
+
+    /// An input's entity version hashes compared with those of each version that has them.
+    struct HashComparison {
+        var place: String
+        /// The versions (positions in the plan) whose every entity's hash is the input's, and no other entity.
+        var matching: [Int] = []
+        /// Per version compared and not matching, what differs (`Item differs, Tag is not in the store`).
+        var differences: [(version: Int, what: String)] = []
+        /// The versions without hashes.
+        var uncompared: [Int] = []
+
+        init?(_ evidence: ModelVersionEvidence, plan: ModelPlan, ids: [String]) {
+            guard let seen = evidence.versionHashes, !seen.isEmpty, !plan.entityVersionHashes.isEmpty else { return nil }
+            place = evidence.versionHashesPlace ?? "the input's entity version hashes"
+            for (v, id) in ids.enumerated() {
+                guard let own = plan.entityVersionHashes[id] else { uncompared.append(v); continue }
+                if own == seen { matching.append(v); continue }
+                let differ = own.keys.filter { seen[$0] != nil && seen[$0] != own[$0] }.sorted()
+                let missing = own.keys.filter { seen[$0] == nil }.sorted(), extra = seen.keys.filter { own[$0] == nil }.sorted()
+                var what: [String] = []
+                if !differ.isEmpty { what.append("\(ModelVersionDetection.list(differ)) differ\(differ.count == 1 ? "s" : "")") }
+                if !missing.isEmpty { what.append("\(ModelVersionDetection.list(missing)) not in the store") }
+                if !extra.isEmpty { what.append("the store's \(ModelVersionDetection.list(extra)) not in it") }
+                differences.append((v, what.joined(separator: ", ")))
+            }
+            if uncompared.count == ids.count { return nil }
+        }
+
+        /// `Z_METADATA NSStoreModelVersionHashes match version 2`, or match no version and what differs.
+        func sentences(_ ids: [String]) -> [String] {
+            var s: String
+            switch matching.count {
+            case 0:
+                s = "\(place) match no version of the plan (" + differences.map { "\(ids[$0.version]): \($0.what)" }.joined(separator: "; ") + ")"
+            case 1:
+                s = "\(place) match version \(ids[matching[0]])"
+            default:
+                s = "\(place) match versions \(ModelVersionDetection.list(matching.map { ids[$0] })), whose entity version hashes are the same: "
+                    + "reading as \(ids[matching[0]]), the earliest, so that every stage after it runs"
+            }
+            if !uncompared.isEmpty { s += "; \(ModelVersionDetection.list(uncompared.map { ids[$0] })) not compared: no hashes known" }
+            return [s]
+        }
     }
 
     /// Throws when an entity or a property seen is declared by no version, naming them.

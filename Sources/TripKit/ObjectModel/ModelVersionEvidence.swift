@@ -44,6 +44,11 @@ public struct ModelVersionEvidence: Sendable, Hashable {
     /// store's model cache): they tell apart versions of the same names (SampleTrips' 2.0.0 makes
     /// `Trip.name` unique). Nil when the input does not tell.
     public var uniqueness: [String: [[String]]]?
+    /// Each entity's version hash as the input keeps it (a Core Data store's `NSStoreModelVersionHashes`),
+    /// for a plan that has its versions' (`ModelPlan.entityVersionHashes`); nil when the input keeps none.
+    public var versionHashes: [String: [UInt8]]?
+    /// Where the hashes are (`Z_METADATA NSStoreModelVersionHashes`).
+    public var versionHashesPlace: String?
     /// How much of the input was looked at, in words (`the first 100 objects of each entity`).
     public var looked: String?
 
@@ -88,6 +93,9 @@ public struct ModelVersionVerdict: Sendable, Hashable {
     public enum Basis: String, Sendable, Hashable {
         /// A marker in the input names the version.
         case marker
+        /// The input's entity version hashes are the version's (a Core Data store's
+        /// `NSStoreModelVersionHashes`, those of a version of an `.xcdatamodeld`).
+        case versionHashes = "version hashes"
         /// The names (and kinds) seen are exactly one version's: every attribute it stores was seen.
         case exactNames = "exact names"
         /// The names seen fit the version, some of its optional attributes not seen.
