@@ -22,7 +22,8 @@ struct Detect: ParsableCommand {
 
     @Option(name: .customLong("model"), help: ArgumentHelp(
         "An app's Swift source (a .swift file or a folder), plan JSON or an .xcdatamodeld of several versions: say which of its versions each input's objects are at, and what "
-            + "told it (a marker, else the names and kinds seen, and a store's uniqueness), and which versions the data cannot tell apart "
+            + "told it (a marker, else a Core Data store's NSStoreModelVersionHashes matched against an .xcdatamodeld's versions, else the names and "
+            + "kinds seen, and a store's uniqueness), and which versions the data cannot tell apart "
             + "(the earliest is read).", valueName: "path"))
     var model: String?
 

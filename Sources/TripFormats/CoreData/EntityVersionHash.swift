@@ -23,6 +23,7 @@ import TripKit
 public enum EntityVersionHash {
     /// What Core Data hashes of a property.
     public struct Property: Sendable, Hashable {
+        /// An attribute's or a relationship's own part of the hash.
         public enum Kind: Sendable, Hashable {
             /// `NSAttributeType`'s code, `allowsExternalBinaryDataStorage`, `preservesValueInHistoryOnDeletion`.
             case attribute(type: Int, externalStorage: Bool, preservesOnDeletion: Bool)

@@ -27,11 +27,13 @@ extension XcodeModel {
                 entities[e].properties[p].versionHashModifier = a["versionHashModifier"]
                 switch entities[e].properties[p].kind {
                 case .attribute(let type, let external, _):
-                    entities[e].properties[p].kind = .attribute(type: type, externalStorage: external, preservesOnDeletion: a["preserveAfterDeletion"] == "YES")
+                    let preserves = a["preserveAfterDeletion"] == "YES"
+                    entities[e].properties[p].kind = .attribute(type: type, externalStorage: external, preservesOnDeletion: preserves)
                 case .relationship(let destination, let inverse, let maxCount, _, let ordered):
                     entities[e].properties[p].isTransient = a["transient"] == "YES"
-                    entities[e].properties[p].kind = .relationship(destination: destination, inverse: inverse, maxCount: a["maxCount"].flatMap { Int($0) } ?? maxCount,
-                                                                   minCount: a["minCount"].flatMap { Int($0) } ?? 0, ordered: ordered)
+                    let counts = (max: a["maxCount"].flatMap { Int($0) } ?? maxCount, min: a["minCount"].flatMap { Int($0) } ?? 0)
+                    entities[e].properties[p].kind = .relationship(destination: destination, inverse: inverse, maxCount: counts.max,
+                                                                   minCount: counts.min, ordered: ordered)
                 }
             default:
                 break
