@@ -91,7 +91,8 @@ struct ObjectSQLiteStoreCLITests {
         #expect(check.out == "ok\n", "\(check.stderr)")
     }
 
-    @Test("the target: a file that is not a tripconv store is left as it is (73), one that is is replaced, standard output is refused (64)")
+    @Test("the target: a file that is not a tripconv store is left as it is (73), one that is is appended to (shelves merged by label, "
+          + "volumes added), standard output is refused (64)")
     func targets() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -107,8 +108,17 @@ struct ObjectSQLiteStoreCLITests {
             let run = try CLI.tripconv(store, "-q", "-o", ours)
             #expect(run.status == 0, "\(run.stderr)")
         }
-        let count = try ExternalTool.python("import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM Volume').fetchone()[0])", [ours])
-        #expect(count.out == "3\n", "\(count.stderr)")
+        let count = try ExternalTool.python("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(db.execute('SELECT count(*) FROM Shelf').fetchone()[0], db.execute('SELECT count(*) FROM Volume').fetchone()[0],
+                  db.execute('SELECT count(*) FROM Volume v JOIN Shelf s ON s._pk = v.shelf').fetchone()[0],
+                  db.execute('SELECT count(*) FROM Volume WHERE shelf IS NOT NULL').fetchone()[0])
+            """, [ours])
+        // The second run's shelves merged into the stored ones (label is unique), its volumes added and pointing at them.
+        #expect(count.out.hasPrefix("3 6 "), "\(count.out) \(count.stderr)")
+        let parts = count.out.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(parts.count == 4 && parts[2] == parts[3], "\(count.out)")
         let stdout = try CLI.tripconv(store, "--to", "sqlite")
         #expect(stdout.status == 64, "\(stdout.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["notes.sqlite", "objects.sqlite", "shelves.store"])

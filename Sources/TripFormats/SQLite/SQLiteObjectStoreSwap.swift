@@ -46,7 +46,7 @@ final class SQLiteObjectStoreSwap {
 
     /// Replaces every table, view, index and trigger of the store with those of the store at `built`
     /// (rows copied as they are, every value in its storage class), keeps the history table's earlier
-    /// rows and records `history` after them, and commits.
+    /// rows and records `history` after them (none: nothing), and commits.
     func replace(with built: String, history: [ObjectStoreMigration.Stage], toolVersion: String) throws {
         guard isOpen else { throw TripError.usage("\(store): the store is replaced before it is locked") }
         let kept = StoreLayout.migrationsTable
@@ -88,6 +88,8 @@ final class SQLiteObjectStoreSwap {
     }
 
     private func record(_ stages: [ObjectStoreMigration.Stage], toolVersion: String) throws {
+        // An append that migrated nothing (`ObjectStoreAppend`) records nothing, nor makes the table.
+        if stages.isEmpty { return }
         try connection.execute(StoreLayout.metadataStatements[1], doing: "cannot record the migration")
         let insert = try connection.prepare("""
             INSERT INTO \(quoted(StoreLayout.migrationsTable))

@@ -88,6 +88,8 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     /// (groups, duplicates, survivors that merge) and the database's bytes; 0 when it stayed in memory.
     public var spilledEntries = 0
     public var spilledBytes = 0
+    /// Objects written into an existing store in place of stored ones (`--dedupe last`).
+    public var replacedInStore = 0
 
     /// A summary before any object is read.
     public init() {}
@@ -104,7 +106,8 @@ public struct ObjectConversionSummary: Sendable, Hashable {
         }
         let spilled = spilledEntries == 0 ? ""
             : "; spilled the plan's deduplication (\(spilledEntries) entries, \(ConversionSummary.mebibytes(spilledBytes)) MiB) to temporary files"
+        let replaced = replacedInStore == 0 ? "" : ", \(replacedInStore) replacing stored object\(replacedInStore == 1 ? "" : "s")"
         return "read \(read) object\(read == 1 ? "" : "s"); wrote \(written)"
-            + (per.isEmpty ? "" : " (\(per))") + plan + "; rejected \(rejected)" + spilled + "; \(format3(elapsedSeconds)) s"
+            + (per.isEmpty ? "" : " (\(per))") + replaced + plan + "; rejected \(rejected)" + spilled + "; \(format3(elapsedSeconds)) s"
     }
 }
