@@ -46,6 +46,9 @@ extension Convert {
             throw TripError.usage("\(Format.redactedPostgreSQLAddress(output)): the input and -o name the same PostgreSQL store; "
                                   + "write to another (--pg-schema names one schema for both)")
         }
+        if let output, format == .sqlite, inputs.contains(where: { FileSystem.isSameFile($0, output) }) {
+            throw TripError.usage("\(output): the input and -o name the same store; write to another")
+        }
         if let outputDir {
             try FileSystem.checkCanWrite(in: outputDir)
         } else if let output, output != "-", format != .postgresql {

@@ -91,8 +91,7 @@ struct ObjectSQLiteStoreCLITests {
         #expect(check.out == "ok\n", "\(check.stderr)")
     }
 
-    @Test("the target: a file that is not a tripconv store is left as it is (73), one that is is appended to (shelves merged by label, "
-          + "volumes added), standard output is refused (64)")
+    @Test("the target: a file that is not a tripconv store is left as it is (73), one that is is appended to, standard output is refused (64)")
     func targets() throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -29,6 +29,11 @@ extension ObjectConversion {
             return source
         }, setAside: setAside)
         if let planReader { report.summary.note(planReader, spilled: states) }
+        // The plan's counts by --dedupe take in those met against the store.
+        if var (versions, stages, counts) = report.summary.migration {
+            counts.merged += report.deduplicated.merged; counts.dropped += report.deduplicated.dropped
+            report.summary.migration = (versions, stages, counts)
+        }
         return report
     }
 }

@@ -105,6 +105,40 @@ final class SQLiteObjectStoreSwap {
     }
 }
 
+extension SQLiteObjectStoreSwap {
+    /// The store locked for writing (still at `model`'s version), a temporary folder beside it, and
+    /// the backup `backup` names taken; `build` writes the new store at the path it is given (the
+    /// backup taken, if any, with it) and returns its result and the history to record; the new
+    /// store's tables then replace the store's and the transaction commits. On an error the lock is
+    /// let go and the backup removed: nothing changed. `migrate --model` and appends to a store of
+    /// objects (`ObjectStoreMigration`, `ObjectStoreAppend`) both run this way.
+    static func replacing<T>(store: String, expecting model: ObjectModel, busyTimeout: Int32, backup: String?, toolVersion: String,
+                             build: (_ built: String, _ backup: String?) throws -> (T, history: [ObjectStoreMigration.Stage])) throws -> T {
+        let swap = try SQLiteObjectStoreSwap(store: store, busyTimeout: busyTimeout)
+        var taken: String?
+        let folder = try TemporaryPaths.makeDirectory(beside: store)
+        defer {
+            FileSystem.removeDirectoryAndFiles(folder)
+            TemporaryPaths.unregister(folder)
+        }
+        do {
+            try swap.lock(expecting: model)
+            if let backup {
+                if FileSystem.isSameFile(backup, store) { throw TripError.usage("\(backup): the backup cannot be the store itself") }
+                taken = try SQLiteBackup.copy(store, to: backup, busyTimeout: busyTimeout)
+            }
+            let built = folder + "/built.sqlite"
+            let (result, history) = try build(built, taken)
+            try swap.replace(with: built, history: history, toolVersion: toolVersion)
+            return result
+        } catch {
+            swap.abandon()
+            if let taken { FileSystem.remove(taken) }
+            throw error
+        }
+    }
+}
+
 /// What a SQLite database's schema holds, read from `sqlite_master`.
 private enum ObjectStoreSwapSchema {
     /// The tables, views, indexes and triggers (SQLite's own aside), in the order they were made.

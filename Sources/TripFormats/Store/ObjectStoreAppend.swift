@@ -20,6 +20,8 @@ public struct ObjectStoreAppend {
     public struct Report {
         public var summary: ObjectConversionSummary
         public var replacedInStore = 0
+        /// The input's objects merged or dropped against the stored ones (or each other) by `--dedupe`.
+        public var deduplicated = ObjectMigration.Counts()
         public var migration: ObjectStoreMigration.Report?
     }
 
@@ -91,20 +93,10 @@ public struct ObjectStoreAppend {
     package func run(policy: DeduplicationPolicy, backup: StoreBackup, toolVersion: String, budget: SpillBudget,
                     busyTimeoutMilliseconds: Int = 5000, input: () throws -> any ObjectRecordReader,
                     setAside: (SetAsideRecord) throws -> Void) throws -> Report {
-        let timeout = Int32(clamping: busyTimeoutMilliseconds), directory = budget.directory
-        let swap = try SQLiteObjectStoreSwap(store: store, busyTimeout: timeout)
-        var taken: String?
-        let folder = try TemporaryPaths.makeDirectory(beside: store)
-        defer {
-            FileSystem.removeDirectoryAndFiles(folder)
-            TemporaryPaths.unregister(folder)
-        }
-        do {
-            try swap.lock(expecting: storeModel)
-            if let migration, let name = ObjectStoreMigration.backupName(backup, store: store, version: migration.from) {
-                if FileSystem.isSameFile(name, store) { throw TripError.usage("\(name): the backup cannot be the store itself") }
-                taken = try SQLiteBackup.copy(store, to: name, busyTimeout: timeout)
-            }
+        let directory = budget.directory
+        let name = migration.flatMap { ObjectStoreMigration.backupName(backup, store: store, version: $0.from) }
+        return try SQLiteObjectStoreSwap.replacing(store: store, expecting: storeModel, busyTimeout: Int32(clamping: busyTimeoutMilliseconds),
+                                                   backup: name, toolVersion: toolVersion) { built, taken in
             let states = SpillingDeduplicationStates(budget: budget)
             var storeReader: ObjectMigrationReader?
             let openStore: () throws -> any ObjectRecordReader = {
@@ -119,26 +111,18 @@ public struct ObjectStoreAppend {
                 (try openStore(), try input())
             }
             var total = ObjectConversionSummary()
-            var writer = SQLiteObjectWriter(path: folder + "/appended.sqlite")
+            var writer = SQLiteObjectWriter(path: built)
             try ObjectPipeline.run(&reader, into: &writer, summary: &total, setAside: setAside)
             var report = Report(summary: total.less(reader.stored), replacedInStore: reader.replaced)
             report.summary.replacedInStore = reader.replaced
+            report.deduplicated = reader.deduplicated
             if let migration, let storeReader {
                 var stored = reader.migrated
                 stored.note(storeReader, spilled: states)
-                let inputs = storeReader.tally.stageInputs
-                let stages = migration.migration.stages.enumerated().map { i, s in
-                    ObjectStoreMigration.Stage(from: s.from, to: s.to, stages: "\(s.from) -> \(s.to) (\(s.kind))", objectsBefore: inputs[i],
-                                               objectsAfter: i + 1 < inputs.count ? inputs[i + 1] : stored.written)
-                }
+                let stages = migration.history(stageInputs: storeReader.tally.stageInputs, written: stored.written)
                 report.migration = ObjectStoreMigration.Report(summary: stored, stages: stages, backup: taken)
             }
-            try swap.replace(with: folder + "/appended.sqlite", history: report.migration?.stages ?? [], toolVersion: toolVersion)
-            return report
-        } catch {
-            swap.abandon()
-            if let taken { FileSystem.remove(taken) }
-            throw error
+            return (report, report.migration?.stages ?? [])
         }
     }
 
@@ -171,6 +155,8 @@ private struct AppendingReader: ObjectRecordReader {
     private(set) var stored = ObjectConversionSummary()
     private(set) var migrated = ObjectConversionSummary()
     private(set) var replaced = 0
+    /// The input's objects merged or dropped against the store's (or each other) under the policy.
+    private(set) var deduplicated = ObjectMigration.Counts()
 
     init(model: ObjectModel, policy: DeduplicationPolicy, state: (Int) throws -> any ObjectDeduplicationState, offset: Int64,
          open: () throws -> (any ObjectRecordReader, any ObjectRecordReader)) throws {
@@ -224,6 +210,7 @@ private struct AppendingReader: ObjectRecordReader {
             if inStore { migrated.read += 1; migrated.written += 1; migrated.counts[object.entity] += 1 }
             var counts = ObjectMigration.Counts()
             let resolved = try deduplicator?.resolve(object, counts: &counts) ?? .object(object)
+            if !inStore { deduplicated.merged += counts.merged; deduplicated.dropped += counts.dropped }
             switch resolved {
             case .object(let o):
                 if inStore { stored.read += 1; stored.written += 1; stored.counts[o.entity] += 1 }
@@ -254,5 +241,16 @@ extension ObjectConversionSummary {
         out.merged -= part.merged; out.dropped -= part.dropped
         for i in out.counts.indices where i < part.counts.count { out.counts[i] -= part.counts[i] }
         return out
+    }
+}
+
+extension ObjectStoreMigration {
+    /// The history rows of the stages run: the objects given to each (`stageInputs`), and after the
+    /// last, the objects `written`.
+    func history(stageInputs inputs: [Int], written: Int) -> [Stage] {
+        migration.stages.enumerated().map { i, s in
+            Stage(from: s.from, to: s.to, stages: "\(s.from) -> \(s.to) (\(s.kind))", objectsBefore: inputs[i],
+                  objectsAfter: i + 1 < inputs.count ? inputs[i + 1] : written)
+        }
     }
 }
