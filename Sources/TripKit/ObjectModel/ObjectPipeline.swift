@@ -103,6 +103,9 @@ public struct ObjectConversionSummary: Sendable, Hashable {
             plan = "; merged \(merged); dropped \(dropped) (\(c.dropped) by --dedupe, \(c.removed) of removed entities)"
             plan += "; migrated \(versions): converted \(c.converted) values, filled \(c.filled), set aside \(c.setAside)"
             if c.referencesRemoved > 0 { plan += ", removed \(c.referencesRemoved) references to objects not written" }
+        } else if merged > 0 || dropped > 0 {
+            // No plan, objects appended to a store: those met against the stored ones under --dedupe.
+            plan = "; merged \(merged); dropped \(dropped)"
         }
         let spilled = spilledEntries == 0 ? ""
             : "; spilled the plan's deduplication (\(spilledEntries) entries, \(ConversionSummary.mebibytes(spilledBytes)) MiB) to temporary files"
