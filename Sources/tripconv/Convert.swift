@@ -15,7 +15,9 @@ struct Convert: ParsableCommand {
             (or --model's): its objects, with their relationships, go to JSON, JSON Lines, YAML, XML, CSV or TSV as a \
             directory of tables (-o DIR), or tripconv's SQLite store of the model (-o FILE.sqlite: a table per root entity \
             named as the model names it, a column per attribute, foreign keys with the delete rules, join tables, unique \
-            indexes, the model in tripconv_model) or PostgreSQL store of it (-o ADDRESS, --pg-schema NAME: the same tables \
+            indexes, the model in tripconv_model; an existing one of the same model, at the run's version or migrated to it with \
+            --migrate, is appended to, what the model makes unique deduplicated under --dedupe against the stored objects, in one \
+            transaction; another model's is exit 65) or PostgreSQL store of it (-o ADDRESS, --pg-schema NAME: the same tables \
             with PostgreSQL's types, Dates as exact ISO 8601 text, foreign keys deferred, written in one transaction; a \
             schema holding other tables is left as it is, exit 73), with no version detected and no stage run; --model \
             reads such an export back (a directory holding .csv or .tsv files is one tables directory, given or found \
@@ -70,7 +72,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("rejects"), help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
     var rejects: String?
 
-    @Flag(name: .customLong("migrate"), help: "Migrate the existing store -o names, when it is older than the target version, in place first, in the same transaction, backed up and accounted for as by migrate (not with --output-dir).")
+    @Flag(name: .customLong("migrate"), help: "Migrate the existing store -o names, when it is older than the target version, in place first, in the same transaction, backed up and accounted for as by migrate (not with --output-dir); with --model naming an app's plan, a tripconv SQLite store of its objects, as migrate --model does.")
     var migrate = false
 
     @OptionGroup var backup: BackupOptions
@@ -207,7 +209,7 @@ struct Convert: ParsableCommand {
             try FileSystem.checkCanCreate(output, isDirectory: csvLayout == .tables)
             if ObjectConversion.isObjectStore(output) {
                 throw TripError.usage("\(output): a tripconv store of another app's objects (its model in tripconv_model): trips are not written "
-                                      + "into one\(migrate ? ", and migrating one is not supported yet" : "")")
+                                      + "into one", notes: migrate ? ["migrate it, and write objects into it, with --model naming that app's plan"] : [])
             }
         }
         if let outputDir { try FileSystem.checkCanWrite(in: outputDir) }

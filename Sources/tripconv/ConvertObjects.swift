@@ -9,21 +9,24 @@ extension Convert {
     func runObjects(started: Double) throws {
         var outcomes: [ObjectOutcome] = []
         do {
-            if migrate, let output, Format(streamPath: output)?.isStore == true || to?.format.isStore == true {
-                throw TripError.usage("--migrate is SampleTrips' own: a store of another app's objects is written as the model is, "
-                                      + "and migrating one is not supported yet")
+            if csvLayout != .rows {
+                throw TripError.usage("--csv-layout is SampleTrips' and not for another app's objects (CSV and TSV are written as tables, one per entity)")
             }
-            if migrate || csvLayout != .rows {
-                throw TripError.usage("--migrate and --csv-layout are SampleTrips' and not for another app's objects"
-                                      + " (CSV and TSV are written as tables, one per entity)")
-            }
-            // --source-version, --target-version and --dedupe go with an app's plan (Swift source, plan JSON, an .xcdatamodeld's versions).
+            // --source-version, --target-version, --dedupe and --migrate go with an app's plan (Swift source, plan JSON, an .xcdatamodeld's versions).
             let hasPlan = model.map(ModelPlanSource.isVersioned) ?? false
+            if !hasPlan && migrate {
+                throw TripError.usage("--migrate migrates a store of an app's objects by that app's plan: give --model its Swift source, plan JSON "
+                                      + "or an .xcdatamodeld of several versions")
+            }
             if !hasPlan, targetVersion != nil || dedupe != .merge || reading.sourceVersion != nil {
                 throw TripError.usage("--source-version, --target-version and --dedupe are SampleTrips' and, with --model naming an app's "
                                       + "Swift source, plan JSON or an .xcdatamodeld of several versions, that app's plan's; a model without a plan has one version")
             }
             let format = try objectOutputFormat()
+            if migrate && format != .sqlite {
+                throw TripError.usage("--migrate migrates the tripconv SQLite store of the app's objects -o names"
+                                      + (format == .postgresql ? "; a PostgreSQL store of objects is not migrated in place yet" : ""))
+            }
             try checkObjectOutputs(format)
             let rejectsFile = try rejects.map { try RejectsFile($0 == "-" ? .standardOutput : .file($0)) }
             do {

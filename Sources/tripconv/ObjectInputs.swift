@@ -46,6 +46,9 @@ extension Convert {
             throw TripError.usage("\(Format.redactedPostgreSQLAddress(output)): the input and -o name the same PostgreSQL store; "
                                   + "write to another (--pg-schema names one schema for both)")
         }
+        if let output, format == .sqlite, inputs.contains(where: { FileSystem.isSameFile($0, output) }) {
+            throw TripError.usage("\(output): the input and -o name the same store; write to another")
+        }
         if let outputDir {
             try FileSystem.checkCanWrite(in: outputDir)
         } else if let output, output != "-", format != .postgresql {
@@ -129,6 +132,9 @@ extension Convert {
     /// Runs one conversion; with a plan, says (unless `-q`) the version read and each stage's sentence first.
     private func run(_ conversion: ObjectConversion, to output: OutputLocation, format: Format,
                      setAside: (SetAsideRecord) throws -> Void, into outcome: inout ObjectOutcome) throws {
+        // An existing store of objects is appended to: refused before anything is said or read into it when it cannot take them.
+        let append = try ObjectConversion.appendsTo(output, format: format) ? conversion.appending(into: output.name, migrate: migrate, planName: model)
+            : nil
         // With a plan, an input read at another version than the current says which.
         let source = conversion.modelSource.rawValue, current = "the current version of "
         if let version = conversion.sourceVersion, version != conversion.plan?.current?.versionIdentifiers.first, source.hasPrefix(current) {
@@ -142,7 +148,20 @@ extension Convert {
             Diagnostics.print("tripconv: \(name)read at \(version) (\(conversion.sourceVersionEvidence ?? "")), written at \(to)")
             for sentence in conversion.migration?.stageSentences(policy: dedupe) ?? [] { Diagnostics.print("tripconv: \(name)\(sentence)") }
         }
-        outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
+        guard let append else {
+            outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)
+            return
+        }
+        let report = try conversion.append(append, setAside: setAside)
+        if let done = report.migration, let run = append.migration {
+            if verbose {
+                for (stage, sentence) in zip(done.stages, run.migration.stageSentences(policy: dedupe)) {
+                    Diagnostics.print("tripconv: \(append.store): stage \(stage.stages): \(Migrate.objects(stage.objectsBefore)) -> \(stage.objectsAfter); \(sentence)")
+                }
+            }
+            if !quiet { Diagnostics.print(Migrate.summaryLine(done, store: append.store, run: run)) }
+        }
+        outcome.summary = report.summary
     }
 
     /// The model an input is read with: `--model`'s, except that a store among the inputs of a run whose

@@ -16,7 +16,7 @@ public struct ObjectConversion {
     public let input: String
     public let format: Format
     private let entityNumbers: [String: Int64]?
-    private let options: RunOptions
+    let options: RunOptions
     /// The app's plan when `--model` named Swift source or plan JSON, and its run from the input's
     /// version to the target (nil when they are the same version).
     public let plan: ModelPlan?
@@ -24,7 +24,7 @@ public struct ObjectConversion {
     /// The version the input was read at, and how that was told (`the store's metadata`, `--source-version`).
     public let sourceVersion: String?
     public let sourceVersionEvidence: String?
-    private let policy: DeduplicationPolicy
+    let policy: DeduplicationPolicy
 
     /// The formats an object run writes.
     public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite, .postgresql]
@@ -204,6 +204,32 @@ public struct ObjectConversion {
         }
     }
 
+    /// The input's objects as the run writes them: through the plan's stages and the duplicates'
+    /// resolution (a first pass over a reader of its own when needed, its state in `states`: in memory
+    /// up to the budget and in a temporary database past it), or as read; and the plan's reader.
+    func openSource(_ states: SpillingDeduplicationStates) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
+        guard let migration else {
+            // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
+            let source = try reader()
+            return (readsAhead ? ObjectReadAhead.reading(source) : source, nil)
+        }
+        let ahead = readsAhead
+        // JSON and JSON Lines: the second read takes the first's index of the objects (`reopened`).
+        var json: JSONObjectReader?
+        let reading = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
+            let r: any ObjectRecordReader
+            if let again = try json?.reopened() {
+                r = again
+                json = nil
+            } else {
+                r = try reader()
+                json = r as? JSONObjectReader
+            }
+            return ahead ? ObjectReadAhead.reading(r) : r
+        }
+        return (reading, reading)
+    }
+
     /// Whether the input's objects are made on a thread of their own (`ObjectReadAhead`) while this
     /// one runs the stages and writes: a Core Data store's, JSON's and JSON Lines' (the second pass of
     /// a graph's text; its first, the index, runs before, on this thread), unless `--jobs 1`.
@@ -213,36 +239,12 @@ public struct ObjectConversion {
     /// complete or absent. CSV and TSV write a directory of tables (`output` names it).
     public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         var summary = ObjectConversionSummary()
-        var source: any ObjectRecordReader
-        var planReader: ObjectMigrationReader?
         // One budget for the run: the plan's deduplication state and the writer's names and queues.
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
         let states = SpillingDeduplicationStates(budget: budget)
-        if let migration {
-            // The stages and the duplicates' resolution (a first pass over a reader of its own when needed),
-            // its state in memory up to the budget and in a temporary database past it.
-            let ahead = readsAhead
-            // JSON and JSON Lines: the second read takes the first's index of the objects (`reopened`).
-            var json: JSONObjectReader?
-            let reading = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
-                let r: any ObjectRecordReader
-                if let again = try json?.reopened() {
-                    r = again
-                    json = nil
-                } else {
-                    r = try reader()
-                    json = r as? JSONObjectReader
-                }
-                return ahead ? ObjectReadAhead.reading(r) : r
-            }
-            json = nil
-            planReader = reading
-            source = reading
-        } else {
-            source = try reader()
-            // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
-            if readsAhead { source = ObjectReadAhead.reading(source) }
-        }
+        let opened = try openSource(states)
+        var source = opened.0
+        let planReader = opened.1
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
         switch out {
         case .yaml:

@@ -46,7 +46,7 @@ final class SQLiteObjectStoreSwap {
 
     /// Replaces every table, view, index and trigger of the store with those of the store at `built`
     /// (rows copied as they are, every value in its storage class), keeps the history table's earlier
-    /// rows and records `history` after them, and commits.
+    /// rows and records `history` after them (none: nothing), and commits.
     func replace(with built: String, history: [ObjectStoreMigration.Stage], toolVersion: String) throws {
         guard isOpen else { throw TripError.usage("\(store): the store is replaced before it is locked") }
         let kept = StoreLayout.migrationsTable
@@ -88,6 +88,8 @@ final class SQLiteObjectStoreSwap {
     }
 
     private func record(_ stages: [ObjectStoreMigration.Stage], toolVersion: String) throws {
+        // An append that migrated nothing (`ObjectStoreAppend`) records nothing, nor makes the table.
+        if stages.isEmpty { return }
         try connection.execute(StoreLayout.metadataStatements[1], doing: "cannot record the migration")
         let insert = try connection.prepare("""
             INSERT INTO \(quoted(StoreLayout.migrationsTable))
@@ -99,6 +101,40 @@ final class SQLiteObjectStoreSwap {
             try insert.bind(1, s.from); try insert.bind(2, s.to); try insert.bind(3, now); try insert.bind(4, toolVersion)
             try insert.bind(5, s.stages); try insert.bind(6, Int64(s.objectsBefore)); try insert.bind(7, Int64(s.objectsAfter))
             try insert.run()
+        }
+    }
+}
+
+extension SQLiteObjectStoreSwap {
+    /// The store locked for writing (still at `model`'s version), a temporary folder beside it, and
+    /// the backup `backup` names taken; `build` writes the new store at the path it is given (the
+    /// backup taken, if any, with it) and returns its result and the history to record; the new
+    /// store's tables then replace the store's and the transaction commits. On an error the lock is
+    /// let go and the backup removed: nothing changed. `migrate --model` and appends to a store of
+    /// objects (`ObjectStoreMigration`, `ObjectStoreAppend`) both run this way.
+    static func replacing<T>(store: String, expecting model: ObjectModel, busyTimeout: Int32, backup: String?, toolVersion: String,
+                             build: (_ built: String, _ backup: String?) throws -> (T, history: [ObjectStoreMigration.Stage])) throws -> T {
+        let swap = try SQLiteObjectStoreSwap(store: store, busyTimeout: busyTimeout)
+        var taken: String?
+        let folder = try TemporaryPaths.makeDirectory(beside: store)
+        defer {
+            FileSystem.removeDirectoryAndFiles(folder)
+            TemporaryPaths.unregister(folder)
+        }
+        do {
+            try swap.lock(expecting: model)
+            if let backup {
+                if FileSystem.isSameFile(backup, store) { throw TripError.usage("\(backup): the backup cannot be the store itself") }
+                taken = try SQLiteBackup.copy(store, to: backup, busyTimeout: busyTimeout)
+            }
+            let built = folder + "/built.sqlite"
+            let (result, history) = try build(built, taken)
+            try swap.replace(with: built, history: history, toolVersion: toolVersion)
+            return result
+        } catch {
+            swap.abandon()
+            if let taken { FileSystem.remove(taken) }
+            throw error
         }
     }
 }

@@ -117,21 +117,9 @@ public struct ObjectStoreMigration {
     public func migrate(policy: DeduplicationPolicy = .merge, backup: StoreBackup = .none, toolVersion: String = WriteOptions().toolVersion,
                         busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil, memoryLimit: Int? = nil,
                         setAside: (SetAsideRecord) throws -> Void) throws -> Report {
-        let timeout = Int32(clamping: busyTimeoutMilliseconds)
-        let swap = try SQLiteObjectStoreSwap(store: store, busyTimeout: timeout)
-        var taken: String?
-        let folder = try TemporaryPaths.makeDirectory(beside: store)
-        defer {
-            FileSystem.removeDirectoryAndFiles(folder)
-            TemporaryPaths.unregister(folder)
-        }
-        do {
-            try swap.lock(expecting: migration.source)
-            if let name = ObjectStoreMigration.backupName(backup, store: store, version: from) {
-                if FileSystem.isSameFile(name, store) { throw TripError.usage("\(name): the backup cannot be the store itself") }
-                taken = try SQLiteBackup.copy(store, to: name, busyTimeout: timeout)
-            }
-            let built = folder + "/migrated.sqlite"
+        let name = ObjectStoreMigration.backupName(backup, store: store, version: from)
+        return try SQLiteObjectStoreSwap.replacing(store: store, expecting: migration.source, busyTimeout: Int32(clamping: busyTimeoutMilliseconds),
+                                                   backup: name, toolVersion: toolVersion) { built, taken in
             var summary = ObjectConversionSummary()
             let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                                              temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
@@ -139,17 +127,8 @@ public struct ObjectStoreMigration {
             var writer = SQLiteObjectWriter(path: built)
             try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
             summary.note(reader, spilled: states)
-            let inputs = reader.tally.stageInputs
-            let stages = migration.stages.enumerated().map { i, s in
-                Stage(from: s.from, to: s.to, stages: "\(s.from) -> \(s.to) (\(s.kind))", objectsBefore: inputs[i],
-                      objectsAfter: i + 1 < inputs.count ? inputs[i + 1] : summary.written)
-            }
-            try swap.replace(with: built, history: stages, toolVersion: toolVersion)
-            return Report(summary: summary, stages: stages, backup: taken)
-        } catch {
-            swap.abandon()
-            if let taken { FileSystem.remove(taken) }
-            throw error
+            let stages = history(stageInputs: reader.tally.stageInputs, written: summary.written)
+            return (Report(summary: summary, stages: stages, backup: taken), stages)
         }
     }
 

@@ -88,6 +88,8 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     /// (groups, duplicates, survivors that merge) and the database's bytes; 0 when it stayed in memory.
     public var spilledEntries = 0
     public var spilledBytes = 0
+    /// Objects written into an existing store in place of stored ones (`--dedupe last`).
+    public var replacedInStore = 0
 
     /// A summary before any object is read.
     public init() {}
@@ -101,10 +103,14 @@ public struct ObjectConversionSummary: Sendable, Hashable {
             plan = "; merged \(merged); dropped \(dropped) (\(c.dropped) by --dedupe, \(c.removed) of removed entities)"
             plan += "; migrated \(versions): converted \(c.converted) values, filled \(c.filled), set aside \(c.setAside)"
             if c.referencesRemoved > 0 { plan += ", removed \(c.referencesRemoved) references to objects not written" }
+        } else if merged > 0 || dropped > 0 {
+            // No plan, objects appended to a store: those met against the stored ones under --dedupe.
+            plan = "; merged \(merged); dropped \(dropped)"
         }
         let spilled = spilledEntries == 0 ? ""
             : "; spilled the plan's deduplication (\(spilledEntries) entries, \(ConversionSummary.mebibytes(spilledBytes)) MiB) to temporary files"
+        let replaced = replacedInStore == 0 ? "" : ", \(replacedInStore) replacing stored object\(replacedInStore == 1 ? "" : "s")"
         return "read \(read) object\(read == 1 ? "" : "s"); wrote \(written)"
-            + (per.isEmpty ? "" : " (\(per))") + plan + "; rejected \(rejected)" + spilled + "; \(format3(elapsedSeconds)) s"
+            + (per.isEmpty ? "" : " (\(per))") + replaced + plan + "; rejected \(rejected)" + spilled + "; \(format3(elapsedSeconds)) s"
     }
 }

@@ -1,0 +1,39 @@
+import TripKit
+
+extension ObjectConversion {
+    /// Whether `output` names an existing tripconv SQLite store of objects, which a run to SQLite
+    /// appends to (`append(into:…)`) rather than replaces.
+    public static func appendsTo(_ output: OutputLocation, format: Format) -> Bool {
+        guard format == .sqlite, case .file(let path) = output else { return false }
+        return isObjectStore(path)
+    }
+
+    /// Looks at the existing store at `path` for this run's objects (`ObjectStoreAppend`): of the
+    /// run's model, at its version, or older and migrated first when `migrate` (the plan named
+    /// `planName`). Refuses what it cannot take before any object is read into it.
+    public func appending(into path: String, migrate: Bool, planName: String?) throws -> ObjectStoreAppend {
+        try ObjectStoreAppend(store: path, model: migration?.target ?? model, plan: plan, planName: planName, migrate: migrate,
+                              temporaryDirectory: options.temporaryDirectory)
+    }
+
+    /// Appends every object of the input to `append`'s store under the run's `--dedupe`, in one
+    /// transaction with the store's migration when there is one, backed up as `RunOptions.backup`
+    /// says; each record set aside (the store's migration's first) to `setAside`.
+    public func append(_ append: ObjectStoreAppend, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectStoreAppend.Report {
+        let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
+        let states = SpillingDeduplicationStates(budget: budget)
+        var planReader: ObjectMigrationReader?
+        var report = try append.run(policy: policy, backup: options.backup, toolVersion: options.toolVersion, budget: budget, input: {
+            let (source, plan) = try openSource(states)
+            planReader = plan
+            return source
+        }, setAside: setAside)
+        if let planReader { report.summary.note(planReader, spilled: states) }
+        // The plan's counts by --dedupe take in those met against the store.
+        if var (versions, stages, counts) = report.summary.migration {
+            counts.merged += report.deduplicated.merged; counts.dropped += report.deduplicated.dropped
+            report.summary.migration = (versions, stages, counts)
+        }
+        return report
+    }
+}
