@@ -25,7 +25,7 @@ extension Convert {
             let format = try objectOutputFormat()
             if migrate && format != .sqlite {
                 throw TripError.usage("--migrate migrates the tripconv SQLite store of the app's objects -o names"
-                                      + (format == .postgresql ? "; a PostgreSQL store of objects is not migrated in place yet" : ""))
+                                      + (format == .postgresql ? "; migrate a PostgreSQL store of objects first with `tripconv migrate --model`" : ""))
             }
             try checkObjectOutputs(format)
             let rejectsFile = try rejects.map { try RejectsFile($0 == "-" ? .standardOutput : .file($0)) }

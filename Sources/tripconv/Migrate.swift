@@ -19,14 +19,14 @@ struct Migrate: ParsableCommand {
             exclusive lock, after the loads under way commit: the trips keep their ids, related rows are \
             numbered anew, and no backup is taken (its DDL is transactional; use pg_dump to keep a copy).
 
-            With --model (an app's Swift source or plan JSON), STORE is a tripconv SQLite store of that app's \
-            objects: the plan's stages run from the version its tripconv_model names (one the plan does not list \
-            is exit 65) to the target, as convert --model runs them, into a new store beside it whose tables \
-            then replace the store's in one transaction under its write lock; the backup, history (objects \
-            before and after each stage), --dry-run and -v are as above. A PostgreSQL store of objects is not \
-            migrated in place yet, and a Core Data store is never (tripconv would have to write Core Data's \
-            metadata and the entity version hashes the app checks): `tripconv STORE --model X -o new.sqlite` \
-            writes a migrated copy (64).
+            With --model (an app's Swift source or plan JSON), STORE is a tripconv SQLite or PostgreSQL store of \
+            that app's objects: the plan's stages run from the version its tripconv_model names (one the plan does \
+            not list is exit 65) to the target, as convert --model runs them, into a new store beside it (for \
+            PostgreSQL, a scratch schema inside the migration's transaction) whose tables then replace the store's \
+            in one transaction under its write lock; the backup (SQLite only), history (objects before and after \
+            each stage), --dry-run and -v are as above. A Core Data store is never migrated in place (tripconv \
+            would have to write Core Data's metadata and the entity version hashes the app checks): `tripconv \
+            STORE --model X -o new.sqlite` writes a migrated copy (64).
             """)
 
     @Argument(help: ArgumentHelp("The store to migrate: a SQLite file, or a PostgreSQL address.", valueName: "store"))
@@ -35,7 +35,7 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("pg-schema"), help: ArgumentHelp("A PostgreSQL store: the schema its tables are in (default: the server's search path).", valueName: "name"))
     var pgSchema: String?
 
-    @Option(name: .customLong("model"), help: ArgumentHelp("The store holds another app's objects (a tripconv SQLite store written by convert --model; not a PostgreSQL one yet): migrate it with this app's plan, its Swift source or plan JSON.", valueName: "model"))
+    @Option(name: .customLong("model"), help: ArgumentHelp("The store holds another app's objects (a tripconv SQLite or PostgreSQL store written by convert --model): migrate it with this app's plan, its Swift source or plan JSON.", valueName: "model"))
     var model: String?
 
     @Option(name: .customLong("target-version"), help: ArgumentHelp("Migrate to this schema version (default: the current version; with --model, the plan's last).", valueName: "version"))

@@ -1,28 +1,32 @@
 import TripKit
 import TripFormats
 
-/// `migrate --model PLAN STORE`: a tripconv SQLite store of another app's objects migrated in place by
-/// that app's plan (`ObjectStoreMigration`), with the backup, dry run, history and summary of a
-/// SampleTrips store's migration.
+/// `migrate --model PLAN STORE`: a tripconv SQLite or PostgreSQL store of another app's objects migrated
+/// in place by that app's plan (`ObjectStoreMigration`), with the backup (SQLite), dry run, history and
+/// summary of a SampleTrips store's migration.
 extension Migrate {
     /// A store of another app's objects given without `--model`: say what it needs.
     func refuseObjectStoreWithoutModel() throws {
-        guard ObjectConversion.isObjectStore(store) else { return }
-        throw TripError.usage("\(store): a tripconv store of another app's objects (its model in tripconv_model): "
+        let isPG = Format.isPostgreSQLAddress(store)
+        guard isPG ? ObjectConversion.isOtherAppStore(store, pgSchema: pgSchema) : ObjectConversion.isObjectStore(store) else { return }
+        throw TripError.usage("\(isPG ? Format.redactedPostgreSQLAddress(store) : store): "
+                              + "a tripconv store of another app's objects (its model in tripconv_model): "
                               + "migrate it with --model naming that app's plan (its Swift source or plan JSON)")
     }
 
     func migrateObjects(model: String, options: RunOptions, started: Double) throws {
-        if Format.isPostgreSQLAddress(store) {
-            throw TripError.usage("\(Format.redactedPostgreSQLAddress(store)): migrating a PostgreSQL store of another app's objects in place "
-                                  + "is not supported yet", notes: ["write a migrated copy with the plan: `tripconv ADDRESS --model \(model) -o NEW`"])
+        let isPG = Format.isPostgreSQLAddress(store)
+        // Messages name a PostgreSQL store by its address without the password.
+        let store = isPG ? Format.redactedPostgreSQLAddress(self.store) : self.store
+        if isPG, case .file = options.backup {
+            throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy")
         }
-        if StoreModel.entityNames(storeAt: store) != nil {
+        if !isPG && StoreModel.entityNames(storeAt: store) != nil {
             throw TripError.usage("\(store): a Core Data (SwiftData) store is not migrated in place: tripconv would have to write Core Data's "
                                   + "metadata and the entity version hashes the app checks when it opens the store",
                                   notes: ["write the objects at the plan's version to a new tripconv store: `tripconv \(store) --model \(model) -o new.sqlite`"])
         }
-        if StoreModel.isStoreFile(store) && !ObjectConversion.isObjectStore(store) {
+        if !isPG && StoreModel.isStoreFile(store) && !ObjectConversion.isObjectStore(store) {
             throw TripError.usage("\(store): not a store of another app's objects (it has no tripconv_model table); "
                                   + "a SampleTrips store is migrated without --model")
         }
@@ -32,14 +36,15 @@ extension Migrate {
         }
         let plan = try ModelPlanSource.read(model, isSwift: isSwift)
         let timeout = Int((busyTimeout * 1000).rounded())
-        guard let run = try ObjectStoreMigration(store: store, plan: plan, planName: model, target: givenTargetVersion?.description,
-                                                 busyTimeoutMilliseconds: timeout, temporaryDirectory: options.temporaryDirectory) else {
+        guard let run = try ObjectStoreMigration(store: self.store, pgSchema: isPG ? pgSchema : nil, plan: plan, planName: model,
+                                                 target: givenTargetVersion?.description, busyTimeoutMilliseconds: timeout,
+                                                 temporaryDirectory: options.temporaryDirectory) else {
             let at = givenTargetVersion?.description ?? plan.current?.versionIdentifiers.first ?? ""
             if !quiet { Diagnostics.print("tripconv: \(store): already at \(at); nothing to do") }
             return
         }
         if dryRun {
-            try previewObjects(run, options: options)
+            try previewObjects(run, name: store, options: options)
             if !quiet { Diagnostics.print("tripconv: \(store): dry run; nothing was changed (\(elapsed(started)) s)") }
             return
         }
@@ -65,23 +70,28 @@ extension Migrate {
     }
 
     /// The summary line, as a SampleTrips store's: versions, stages, objects read, merged, dropped and
-    /// rejected, the objects after (per entity), the backup.
+    /// rejected, the objects after (per entity), the backup (a SQLite store's).
     static func summaryLine(_ report: ObjectStoreMigration.Report, store: String, run: ObjectStoreMigration) -> String {
         let s = report.summary
         let per = zip(s.entities, s.counts).map { "\($0) \($1)" }.joined(separator: ", ")
-        return "tripconv: \(store): " + [
+        var parts = [
             "migrated \(run.from) -> \(run.to) in place", "stages \(report.stages.map(\.stages).joined(separator: ", "))",
             "read \(objects(s.read))", "merged \(s.merged)", "dropped \(s.dropped)", "rejected \(s.rejected)",
-            "\(objects(s.written)) at \(run.to)" + (per.isEmpty ? "" : " (\(per))"), report.backup.map { "backup \($0)" } ?? "no backup",
-        ].joined(separator: "; ") + (s.spilledEntries == 0 ? ""
-            : "; spilled the plan's deduplication (\(s.spilledEntries) entries, \(ConversionSummary.mebibytes(s.spilledBytes)) MiB) to temporary files")
+            "\(objects(s.written)) at \(run.to)" + (per.isEmpty ? "" : " (\(per))"),
+        ]
+        // A PostgreSQL store is not backed up (as its trips' line, the line has no backup part).
+        if !Format.isPostgreSQLAddress(run.store) { parts.append(report.backup.map { "backup \($0)" } ?? "no backup") }
+        if s.spilledEntries > 0 {
+            parts.append("spilled the plan's deduplication (\(s.spilledEntries) entries, \(ConversionSummary.mebibytes(s.spilledBytes)) MiB) to temporary files")
+        }
+        return "tripconv: \(store): " + parts.joined(separator: "; ")
     }
 
     static func objects(_ n: Int) -> String { "\(n) object\(n == 1 ? "" : "s")" }
 
     /// What the migration would do, on standard output: the store, the stages with their derived
     /// steps, each object that would be merged, dropped or rejected (`-v`), and the counts.
-    private func previewObjects(_ run: ObjectStoreMigration, options: RunOptions) throws {
+    private func previewObjects(_ run: ObjectStoreMigration, name store: String, options: RunOptions) throws {
         let output = OutputLines()
         let emit = output.emit
         let total = run.objectCounts.reduce(0) { $0 + $1.count }
@@ -100,7 +110,11 @@ extension Migrate {
             output.flush()
             throw error
         }
-        if rejects != nil || backup.backup != nil { emit("(a dry run writes no rejects file and takes no backup)") }
+        if Format.isPostgreSQLAddress(run.store) {
+            if rejects != nil { emit("(a dry run writes no rejects file)") }
+        } else if rejects != nil || backup.backup != nil {
+            emit("(a dry run writes no rejects file and takes no backup)")
+        }
         output.flush()
     }
 }

@@ -31,7 +31,7 @@ extension ObjectStoreDialect {
 /// and the object being built.
 final class PGObjectReader: ObjectRecordReader {
     let model: ObjectModel
-    private let name: String
+    let name: String
     private var connection: PGConnection?
     private let layout: ObjectStoreLayout
     private var position = 0
@@ -56,11 +56,14 @@ final class PGObjectReader: ObjectRecordReader {
     }
 
     /// Connects and opens the read transaction; a schema without tripconv's model table is `.data`.
-    init(address: String, schema: String?) throws {
+    /// With `lockTimeoutMilliseconds`, a table another transaction holds (or waits for) exclusively is
+    /// waited for that long, then `.busy`.
+    init(address: String, schema: String?, lockTimeoutMilliseconds: Int? = nil) throws {
         let c = try PGConnection(address, schema: schema)
         name = c.name
         try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", doing: "cannot read the store")
         do {
+            if let ms = lockTimeoutMilliseconds { try c.execute("SET LOCAL lock_timeout = \(max(ms, 1))") }
             try PGStoreStructure(c).confine()
             model = try PGObjectReader.model(c)
             layout = try ObjectStoreLayout(model, dialect: .postgresql)

@@ -5,9 +5,10 @@ import TripKit
 /// path's first), in one transaction: complete or absent.
 ///
 /// A schema that holds tables is written only when they are a store of objects tripconv wrote (its
-/// `tripconv_model` and the tables its model gives, nothing else): those are dropped and made again
-/// in the same transaction, as the SQLite store replaces its file. Any other table there (a trips
-/// store, another tool's) is refused, `.cantCreate`, and left as it is. Writers of one schema take
+/// `tripconv_model`, the tables its model gives and the history a migration in place adds, nothing
+/// else): those are dropped and made again in the same transaction, as the SQLite store replaces its
+/// file. Any other table there (a trips store, another tool's) is refused, `.cantCreate`, and left as
+/// it is. Writers of one schema take
 /// turns under the advisory locks the trips' writer takes (creation's, then the store's, exclusive).
 ///
 /// Rows go in with `COPY … FROM STDIN`, a buffer per entity sent when it passes `bufferBytes`; join
@@ -30,8 +31,15 @@ final class PGObjectWriter: ObjectRecordWriter {
     private var joinRows: [String: (rows: PGCopyRows, columns: [String])] = [:]
     private var isDone = false
 
+    /// The connection the writer was given (its transaction the caller's), nil when it makes its own.
+    private let given: PGConnection?
+
     /// A writer of the store at `address`, in `schema` when given.
-    init(address: String, schema: String?) { self.address = address; self.schema = schema }
+    init(address: String, schema: String?) { self.address = address; self.schema = schema; given = nil }
+
+    /// A writer into the current schema of `connection`, inside the transaction its caller holds and
+    /// ends (`PGObjectStoreSwap`'s scratch schema): no BEGIN, lock, clearing or COMMIT of its own.
+    init(within connection: PGConnection) { address = connection.name; schema = nil; given = connection }
 
     deinit { if !isDone { abort() } }
 
@@ -40,16 +48,18 @@ final class PGObjectWriter: ObjectRecordWriter {
     func begin(_ model: ObjectModel) throws {
         let layout = try ObjectStoreLayout(model, dialect: .postgresql)
         self.layout = layout
-        let c = try PGConnection(address, schema: schema)
+        let c = try given ?? PGConnection(address, schema: schema)
         connection = c
         do {
-            try c.execute("BEGIN", doing: "cannot create the store")
-            if let schema { try c.execute("CREATE SCHEMA IF NOT EXISTS \(quoted(schema))", doing: "cannot create the store") }
-            let structure = PGStoreStructure(c)
-            try structure.confine()
-            try c.execute("SELECT pg_advisory_xact_lock(\(PGRecordWriter.createLockKey)); SELECT pg_advisory_xact_lock(\(PGRecordWriter.lockKey))",
-                          doing: "cannot lock the store")
-            try clear(c, structure.tableNames())
+            if given == nil {
+                try c.execute("BEGIN", doing: "cannot create the store")
+                if let schema { try c.execute("CREATE SCHEMA IF NOT EXISTS \(quoted(schema))", doing: "cannot create the store") }
+                let structure = PGStoreStructure(c)
+                try structure.confine()
+                try c.execute("SELECT pg_advisory_xact_lock(\(PGRecordWriter.createLockKey)); SELECT pg_advisory_xact_lock(\(PGRecordWriter.lockKey))",
+                              doing: "cannot lock the store")
+                try PGObjectWriter.clear(c, structure.tableNames())
+            }
             try c.execute(ObjectStoreLayout.modelTableStatement, doing: "cannot create the store")
             for (key, value) in [("layout", ObjectStoreLayout.layoutVersion), ("model", JSONText.Node.object(ObjectModelJSON.node(model)).render())] {
                 _ = try c.query("INSERT INTO \(quoted(ObjectStoreLayout.modelTable)) VALUES ($1, $2)", [key, value], doing: "cannot create the store")
@@ -71,23 +81,34 @@ final class PGObjectWriter: ObjectRecordWriter {
         }
     }
 
-    /// Drops the tripconv store the schema holds, or refuses a schema holding any other table.
-    private func clear(_ c: PGConnection, _ tables: [String]) throws {
-        guard !tables.isEmpty else { return }
+    /// The tripconv store of objects in the current schema: its tables (those its `tripconv_model`
+    /// gives, that table, and the history a migration in place adds) and views; and the schema's
+    /// other tables, among `tables`.
+    static func relations(_ c: PGConnection, _ tables: [String]) -> (ours: Set<String>, views: [String], others: [String]) {
         var ours: Set<String> = []
         var views: [String] = []
         if tables.contains(ObjectStoreLayout.modelTable), let old = try? ObjectStoreLayout(PGObjectReader.model(c), dialect: .postgresql) {
-            ours = Set(old.tableOf + old.toManys.joined().compactMap { $0?.isJoin == true ? $0!.table : nil } + [ObjectStoreLayout.modelTable])
+            ours = Set(old.tableOf + old.toManys.joined().compactMap { $0?.isJoin == true ? $0!.table : nil }
+                       + [ObjectStoreLayout.modelTable, StoreLayout.migrationsTable])
             views = old.model.entities.map(\.name).filter { !ours.contains($0) }
         }
-        let others = tables.filter { !ours.contains($0) }
+        return (ours, views, tables.filter { !ours.contains($0) })
+    }
+
+    /// Drops the tripconv store the schema holds (with `keepingHistory`, all but its history table),
+    /// or refuses a schema holding any other table.
+    static func clear(_ c: PGConnection, _ tables: [String], keepingHistory: Bool = false) throws {
+        guard !tables.isEmpty else { return }
+        let (ours, views, others) = relations(c, tables)
         guard others.isEmpty else {
             throw TripError(.cantCreate, "\(c.name): holds tables that are not a store of objects tripconv wrote (\(others.prefix(5).joined(separator: ", "))"
                             + "\(others.count > 5 ? ", …" : "")); they are left as they are",
                             notes: ["name another schema with --pg-schema (it is created), or drop these tables first"])
         }
         for v in views { try c.execute("DROP VIEW IF EXISTS \(quoted(v)) CASCADE", doing: "cannot replace the store") }
-        for t in ours { try c.execute("DROP TABLE IF EXISTS \(quoted(t)) CASCADE", doing: "cannot replace the store") }
+        for t in ours.sorted() where !(keepingHistory && t == StoreLayout.migrationsTable) {
+            try c.execute("DROP TABLE IF EXISTS \(quoted(t)) CASCADE", doing: "cannot replace the store")
+        }
     }
 
     func write(_ object: ObjectRecord) throws {
@@ -172,7 +193,7 @@ final class PGObjectWriter: ObjectRecordWriter {
                                        + "\((keys + orders).joined(separator: ", ")) FROM \(quoted(stage)) GROUP BY \(keys.joined(separator: ", "))",
                                        doing: "cannot write the store")
             }
-            try connection.execute("COMMIT", doing: "cannot commit the store")
+            if given == nil { try connection.execute("COMMIT", doing: "cannot commit the store") }
             isDone = true
             self.connection = nil
         } catch {
@@ -185,7 +206,7 @@ final class PGObjectWriter: ObjectRecordWriter {
         guard !isDone else { return }
         isDone = true
         rows = []; joinRows = [:]
-        try? connection?.execute("ROLLBACK")
+        if given == nil { try? connection?.execute("ROLLBACK") }
         connection = nil
     }
 }

@@ -1,14 +1,16 @@
 import TripKit
 
-/// A tripconv SQLite store of another app's objects (`tripconv_model`) migrated in place by that
-/// app's plan (`tripconv migrate --model PLAN STORE`; docs/DESIGN-NOTES.md, "Migrating a store of
+/// A tripconv SQLite or PostgreSQL store of another app's objects (`tripconv_model`) migrated in
+/// place by that app's plan (`tripconv migrate --model PLAN STORE`; docs/DESIGN-NOTES.md, "Migrating a store of
 /// objects in place").
 ///
 /// The plan's stages run as `convert --model` runs them (`ObjectMigrationReader`: renames, added and
 /// removed attributes and entities, conversions, duplicates under the policy), from the store into a
 /// new store at the target built in a temporary folder beside it; the new store's tables then replace
 /// the old ones inside one transaction on the store itself (`SQLiteObjectStoreSwap`), so the store is
-/// at its old version or entirely at the target, whatever fails and however the process ends.
+/// at its old version or entirely at the target, whatever fails and however the process ends. A
+/// PostgreSQL store's target tables are written into a scratch schema inside the transaction that
+/// then puts them in the store's place (`PGObjectStoreSwap`).
 ///
 /// ```swift
 /// let plan = try ModelPlanSource.read("recipes-plan.json")
@@ -36,8 +38,10 @@ public struct ObjectStoreMigration {
         public var backup: String?
     }
 
-    /// The store, and the plan's run from its version to the target.
+    /// The store (a file, or a PostgreSQL address with `pgSchema`), and the plan's run from its
+    /// version to the target.
     public let store: String
+    public let pgSchema: String?
     public let migration: ObjectMigration
     /// The objects the store holds, per entity of its own model (what a dry run says first).
     public let objectCounts: [(entity: String, count: Int)]
@@ -49,23 +53,28 @@ public struct ObjectStoreMigration {
     /// version to `target` (the plan's current version when nil); nil when it is at the target. A
     /// store whose `tripconv_model` names no version of the plan is `.data` (exit 65) naming both; a
     /// target the plan does not list, or one before the store's version, is `.usage`.
-    public init?(store path: String, plan: ModelPlan, planName: String, target: String? = nil,
+    public init?(store path: String, pgSchema: String? = nil, plan: ModelPlan, planName: String, target: String? = nil,
                  busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil) throws {
-        let reader = try SQLiteObjectReader(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
-        let model = reader.model
-        let counts = try reader.objectCounts()
+        let (model, counts, place): (ObjectModel, [String: Int], String)
+        if Format.isPostgreSQLAddress(path) {
+            (model, counts, place) = try ObjectStoreMigration.look(address: path, schema: pgSchema)
+        } else {
+            let reader = try SQLiteObjectReader(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+            (model, counts, place) = (reader.model, try reader.objectCounts(), path)
+        }
         let listed = plan.versions.compactMap(\.versionIdentifiers.first)
-        let version = try ObjectStoreMigration.version(of: model, store: path, listed: listed, planName: planName)
+        let version = try ObjectStoreMigration.version(of: model, store: place, listed: listed, planName: planName)
         let wanted = target ?? listed.last ?? version
         guard let b = listed.firstIndex(of: wanted) else {
             throw TripError.usage("--target-version \(wanted): the plan's versions are \(listed.joined(separator: ", "))")
         }
         if wanted == version { return nil }
         if b < listed.firstIndex(of: version)! {
-            throw TripError.usage("\(path): store is at \(version), target is \(wanted); a store is never migrated down",
+            throw TripError.usage("\(place): store is at \(version), target is \(wanted); a store is never migrated down",
                                   notes: ["an app's plan runs forward only; the backup a migration took holds the store as it was"])
         }
         store = path
+        self.pgSchema = pgSchema
         migration = try ObjectMigration(plan: plan, from: version, to: wanted, reading: model)
         objectCounts = model.entities.map { ($0.name, counts[$0.name] ?? 0) }
     }
@@ -100,11 +109,14 @@ public struct ObjectStoreMigration {
     /// The store read through the plan, the deduplication state of each stage in memory up to half
     /// of `memoryLimit` and in a temporary database in `temporaryDirectory` past it, as `convert --model`
     /// holds it (`SpillingDeduplicationState`); the states, to say whether they spilled.
-    private func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
+    func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
                             memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingDeduplicationStates) {
         let states = SpillingDeduplicationStates(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
         let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
-            try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+            if Format.isPostgreSQLAddress(store) {
+                return try PGObjectReader(address: store, schema: pgSchema, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
+            }
+            return try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
         }
         return (reader, states)
     }
@@ -117,6 +129,10 @@ public struct ObjectStoreMigration {
     public func migrate(policy: DeduplicationPolicy = .merge, backup: StoreBackup = .none, toolVersion: String = WriteOptions().toolVersion,
                         busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil, memoryLimit: Int? = nil,
                         setAside: (SetAsideRecord) throws -> Void) throws -> Report {
+        if Format.isPostgreSQLAddress(store) {
+            return try migratePostgreSQL(policy: policy, backup: backup, toolVersion: toolVersion, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                         temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit, setAside: setAside)
+        }
         let name = ObjectStoreMigration.backupName(backup, store: store, version: from)
         return try SQLiteObjectStoreSwap.replacing(store: store, expecting: migration.source, busyTimeout: Int32(clamping: busyTimeoutMilliseconds),
                                                    backup: name, toolVersion: toolVersion) { built, taken in
