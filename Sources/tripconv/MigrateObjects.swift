@@ -73,8 +73,7 @@ extension Migrate {
             "migrated \(run.from) -> \(run.to) in place", "stages \(report.stages.map(\.stages).joined(separator: ", "))",
             "read \(objects(s.read))", "merged \(s.merged)", "dropped \(s.dropped)", "rejected \(s.rejected)",
             "\(objects(s.written)) at \(run.to)" + (per.isEmpty ? "" : " (\(per))"), report.backup.map { "backup \($0)" } ?? "no backup",
-        ].joined(separator: "; ") + (s.spilledEntries == 0 ? ""
-            : "; spilled the plan's deduplication (\(s.spilledEntries) entries, \(ConversionSummary.mebibytes(s.spilledBytes)) MiB) to temporary files")
+        ].joined(separator: "; ") + s.spilledPhrase
     }
 
     static func objects(_ n: Int) -> String { "\(n) object\(n == 1 ? "" : "s")" }

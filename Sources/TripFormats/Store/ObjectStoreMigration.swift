@@ -93,7 +93,8 @@ public struct ObjectStoreMigration {
         var reader = r
         var counter = CountingObjectWriter()
         try ObjectPipeline.run(&reader, into: &counter, summary: &summary, setAside: setAside)
-        summary.note(reader, spilled: states)
+        summary.note(reader)
+        summary.note(spilled: states)
         return summary
     }
 
@@ -101,9 +102,9 @@ public struct ObjectStoreMigration {
     /// of `memoryLimit` and in a temporary database in `temporaryDirectory` past it, as `convert --model`
     /// holds it (`SpillingDeduplicationState`); the states, to say whether they spilled.
     private func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
-                            memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingDeduplicationStates) {
-        let states = SpillingDeduplicationStates(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
-        let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
+                            memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingObjectHoldings) {
+        let states = SpillingObjectHoldings(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
+        let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make, setAside: states.setAside) {
             try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
         }
         return (reader, states)
@@ -138,7 +139,8 @@ public struct ObjectStoreMigration {
             var reader = r
             var writer = SQLiteObjectWriter(path: built)
             try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
-            summary.note(reader, spilled: states)
+            summary.note(reader)
+            summary.note(spilled: states)
             let inputs = reader.tally.stageInputs
             let stages = migration.stages.enumerated().map { i, s in
                 Stage(from: s.from, to: s.to, stages: "\(s.from) -> \(s.to) (\(s.kind))", objectsBefore: inputs[i],
