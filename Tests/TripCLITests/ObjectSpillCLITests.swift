@@ -103,4 +103,46 @@ struct ObjectSpillCLITests {
         #expect(r[1].report["spilled"]?.contains("the writer's holdings") == true, "\(r[1].report)")
         #expect(SpillCLITests.steadyLine(r[0].stderr) == SpillCLITests.steadyLine(r[1].stderr))
     }
+
+    @Test("the objects a plan sets aside spill: the same output and rejects, no reference to one written", .needsPython3)
+    func setAside() throws {
+        let dir = try CLI.temporaryDirectory()
+        let lines = try PlanDedupeSpillCLITests.recipes(dir)
+        // The recipes' plan with Ingredient.quantity a String at 1.0.0 and an Int64 after: every other
+        // ingredient's quantity ("x…") does not convert, so 3,000 ingredients are set aside in pass 1 and
+        // the recipes' references to them removed in pass 2.
+        let plan = dir.appendingPathComponent("plan.json").path, input = dir.appendingPathComponent("q.jsonl").path
+        let made = try CLI.python("""
+            import json, sys
+            p = json.load(open(sys.argv[1]))
+            for i, v in enumerate(p['versions']):
+                for e in v['entities']:
+                    for a in e['attributes']:
+                        if e['name'] == 'Ingredient' and a['name'] == 'quantity': a['type'] = 'String' if i == 0 else 'Int64'
+            json.dump(p, open(sys.argv[2], 'w'))
+            with open(sys.argv[4], 'w') as out:
+                for line in open(sys.argv[3]):
+                    o = json.loads(line)
+                    if o['@entity'] == 'Ingredient': o['quantity'] = 'x' if o['@key'] % 2 else str(o['quantity'])
+                    out.write(json.dumps(o) + '\n')
+            """, [PlanRunCLITests.plan, plan, lines, input])
+        try #require(made.status == 0, "\(made.stderr)")
+        let r = try Self.runs(input, ["--model", plan, "--source-version", "1.0.0"], out: "out.jsonl", in: dir)
+        #expect(r[0].status == 0 && r[1].status == 0, "\(r[0].stderr) \(r[1].stderr)")
+        #expect(r[0].files["out"] != nil && r[0].files["rejects"] != nil && r[0].files == r[1].files, "outputs or rejects differ")
+        #expect(r[0].stderr.contains("set aside 3000, removed 3000 references to objects not written; rejected 3000"), "\(r[0].stderr)")
+        #expect(!r[0].stderr.contains("spilled") && r[1].stderr.contains("; spilled the objects set aside, "), "\(r[1].stderr)")
+        #expect(r[1].report["spilled"]?.contains("the objects set aside") == true, "\(r[1].report)")
+        #expect(SpillCLITests.steadyLine(r[0].stderr) == SpillCLITests.steadyLine(r[1].stderr))
+        let out = dir.appendingPathComponent("check.jsonl")
+        try r[1].files["out"]?.write(to: out)
+        let check = try CLI.python("""
+            import json, sys
+            rows = [json.loads(l) for l in open(sys.argv[1])]
+            keys = {o['@key'] for o in rows if o['@entity'] == 'Ingredient'}
+            listed = [k for o in rows if o['@entity'] == 'Recipe' for k in o['ingredients']]
+            print(len(keys), len(listed), all(k in keys for k in listed))
+            """, [out.path])
+        #expect(check.out.trimmingCharacters(in: .whitespacesAndNewlines) == "3000 3000 True", "\(check.out) \(check.stderr)")
+    }
 }

@@ -205,7 +205,10 @@ public final class InMemoryReferenceSet: ObjectReferenceSet {
     /// An empty set.
     public init() {}
 
+    /// Adds `reference`.
     public func insert(_ reference: ObjectReference) { references.insert(reference) }
+    /// Whether `reference` was added.
     public func contains(_ reference: ObjectReference) -> Bool { references.contains(reference) }
+    /// Whether nothing was added.
     public var isEmpty: Bool { references.isEmpty }
 }
