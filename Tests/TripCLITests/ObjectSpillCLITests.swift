@@ -124,7 +124,7 @@ struct ObjectSpillCLITests {
                 for line in open(sys.argv[3]):
                     o = json.loads(line)
                     if o['@entity'] == 'Ingredient': o['quantity'] = 'x' if o['@key'] % 2 else str(o['quantity'])
-                    out.write(json.dumps(o) + '\n')
+                    out.write(json.dumps(o) + '\\n')
             """, [PlanRunCLITests.plan, plan, lines, input])
         try #require(made.status == 0, "\(made.stderr)")
         let r = try Self.runs(input, ["--model", plan, "--source-version", "1.0.0"], out: "out.jsonl", in: dir)
