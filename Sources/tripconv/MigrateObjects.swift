@@ -81,10 +81,7 @@ extension Migrate {
         ]
         // A PostgreSQL store is not backed up (as its trips' line, the line has no backup part).
         if !Format.isPostgreSQLAddress(run.store) { parts.append(report.backup.map { "backup \($0)" } ?? "no backup") }
-        if s.spilledEntries > 0 {
-            parts.append("spilled the plan's deduplication (\(s.spilledEntries) entries, \(ConversionSummary.mebibytes(s.spilledBytes)) MiB) to temporary files")
-        }
-        return "tripconv: \(store): " + parts.joined(separator: "; ")
+        return "tripconv: \(store): " + parts.joined(separator: "; ") + s.spilledPhrase
     }
 
     static func objects(_ n: Int) -> String { "\(n) object\(n == 1 ? "" : "s")" }

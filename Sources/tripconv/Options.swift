@@ -123,7 +123,7 @@ struct ExpandedSizeArgument: ExpressibleByArgument {
 /// The memory options `convert` and `detect` share: the budget of the run and where what does not
 /// fit in it goes.
 struct MemoryOptions: ParsableArguments {
-    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). What does not fit (trips held, detect's names, what a --model plan's deduplication learns) goes to temporary files: the output is the same, only slower.", valueName: "size"))
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The memory the run may take, such as 256M or 2G (at least 1M; default: a quarter of the machine's memory, at most 1G). What does not fit (trips held, detect's names, a --model run's index of keys, names and what its plan learns) goes to temporary files: the output is the same, only slower.", valueName: "size"))
     var memoryLimit: MemorySizeArgument?
 
     @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where temporary files go when the run does not fit in --memory-limit (default: $TMPDIR, else /tmp). They have no name and vanish when the run ends, however it ends.", valueName: "dir"))

@@ -53,7 +53,7 @@ enum RunReport {
                 ("read", .int(s.read)), ("written", .int(s.written)), ("rejected", .int(s.rejected)),
                 ("input", .string(o.input)), ("model", .string(o.modelSource ?? "")),
                 ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
-            ] + planCounts(s)
+            ] + planCounts(s) + spilled(s)
         }
         var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil && !outcomes.contains { $0.error != nil } ? "ok" : "failed"))]
             + failure(error ?? outcomes.first { $0.error != nil }?.error)
@@ -90,6 +90,14 @@ enum RunReport {
                 ("referencesRemoved", .int(c.referencesRemoved)),
             ])),
         ]
+    }
+
+    /// What an object run moved to temporary files, as a trip run's report says it (`spilledBytes`),
+    /// with its entries and what held them; nothing for a run that stayed in memory.
+    private static func spilled(_ s: ObjectConversionSummary) -> [(String, JSONText.Node)] {
+        guard s.spilledEntries > 0 else { return [] }
+        return [("spilledEntries", .int(s.spilledEntries)), ("spilledBytes", .int(s.spilledBytes)),
+                ("spilled", .array(s.spilledParts.map { .string($0) }))]
     }
 
     /// A failed run's error and exit status; none for a run that did not fail.

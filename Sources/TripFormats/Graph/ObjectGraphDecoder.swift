@@ -28,20 +28,24 @@ struct GraphField {
 /// What the first pass over a graph's text learns, to resolve references in the second: per
 /// family (an entity with its sub-entities, sharing keys) of an entity some relationship leads to,
 /// the key of each object, found by its unique value's text or by its `@key`. One entry per object
-/// of those families (a key, an entity, and the unique value's text), held for the whole read.
+/// of those families (a key, an entity, and the unique value's text), held for the whole read in
+/// `keys`, an `ObjectKeyTable`: in memory under the run's budget, in a temporary database past it.
+/// Its spaces: a family's root for its texts and for its `@key`s (to the entity), the number of
+/// entities plus the root for the `@key`s given twice.
 struct ObjectGraphIndex {
     let model: ObjectModel
     let slots: [Int?]
     let referred: [Bool]
     let roots: [Int]
     let attributes: [[AttributeDescription]]
-    var byValue: [Int: [String: ObjectReference]] = [:]
-    var byKey: [Int: [Int64: Int]] = [:]
-    var repeatedKeys: Set<ObjectReference> = []
+    /// Shared by the copies of the index (the passes' decoders): written by the first pass alone.
+    let keys: ObjectKeyTable
     private var ordinals: [Int]
 
-    init(_ model: ObjectModel) {
+    /// The index of `model`'s objects, its entries kept in `keys` (in memory without bound when nil).
+    init(_ model: ObjectModel, keys: ObjectKeyTable? = nil) {
         self.model = model
+        self.keys = keys ?? ObjectKeyTable("the reader's index of keys", budget: nil)
         slots = model.entities.indices.map(model.referenceAttribute)
         referred = model.referredEntities
         roots = model.entities.indices.map { model.lineage(of: $0)[0] }
@@ -60,7 +64,7 @@ struct ObjectGraphIndex {
 
     /// Notes an object of the first pass; one the second pass will refuse for its own members
     /// (`isValid` false) is counted but not kept, so that a reference to it is refused too.
-    mutating func note(entity: Int, fields: [GraphField], isValid: Bool = true) {
+    mutating func note(entity: Int, fields: [GraphField], isValid: Bool = true) throws {
         let ordinal = nextOrdinal(entity)
         guard referred[entity], isValid else { return }
         let root = roots[entity]
@@ -68,15 +72,22 @@ struct ObjectGraphIndex {
             let attribute = attributes[entity][slot]
             guard let field = fields.first(where: { $0.name == attribute.name }), case .scalar(let s) = field.value,
                   let text = Self.canonical(s, attribute.kind) else { return }
-            if byValue[root, default: [:]][text] == nil { byValue[root, default: [:]][text] = ObjectReference(entity: entity, key: ordinal) }
+            try keys.insert(root, text, ObjectReference(entity: entity, key: ordinal))
         } else {
             guard let field = fields.first(where: { $0.name == "@key" }), case .scalar(.number(let t)) = field.value,
                   let key = Int64(t) else { return }
-            if byKey[root, default: [:]].updateValue(entity, forKey: key) != nil {
-                repeatedKeys.insert(ObjectReference(entity: root, key: key))
-            }
+            if try keys.update(root, key, Int64(entity)) { try keys.update(roots.count + root, key, 0) }
         }
     }
+
+    /// The object of `root`'s family whose unique value's text is `text`.
+    func reference(_ root: Int, text: String) throws -> ObjectReference? { try keys.reference(root, text) }
+
+    /// The entity of the object of `root`'s family whose `@key` is `key`.
+    func entity(_ root: Int, key: Int64) throws -> Int? { try keys.value(root, key).map { Int($0) } }
+
+    /// Whether two objects of `root`'s family have `@key` `key`.
+    func isRepeated(_ root: Int, key: Int64) throws -> Bool { try keys.value(roots.count + root, key) != nil }
 
     /// The text a unique value is found by: its value's one text, so that `1b9f…` finds `1B9F…`.
     static func canonical(_ s: GraphScalar, _ kind: AttributeKind) -> String? {
@@ -127,7 +138,7 @@ struct ObjectGraphDecoder {
     /// members were given is a bit each (`GivenMembers`), a member is found by its name from where the
     /// previous one was (members usually come in the entity's order), and names are made only for
     /// messages.
-    mutating func decode(entity: Int, fields: [GraphField], origin: RecordOrigin) -> ObjectReadItem {
+    mutating func decode(entity: Int, fields: [GraphField], origin: RecordOrigin) throws -> ObjectReadItem {
         let ordinal = index.nextOrdinal(entity)
         func reject(_ reason: String, _ field: GraphField?) -> ObjectReadItem {
             var r = SetAsideRecord(origin: origin, reason: reason)
@@ -155,7 +166,8 @@ struct ObjectGraphDecoder {
                 guard case .scalar(.number(let t)) = field.value, let k = Int64(t) else {
                     return reject("expected a whole number for \"@key\", found \(Self.describe(field.value))", field)
                 }
-                if index.repeatedKeys.contains(ObjectReference(entity: index.roots[entity], key: k)) {
+                // The first pass's checker looks nothing up: the index is still being made.
+                if resolvesReferences, try index.isRepeated(index.roots[entity], key: k) {
                     return reject("a second object of \(index.model.entities[index.roots[entity]].name) with \"@key\" \(k)", field)
                 }
                 key = k
@@ -187,7 +199,7 @@ struct ObjectGraphDecoder {
                     break
                 case .scalar(let s) where !isToMany:
                     guard resolvesReferences else { break }
-                    switch resolve(s, destination: destinations[entity][r]) {
+                    switch try resolve(s, destination: destinations[entity][r]) {
                     case .success(let reference): related[r] = [reference]
                     case .failure(let e): return reject("\(field.name.quotedForMessage): \(e.message)", field)
                     }
@@ -196,7 +208,7 @@ struct ObjectGraphDecoder {
                     var references: [ObjectReference] = []
                     references.reserveCapacity(items.count)
                     for (s, line, column) in items {
-                        switch resolve(s, destination: destinations[entity][r]) {
+                        switch try resolve(s, destination: destinations[entity][r]) {
                         case .success(let reference): references.append(reference)
                         case .failure(let e):
                             return reject("\(field.name.quotedForMessage): \(e.message)",
@@ -218,8 +230,8 @@ struct ObjectGraphDecoder {
                 return reject("\(name) requires \(attributes[a].name.quotedForMessage), which is missing", nil)
             }
         }
-        if let slot = index.slots[entity], index.referred[entity], let text = ObjectValueText.text(values[slot]),
-           let first = index.byValue[index.roots[entity]]?[text], first != ObjectReference(entity: entity, key: key) {
+        if resolvesReferences, let slot = index.slots[entity], index.referred[entity], let text = ObjectValueText.text(values[slot]),
+           let first = try index.reference(index.roots[entity], text: text), first != ObjectReference(entity: entity, key: key) {
             return reject("a second \(name) whose \(attributes[slot].name.quotedForMessage) is \(text.quotedForMessage)", nil)
         }
         return .object(ObjectRecord(entity: entity, key: key, attributes: values, relationships: related, origin: origin))
@@ -236,7 +248,7 @@ struct ObjectGraphDecoder {
     struct Failure: Error { let message: String }
 
     /// The object a reference names, of `destination` or one of its sub-entities.
-    private func resolve(_ s: GraphScalar, destination: Int) -> Result<ObjectReference, Failure> {
+    private func resolve(_ s: GraphScalar, destination: Int) throws -> Result<ObjectReference, Failure> {
         guard destination >= 0 else { return .failure(Failure(message: "the destination is not in the model")) }
         let root = index.roots[destination]
         var destinationName: String { index.model.entities[destination].name }
@@ -246,13 +258,13 @@ struct ObjectGraphDecoder {
             guard let text = ObjectGraphIndex.canonical(s, attribute.kind) else {
                 return .failure(Failure(message: "expected \(destinationName)'s \(attribute.name) (\(attribute.kind)), found \(Self.describe(.scalar(s)))"))
             }
-            found = index.byValue[root]?[text]
+            found = try index.reference(root, text: text)
             guard found != nil else { return .failure(Failure(message: "no \(destinationName) has \(attribute.name) \(text.quotedForMessage)")) }
         } else {
             guard case .number(let t) = s, let k = Int64(t) else {
                 return .failure(Failure(message: "expected the \"@key\" number of a \(destinationName), found \(Self.describe(.scalar(s)))"))
             }
-            guard let e = index.byKey[root]?[k] else { return .failure(Failure(message: "no \(destinationName) has \"@key\" \(k)")) }
+            guard let e = try index.entity(root, key: k) else { return .failure(Failure(message: "no \(destinationName) has \"@key\" \(k)")) }
             found = ObjectReference(entity: e, key: k)
         }
         guard let reference = found, reference.entity == destination || index.model.lineage(of: reference.entity).contains(destination) else {

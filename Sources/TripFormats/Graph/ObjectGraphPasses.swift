@@ -5,6 +5,12 @@ protocol GraphParsing {
     mutating func next() throws -> GraphParsedItem?
 }
 
+/// A graph reader that can read its input again with the index its first pass made (JSON, JSON
+/// Lines, YAML): the second read of a plan's run parses the input once more, not twice, and holds one index.
+protocol ReopenableObjectReader: ObjectRecordReader {
+    func reopened() throws -> Self
+}
+
 /// One object's members as a parser of a graph's text gives them, before the model checks them.
 enum GraphParsedItem {
     case object(entity: Int, fields: [GraphField], origin: RecordOrigin)
@@ -33,10 +39,11 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     /// The passes after the index's, as the index's pass found them (for `restarted`).
     private let plan: (current: Int?, remaining: [Int]?)
 
-    init(model: ObjectModel, open: @escaping () throws -> Parser) throws {
+    /// The passes over what `open` parses, the index's entries kept in `keys` (in memory when nil).
+    init(model: ObjectModel, keys: ObjectKeyTable? = nil, open: @escaping () throws -> Parser) throws {
         self.open = open
         var first = try open()
-        var index = ObjectGraphIndex(model)
+        var index = ObjectGraphIndex(model, keys: keys)
         var checker = ObjectGraphDecoder(index, resolvesReferences: false)
         var present = Set<Int>()
         var seen = [Bool](repeating: false, count: model.entities.count)
@@ -48,10 +55,10 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             var isValid = !index.referred[entity]
             if isValid {
                 checker.skip(entity)
-            } else if case .object = checker.decode(entity: entity, fields: fields, origin: origin) {
+            } else if case .object = try checker.decode(entity: entity, fields: fields, origin: origin) {
                 isValid = true
             }
-            index.note(entity: entity, fields: fields, isValid: isValid)
+            try index.note(entity: entity, fields: fields, isValid: isValid)
             if entity >= seen.count || !seen[entity] {
                 present.insert(entity)
                 if entity < seen.count { seen[entity] = true }
@@ -100,7 +107,7 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
                     decoder.skip(entity)
                     continue
                 }
-                return decoder.decode(entity: entity, fields: fields, origin: origin)
+                return try decoder.decode(entity: entity, fields: fields, origin: origin)
             }
         }
     }

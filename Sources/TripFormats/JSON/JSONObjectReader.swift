@@ -20,13 +20,18 @@ import TripKit
 /// var reader = try JSONObjectReader(.file("graph.jsonl"), format: .jsonl, model: model)
 /// while let item = try reader.next() { if case .object(let o) = item { print(o.key) } }
 /// ```
-public struct JSONObjectReader: ObjectRecordReader {
+public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
     /// The model the objects are read in.
     public let model: ObjectModel
     private var passes: ObjectGraphPasses<JSONGraphParser>
 
     /// Opens `input` (a file) as JSON (`format: .json`) or JSON Lines (`.jsonl`) of `model`'s objects.
     public init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions = ReadOptions()) throws {
+        try self.init(input, format: format, model: model, options: options, keys: nil)
+    }
+
+    /// Opens `input`, the index's entries kept in `keys` (a run's, under its budget; in memory when nil).
+    package init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable?) throws {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader of objects reads json or jsonl, not \(format.rawValue)")
         }
@@ -34,7 +39,7 @@ public struct JSONObjectReader: ObjectRecordReader {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        passes = try ObjectGraphPasses(model: model) {
+        passes = try ObjectGraphPasses(model: model, keys: keys) {
             JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
         }
     }

@@ -138,7 +138,8 @@ extension ObjectStoreMigration {
             var reader = r
             var writer = try swap.writer()
             try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
-            summary.note(reader, spilled: states)
+            summary.note(reader)
+            summary.note(spilled: states)
             let stages = history(stageInputs: reader.tally.stageInputs, written: summary.written)
             try swap.replace(history: stages, toolVersion: toolVersion)
             return Report(summary: summary, stages: stages, backup: nil)

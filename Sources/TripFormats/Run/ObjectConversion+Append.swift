@@ -21,14 +21,15 @@ extension ObjectConversion {
     /// says; each record set aside (the store's migration's first) to `setAside`.
     public func append(_ append: ObjectStoreAppend, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectStoreAppend.Report {
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
-        let states = SpillingDeduplicationStates(budget: budget)
+        let states = SpillingObjectHoldings(budget: budget)
         var planReader: ObjectMigrationReader?
         var report = try append.run(policy: policy, backup: options.backup, toolVersion: options.toolVersion, budget: budget, input: {
             let (source, plan) = try openSource(states)
             planReader = plan
             return source
         }, setAside: setAside)
-        if let planReader { report.summary.note(planReader, spilled: states) }
+        if let planReader { report.summary.note(planReader) }
+        report.summary.note(spilled: states)
         // The plan's counts by --dedupe take in those met against the store.
         if var (versions, stages, counts) = report.summary.migration {
             counts.merged += report.deduplicated.merged; counts.dropped += report.deduplicated.dropped

@@ -181,16 +181,17 @@ public struct ObjectConversion {
         return StoreModel(model: model, source: source, modelFile: file)
     }
 
-    /// A reader of the input's objects; a store is opened at one snapshot each time.
-    func reader() throws -> any ObjectRecordReader {
+    /// A reader of the input's objects; a store is opened at one snapshot each time. A graph reader's
+    /// index of keys goes in `keys` (a run's, under its budget; in memory when nil).
+    func reader(keys: ObjectKeyTable? = nil) throws -> any ObjectRecordReader {
         switch format {
         case .coredata:
             return try CoreDataObjectReader(path: input, model: model, entityNumbers: entityNumbers,
                                             temporaryDirectory: options.temporaryDirectory)
         case .json, .jsonl:
-            return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading)
+            return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading, keys: keys)
         case .yaml:
-            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading)
+            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys)
         case .xml:
             return try XMLObjectReader(path: input, model: model, options: options.reading)
         case .sqlite:
@@ -207,23 +208,23 @@ public struct ObjectConversion {
     /// The input's objects as the run writes them: through the plan's stages and the duplicates'
     /// resolution (a first pass over a reader of its own when needed, its state in `states`: in memory
     /// up to the budget and in a temporary database past it), or as read; and the plan's reader.
-    func openSource(_ states: SpillingDeduplicationStates) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
+    func openSource(_ holdings: SpillingObjectHoldings) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
         guard let migration else {
             // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
-            let source = try reader()
+            let source = try reader(keys: holdings.keys())
             return (readsAhead ? ObjectReadAhead.reading(source) : source, nil)
         }
         let ahead = readsAhead
-        // JSON and JSON Lines: the second read takes the first's index of the objects (`reopened`).
-        var json: JSONObjectReader?
-        let reading = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
+        // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
+        var graph: (any ReopenableObjectReader)?
+        let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) {
             let r: any ObjectRecordReader
-            if let again = try json?.reopened() {
+            if let again = try graph?.reopened() {
                 r = again
-                json = nil
+                graph = nil
             } else {
-                r = try reader()
-                json = r as? JSONObjectReader
+                r = try reader(keys: holdings.keys())
+                graph = r as? any ReopenableObjectReader
             }
             return ahead ? ObjectReadAhead.reading(r) : r
         }
@@ -239,10 +240,11 @@ public struct ObjectConversion {
     /// complete or absent. CSV and TSV write a directory of tables (`output` names it).
     public func run(to output: OutputLocation, format out: Format, setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         var summary = ObjectConversionSummary()
-        // One budget for the run: the plan's deduplication state and the writer's names and queues.
+        // One budget for the run: the reader's index, the plan's deduplication state and set-aside
+        // objects, the writer's names and queues.
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
-        let states = SpillingDeduplicationStates(budget: budget)
-        let opened = try openSource(states)
+        let holdings = SpillingObjectHoldings(budget: budget)
+        let opened = try openSource(holdings)
         var source = opened.0
         let planReader = opened.1
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
@@ -278,17 +280,29 @@ public struct ObjectConversion {
             throw TripError.usage("objects of another app's model are written to JSON, JSON Lines, YAML, XML, CSV, TSV, SQLite or PostgreSQL; "
                                   + "\(out.rawValue) is not one yet")
         }
-        if let planReader { summary.note(planReader, spilled: states) }
+        if let planReader { summary.note(planReader) }
+        summary.note(spilled: holdings)
         return summary
     }
 }
 
 extension ObjectConversionSummary {
-    /// Takes in what a plan's reader counted, and the entries and bytes of its states that spilled.
-    mutating func note(_ reader: ObjectMigrationReader, spilled states: SpillingDeduplicationStates) {
-        note(reader)
-        for state in states.made where state.spilled {
-            spilledEntries += state.spilledEntries; spilledBytes += state.spilledBytes
+    /// Takes in what a run's holdings moved to temporary files: the entries and bytes of each that
+    /// spilled (the reader's index, the plan's deduplication, the objects set aside, the writer's names
+    /// and waiting objects, which the budget counts), and their names for the summary and the report.
+    mutating func note(spilled holdings: SpillingObjectHoldings) {
+        var parts: [(String, Int, Int)] = []
+        for table in holdings.indexes + [holdings.setAside] where table.spilled {
+            parts.append((table.part, table.spilledEntries, table.spilledBytes))
+        }
+        for state in holdings.made where state.spilled {
+            parts.append(("the plan's deduplication", state.spilledEntries, state.spilledBytes))
+        }
+        let written = holdings.budget.spilled
+        if written.trips > 0 { parts.append(("the writer's holdings", written.trips, written.bytes)) }
+        for (part, entries, bytes) in parts {
+            if !spilledParts.contains(part) { spilledParts.append(part) }
+            spilledEntries += entries; spilledBytes += bytes
         }
     }
 }

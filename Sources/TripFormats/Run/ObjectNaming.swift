@@ -169,7 +169,11 @@ final class ObjectNameTable {
         texts[e].append(text)
         let size = 48 + text.utf8.count
         held += size
-        if budget.hold(size) { try spill() }
+        // Over the budget, the names go to the file once they are a run worth writing (an eighth of the
+        // holdings' share, at least 64 KiB): what else the run holds (a reader's index, a database's
+        // cache) does not shrink when they go, and a run a name long would make every lookup search
+        // thousands of runs.
+        if budget.hold(size), held >= max(budget.tripBytes / 8, 64 << 10) { try spill() }
     }
 
     func text(of reference: ObjectReference) throws -> String? {
@@ -238,6 +242,7 @@ final class ObjectNameTable {
         budget.startingToSpill()
         if file == nil { file = try SpillFile(directory: budget.directory) }
         let file = self.file!
+        let start = file.size
         for e in keys.indices where !keys[e].isEmpty {
             sortMemory(e)
             let k = keys[e], t = texts[e]
@@ -254,7 +259,7 @@ final class ObjectNameTable {
             runs[e, default: []].append(Run(index: index, count: k.count))
         }
         try file.flush()
-        budget.noteSpill(trips: keys.reduce(0) { $0 + $1.count }, bytes: file.size)
+        budget.noteSpill(trips: keys.reduce(0) { $0 + $1.count }, bytes: file.size - start)
         for e in keys.indices { keys[e] = []; texts[e] = [] }
         _ = budget.hold(-held)
         held = 0

@@ -3,9 +3,7 @@ import Glibc
 #endif
 import TripKit
 
-/// A plan's deduplication state on disk: a SQLite database in `--temp-dir` (a file made with
-/// `mkstemp`, mode 0600, removed as soon as it is set up, so it is gone when the run ends however it
-/// ends), with no journal, no sync and one transaction never committed, its page cache `cacheBytes`.
+/// A plan's deduplication state on disk: a `TemporaryDatabase` in `--temp-dir`, its page cache `cacheBytes`.
 ///
 /// A group is found by a hash of its deduplication and tuple (`Hasher`, this process's seed), and
 /// its tuple read back and compared with `==`, so tuples are equal exactly when they are in memory
@@ -25,21 +23,13 @@ final class DeduplicationTable {
 
     init(directory: String, cacheBytes: Int) throws {
         self.directory = directory
-        let base = directory.hasSuffix("/") ? directory : directory + "/"
-        let (fd, path) = try FileSystem.makeUniqueFile(template: base + ".tripconv-dedupe-XXXXXX", mode: 0o600, name: directory)
-        close(fd)
-        defer { unlink(path) }
+        let c = try TemporaryDatabase.open(directory: directory, prefix: "dedupe", cacheBytes: cacheBytes, schema: """
+            CREATE TABLE grp(g INTEGER PRIMARY KEY, h INTEGER NOT NULL, d INTEGER NOT NULL, rec BLOB NOT NULL, later BLOB);
+            CREATE INDEX grp_h ON grp(h);
+            CREATE TABLE dup(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
+            CREATE TABLE mrg(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
+            """)
         do {
-            let c = try SQLiteConnection(path: path, access: .writing)
-            try c.execute("""
-                PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;
-                PRAGMA temp_store = MEMORY; PRAGMA cache_size = -\(max(cacheBytes >> 10, 64));
-                CREATE TABLE grp(g INTEGER PRIMARY KEY, h INTEGER NOT NULL, d INTEGER NOT NULL, rec BLOB NOT NULL, later BLOB);
-                CREATE INDEX grp_h ON grp(h);
-                CREATE TABLE dup(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
-                CREATE TABLE mrg(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
-                BEGIN;
-                """)
             connection = c
             find = try c.prepare("SELECT g, d, rec FROM grp WHERE h = ?")
             insertGroup = try c.prepare("INSERT INTO grp(g, h, d, rec, later) VALUES (?, ?, ?, ?, ?)")
@@ -50,18 +40,12 @@ final class DeduplicationTable {
             getDuplicate = try c.prepare("SELECT g FROM dup WHERE e = ? AND k = ?")
             getMerging = try c.prepare("SELECT g FROM mrg WHERE e = ? AND k = ?")
         } catch let error as TripError {
-            throw DeduplicationTable.failure(error, directory: directory)
+            throw TemporaryDatabase.failure(error, directory: directory)
         }
     }
 
     /// A failure of the database: a write that did not happen (a full disk), exit 74 as the trips' spill.
-    private func failure(_ error: TripError) -> TripError { DeduplicationTable.failure(error, directory: directory) }
-
-    private static func failure(_ error: TripError, directory: String) -> TripError {
-        TripError(.io, "\(directory): cannot write temporary data: \(error.message)",
-                  notes: ["the run spills what it cannot hold in --memory-limit to --temp-dir (or $TMPDIR); "
-                          + "give a directory with more room, or a larger --memory-limit"])
-    }
+    private func failure(_ error: TripError) -> TripError { TemporaryDatabase.failure(error, directory: directory) }
 
     private func io<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as TripError { throw failure(error) }
@@ -168,6 +152,6 @@ final class DeduplicationTable {
 
     /// The database's size: its pages.
     func bytes() throws -> Int {
-        try io { Int(try connection.integer("PRAGMA page_count") ?? 0) * Int(try connection.integer("PRAGMA page_size") ?? 0) }
+        try io { try TemporaryDatabase.bytes(connection) }
     }
 }

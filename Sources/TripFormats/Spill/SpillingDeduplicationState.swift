@@ -87,7 +87,7 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
 
     private func spill() throws {
         budget.startingToSpill()
-        let cache = min(max(budget.limit / 8, 256 << 10), 64 << 20)
+        let cache = TemporaryDatabase.cacheBytes(budget)
         let table = try DeduplicationTable(directory: budget.directory, cacheBytes: cache)
         for g in 0..<memory.count { try table.insert(g, memory.group(at: g)) }
         for (reference, g) in memory.duplicates { try table.set(.duplicate, reference, g) }
@@ -99,19 +99,35 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
     }
 }
 
-/// The deduplication states of one run's stages, each a `SpillingDeduplicationState` under the run's
-/// one budget: `make` is what `ObjectMigrationReader` is given to make a stage's state, and `made`
-/// says afterwards which spilled (`ObjectConversionSummary.note(_:spilled:)`).
-package final class SpillingDeduplicationStates {
-    private let budget: SpillBudget
+/// What one object run holds under its one budget and may spill, made in one place: each deduplicating
+/// stage's `SpillingDeduplicationState` (`make`, what `ObjectMigrationReader` is given), the objects a
+/// plan sets aside (`setAside`) and a graph reader's index of keys (`keys()`), both `ObjectKeyTable`s;
+/// afterwards, what spilled (`ObjectConversionSummary.note(spilled:)`, with the writer's names and
+/// waiting objects, which the budget counts).
+package final class SpillingObjectHoldings {
+    package let budget: SpillBudget
     package private(set) var made: [SpillingDeduplicationState] = []
+    /// The graph readers' indexes made (one per input read; a plan's second read reuses the first's).
+    package private(set) var indexes: [ObjectKeyTable] = []
+    /// The objects a plan's first pass sets aside (in the target's terms), references to which its second removes.
+    package let setAside: ObjectKeyTable
 
-    package init(budget: SpillBudget) { self.budget = budget }
+    package init(budget: SpillBudget) {
+        self.budget = budget
+        setAside = ObjectKeyTable("the objects set aside", budget: budget)
+    }
 
     /// A new state of `deduplications` deduplications under the budget.
     package func make(_ deduplications: Int) -> any ObjectDeduplicationState {
         let state = SpillingDeduplicationState(deduplications: deduplications, budget: budget)
         made.append(state)
         return state
+    }
+
+    /// A new index of keys for a graph reader (JSON, JSON Lines, YAML) under the budget.
+    package func keys() -> ObjectKeyTable {
+        let table = ObjectKeyTable("the reader's index of keys", budget: budget)
+        indexes.append(table)
+        return table
     }
 }

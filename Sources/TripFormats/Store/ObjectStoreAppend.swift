@@ -97,7 +97,7 @@ public struct ObjectStoreAppend {
         let name = migration.flatMap { ObjectStoreMigration.backupName(backup, store: store, version: $0.from) }
         return try SQLiteObjectStoreSwap.replacing(store: store, expecting: storeModel, busyTimeout: Int32(clamping: busyTimeoutMilliseconds),
                                                    backup: name, toolVersion: toolVersion) { built, taken in
-            let states = SpillingDeduplicationStates(budget: budget)
+            let states = SpillingObjectHoldings(budget: budget)
             var storeReader: ObjectMigrationReader?
             let openStore: () throws -> any ObjectRecordReader = {
                 let open = { try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: directory) }
@@ -118,7 +118,8 @@ public struct ObjectStoreAppend {
             report.deduplicated = reader.deduplicated
             if let migration, let storeReader {
                 var stored = reader.migrated
-                stored.note(storeReader, spilled: states)
+                stored.note(storeReader)
+                stored.note(spilled: states)
                 let stages = migration.history(stageInputs: storeReader.tally.stageInputs, written: stored.written)
                 report.migration = ObjectStoreMigration.Report(summary: stored, stages: stages, backup: taken)
             }

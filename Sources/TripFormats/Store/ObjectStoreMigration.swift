@@ -102,7 +102,8 @@ public struct ObjectStoreMigration {
         var reader = r
         var counter = CountingObjectWriter()
         try ObjectPipeline.run(&reader, into: &counter, summary: &summary, setAside: setAside)
-        summary.note(reader, spilled: states)
+        summary.note(reader)
+        summary.note(spilled: states)
         return summary
     }
 
@@ -110,9 +111,9 @@ public struct ObjectStoreMigration {
     /// of `memoryLimit` and in a temporary database in `temporaryDirectory` past it, as `convert --model`
     /// holds it (`SpillingDeduplicationState`); the states, to say whether they spilled.
     func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
-                            memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingDeduplicationStates) {
-        let states = SpillingDeduplicationStates(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
-        let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make) {
+                    memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingObjectHoldings) {
+        let states = SpillingObjectHoldings(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
+        let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make, setAside: states.setAside) {
             if Format.isPostgreSQLAddress(store) {
                 return try PGObjectReader(address: store, schema: pgSchema, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
             }
@@ -142,7 +143,8 @@ public struct ObjectStoreMigration {
             var reader = r
             var writer = SQLiteObjectWriter(path: built)
             try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
-            summary.note(reader, spilled: states)
+            summary.note(reader)
+            summary.note(spilled: states)
             let stages = history(stageInputs: reader.tally.stageInputs, written: summary.written)
             return (Report(summary: summary, stages: stages, backup: taken), stages)
         }

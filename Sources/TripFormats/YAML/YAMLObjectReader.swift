@@ -10,22 +10,34 @@ import TripKit
 /// ```swift
 /// var reader = try YAMLObjectReader(.file("graph.yaml"), model: model)
 /// ```
-public struct YAMLObjectReader: ObjectRecordReader {
+public struct YAMLObjectReader: ObjectRecordReader, ReopenableObjectReader {
     /// The model the objects are read in.
     public let model: ObjectModel
     private var passes: ObjectGraphPasses<YAMLGraphParser>
 
     /// Opens `input` (a file) as YAML of `model`'s objects.
     public init(_ input: InputLocation, model: ObjectModel, options: ReadOptions = ReadOptions()) throws {
+        try self.init(input, model: model, options: options, keys: nil)
+    }
+
+    /// Opens `input`, the index's entries kept in `keys` (a run's, under its budget; in memory when nil).
+    package init(_ input: InputLocation, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable?) throws {
         guard input != .standardInput else {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        passes = try ObjectGraphPasses(model: model) { YAMLGraphParser(try ByteInput(input, options: options), model: model) }
+        passes = try ObjectGraphPasses(model: model, keys: keys) { YAMLGraphParser(try ByteInput(input, options: options), model: model) }
     }
 
     /// The next object or rejection, entity by entity in the model's order; nil at the end.
     public mutating func next() throws -> ObjectReadItem? { try passes.next() }
+
+    /// A reader of the same input from its start, with this one's index (as `JSONObjectReader.reopened`).
+    func reopened() throws -> YAMLObjectReader {
+        var again = self
+        again.passes = try passes.restarted()
+        return again
+    }
 }
 
 /// The YAML shape of a graph, parsed into members per object from the resolved events.

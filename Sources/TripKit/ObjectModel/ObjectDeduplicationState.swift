@@ -184,3 +184,31 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
         }
     }
 }
+
+/// Where an `ObjectMigrationReader` keeps the objects its first pass saw set aside or dropped (in the
+/// target's terms), so that its second pass removes references to them. `InMemoryReferenceSet` holds
+/// them in a `Set`; TripFormats has one that moves to a temporary database past the run's
+/// `--memory-limit` (docs/DESIGN-NOTES.md, "Keys and set-aside objects in bounded memory").
+public protocol ObjectReferenceSet: AnyObject {
+    /// Adds `reference`.
+    func insert(_ reference: ObjectReference) throws
+    /// Whether `reference` was added.
+    func contains(_ reference: ObjectReference) throws -> Bool
+    /// Whether nothing was added.
+    var isEmpty: Bool { get }
+}
+
+/// The objects set aside in a `Set`, without bound: the library's default.
+public final class InMemoryReferenceSet: ObjectReferenceSet {
+    private var references: Set<ObjectReference> = []
+
+    /// An empty set.
+    public init() {}
+
+    /// Adds `reference`.
+    public func insert(_ reference: ObjectReference) { references.insert(reference) }
+    /// Whether `reference` was added.
+    public func contains(_ reference: ObjectReference) -> Bool { references.contains(reference) }
+    /// Whether nothing was added.
+    public var isEmpty: Bool { references.isEmpty }
+}

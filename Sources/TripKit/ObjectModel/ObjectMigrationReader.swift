@@ -28,7 +28,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     private let deduplicators: [ObjectDeduplicator?]
     /// The objects pass 1 saw set aside or dropped, where the target would have them: references to
     /// them are removed.
-    private var setAside: Set<ObjectReference> = []
+    private let setAside: any ObjectReferenceSet
 
     /// The target's model.
     public var model: ObjectModel { migration.target }
@@ -36,10 +36,13 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     /// Migrates the objects `open()` reads (in `migration.source`) under `policy`. The first pass, when
     /// needed, is made here: under `--dedupe fail` a duplicate throws before any object is given.
     /// `state(n)` gives each deduplicating stage (of `n` deduplications) the state it keeps what it
-    /// learns in (`ObjectDeduplicationState`); nil keeps it in memory.
+    /// learns in (`ObjectDeduplicationState`), and `setAside` the set the objects pass 1 sets aside are
+    /// kept in (`ObjectReferenceSet`); nil keeps them in memory.
     public init(_ migration: ObjectMigration, policy: DeduplicationPolicy,
-                state: ((Int) throws -> any ObjectDeduplicationState)? = nil, open: () throws -> any ObjectRecordReader) throws {
+                state: ((Int) throws -> any ObjectDeduplicationState)? = nil, setAside: (any ObjectReferenceSet)? = nil,
+                open: () throws -> any ObjectRecordReader) throws {
         self.migration = migration; self.policy = policy
+        self.setAside = setAside ?? InMemoryReferenceSet()
         tally.stageInputs = Array(repeating: 0, count: migration.stages.count)
         deduplicators = try migration.stages.indices.map { i in
             let here = migration.deduplications.filter { $0.stage == i }
@@ -57,7 +60,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
                     return .object(migrated)
                 }
                 if case .setAside = outcome, let reference = migration.targetReference(of: object.reference) {
-                    setAside.insert(reference)
+                    try self.setAside.insert(reference)
                 }
             }
             tally.twoPasses = true
@@ -67,7 +70,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
 
     /// The next object in the target's model, or a record set aside, merged or dropped on the way.
     public mutating func next() throws -> ObjectReadItem? {
-        let deduplicators = self.deduplicators, tally = self.tally
+        let deduplicators = self.deduplicators, tally = self.tally, setAside = self.setAside
         while let item = try input.next() {
             guard case .object(let object) = item else { return item }
             let outcome = try migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
@@ -79,9 +82,19 @@ public struct ObjectMigrationReader: ObjectRecordReader {
             case .object(var migrated):
                 if !setAside.isEmpty {
                     for r in migrated.relationships.indices {
-                        let before = migrated.relationships[r].count
-                        migrated.relationships[r].removeAll { setAside.contains($0) }
-                        tally.counts.referencesRemoved += before - migrated.relationships[r].count
+                        // Copied only when a reference goes (the usual relationship keeps all of them).
+                        let references = migrated.relationships[r]
+                        var kept: [ObjectReference]?
+                        for (i, reference) in references.enumerated() {
+                            if try setAside.contains(reference) {
+                                if kept == nil { kept = Array(references[..<i]) }
+                            } else {
+                                kept?.append(reference)
+                            }
+                        }
+                        guard let kept else { continue }
+                        migrated.relationships[r] = kept
+                        tally.counts.referencesRemoved += references.count - kept.count
                     }
                 }
                 return .object(migrated)

@@ -84,12 +84,24 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     /// The model's entity names, and the objects written of each, in the model's order.
     public var entities: [String] = []
     public var counts: [Int] = []
-    /// What the plan's deduplication moved to a temporary database past `--memory-limit`: its entries
-    /// (groups, duplicates, survivors that merge) and the database's bytes; 0 when it stayed in memory.
+    /// What the run's holdings moved to temporary files past `--memory-limit`: their names ("the
+    /// reader's index of keys", "the objects set aside", "the plan's deduplication", "the writer's holdings":
+    /// its names and waiting objects), their entries together (keys, groups, duplicates, survivors that merge,
+    /// names, objects) and their files' bytes; empty and 0 when everything stayed in memory.
+    public var spilledParts: [String] = []
     public var spilledEntries = 0
     public var spilledBytes = 0
     /// Objects written into an existing store in place of stored ones (`--dedupe last`).
     public var replacedInStore = 0
+
+    /// `; spilled the plan's deduplication (3 entries, 0.1 MiB) to temporary files`, or nothing when
+    /// nothing spilled: the end of the summary line.
+    public var spilledPhrase: String {
+        guard spilledEntries > 0 else { return "" }
+        let parts = spilledParts.count < 2 ? spilledParts.joined()
+            : spilledParts.dropLast().joined(separator: ", ") + " and " + spilledParts[spilledParts.count - 1]
+        return "; spilled \(parts) (\(spilledEntries) entries, \(ConversionSummary.mebibytes(spilledBytes)) MiB) to temporary files"
+    }
 
     /// A summary before any object is read.
     public init() {}
@@ -107,10 +119,8 @@ public struct ObjectConversionSummary: Sendable, Hashable {
             // No plan, objects appended to a store: those met against the stored ones under --dedupe.
             plan = "; merged \(merged); dropped \(dropped)"
         }
-        let spilled = spilledEntries == 0 ? ""
-            : "; spilled the plan's deduplication (\(spilledEntries) entries, \(ConversionSummary.mebibytes(spilledBytes)) MiB) to temporary files"
         let replaced = replacedInStore == 0 ? "" : ", \(replacedInStore) replacing stored object\(replacedInStore == 1 ? "" : "s")"
         return "read \(read) object\(read == 1 ? "" : "s"); wrote \(written)"
-            + (per.isEmpty ? "" : " (\(per))") + replaced + plan + "; rejected \(rejected)" + spilled + "; \(format3(elapsedSeconds)) s"
+            + (per.isEmpty ? "" : " (\(per))") + replaced + plan + "; rejected \(rejected)" + spilledPhrase + "; \(format3(elapsedSeconds)) s"
     }
 }

@@ -1,0 +1,191 @@
+import TripKit
+
+/// What an object run looks objects up by, under the run's budget: a map of (space, whole number) to
+/// a whole number, and of (space, text) to an object's reference. A space is the caller's to choose
+/// (a family of entities, an entity). In dictionaries while the run's holdings together stay under
+/// `SpillBudget.tripBytes`, then, all at once and for the rest of the run, in a `TemporaryDatabase`
+/// in `--temp-dir`, every later question asked of it. Held by a graph reader's index of keys
+/// (`ObjectGraphIndex`, from its first pass to the run's end) and by a plan's run for the objects it
+/// sets aside (`ObjectReferenceSet`); docs/DESIGN-NOTES.md, "Keys and set-aside objects in bounded memory".
+///
+/// A text is found by a hash of (space, text) with Swift's `Hasher` and compared with `==` as read
+/// back, so texts are equal on disk exactly when they are in memory (canonical equivalence).
+package final class ObjectKeyTable {
+    /// What the table holds, as the summary names it when it spills ("the reader's index of keys").
+    package let part: String
+    private let budget: SpillBudget?
+    /// Per space: read per object and per reference by the reading thread alone, no access checks.
+    @exclusivity(unchecked) private var numbers: [[Int64: Int64]] = []
+    @exclusivity(unchecked) private var texts: [[String: ObjectReference]] = []
+    /// What this table counts in the budget (the dictionaries' estimate, then the database's cache),
+    /// and what it grew by since it last told the budget.
+    private var held = 0
+    private var pending = 0
+    private var memoryEntries = 0
+    private var database: Database?
+
+    /// An empty table named `part` under `budget`; nil keeps it in memory without bound.
+    package init(_ part: String, budget: SpillBudget?) {
+        self.part = part
+        self.budget = budget
+    }
+
+    deinit { _ = budget?.hold(-held) }
+
+    /// Whether the table went to a temporary database, the entries it held there, and its bytes.
+    package var spilled: Bool { database != nil }
+    package var spilledEntries: Int { database?.entries ?? 0 }
+    package var spilledBytes: Int { (try? database.map { try TemporaryDatabase.bytes($0.connection) }) ?? 0 }
+    /// Whether it holds nothing.
+    package var isEmpty: Bool { database == nil ? memoryEntries == 0 : database!.entries == 0 }
+
+    /// Sets `number`'s value in `space`; true when it had one (replaced).
+    @discardableResult
+    package func update(_ space: Int, _ number: Int64, _ value: Int64) throws -> Bool {
+        if let database { return try database.update(space, number, value) }
+        if space >= numbers.count { numbers += Array(repeating: [:], count: space + 1 - numbers.count) }
+        guard numbers[space].updateValue(value, forKey: number) == nil else { return true }
+        try grew(40)
+        return false
+    }
+
+    /// The value of `number` in `space`.
+    package func value(_ space: Int, _ number: Int64) throws -> Int64? {
+        if let database { return try database.value(space, number) }
+        return space < numbers.count ? numbers[space][number] : nil
+    }
+
+    /// Notes `reference` for `text` in `space` unless the text has one already (the first stays).
+    package func insert(_ space: Int, _ text: String, _ reference: ObjectReference) throws {
+        if let database { return try database.insert(space, text, reference) }
+        if space >= texts.count { texts += Array(repeating: [:], count: space + 1 - texts.count) }
+        guard texts[space][text] == nil else { return }
+        texts[space][text] = reference
+        let n = text.utf8.count
+        try grew(64 + (n > 15 ? 32 + n : 0))
+    }
+
+    /// The reference noted for `text` in `space`.
+    package func reference(_ space: Int, _ text: String) throws -> ObjectReference? {
+        if let database { return try database.reference(space, text) }
+        return space < texts.count ? texts[space][text] : nil
+    }
+
+    /// Notes growth; tells the budget every 64 KiB, and past it moves everything to a database.
+    private func grew(_ bytes: Int) throws {
+        memoryEntries += 1
+        pending += bytes
+        guard pending >= 64 << 10, let budget else { return }
+        held += pending
+        defer { pending = 0 }
+        if budget.hold(pending) { try spill(budget) }
+    }
+
+    private func spill(_ budget: SpillBudget) throws {
+        budget.startingToSpill()
+        let cache = TemporaryDatabase.cacheBytes(budget, share: 16)
+        let database = try Database(directory: budget.directory, part: part, cacheBytes: cache)
+        for (space, map) in numbers.enumerated() {
+            for (number, value) in map { _ = try database.update(space, number, value) }
+        }
+        for (space, map) in texts.enumerated() {
+            for (text, reference) in map { try database.insert(space, text, reference) }
+        }
+        self.database = database
+        numbers = []; texts = []
+        memoryEntries = 0
+        _ = budget.hold(cache - held)
+        held = cache
+    }
+
+    /// The table on disk: `num(s, n, v)` keyed by space and number; `txt(h, s, t, e, k)` keyed by the
+    /// text's hash, its space and text.
+    private final class Database {
+        let connection: SQLiteConnection
+        let directory: String
+        private let getNumber, setNumber, getText, setText: SQLiteStatement
+        private(set) var entries = 0
+
+        init(directory: String, part: String, cacheBytes: Int) throws {
+            self.directory = directory
+            let c = try TemporaryDatabase.open(directory: directory, prefix: "keys", cacheBytes: cacheBytes, schema: """
+                CREATE TABLE num(s INTEGER NOT NULL, n INTEGER NOT NULL, v INTEGER NOT NULL, PRIMARY KEY(s, n)) WITHOUT ROWID;
+                CREATE TABLE txt(h INTEGER NOT NULL, s INTEGER NOT NULL, t TEXT NOT NULL, e INTEGER NOT NULL, k INTEGER NOT NULL,
+                                 PRIMARY KEY(h, s, t)) WITHOUT ROWID;
+                """)
+            connection = c
+            do {
+                getNumber = try c.prepare("SELECT v FROM num WHERE s = ? AND n = ?")
+                setNumber = try c.prepare("INSERT OR REPLACE INTO num(s, n, v) VALUES (?, ?, ?)")
+                getText = try c.prepare("SELECT t, e, k FROM txt WHERE h = ? AND s = ?")
+                setText = try c.prepare("INSERT INTO txt(h, s, t, e, k) VALUES (?, ?, ?, ?, ?)")
+            } catch let error as TripError {
+                throw TemporaryDatabase.failure(error, directory: directory)
+            }
+        }
+
+        private func io<T>(_ body: () throws -> T) throws -> T {
+            do { return try body() } catch let error as TripError { throw TemporaryDatabase.failure(error, directory: directory) }
+        }
+
+        private static func hash(_ space: Int, _ text: String) -> Int64 {
+            var h = Hasher()
+            h.combine(space)
+            h.combine(text)
+            return Int64(truncatingIfNeeded: h.finalize())
+        }
+
+        func value(_ space: Int, _ number: Int64) throws -> Int64? {
+            try io {
+                try getNumber.bind(1, Int64(space)); try getNumber.bind(2, number)
+                defer { getNumber.reset() }
+                return try getNumber.step() ? getNumber.int64(0) : nil
+            }
+        }
+
+        func update(_ space: Int, _ number: Int64, _ value: Int64) throws -> Bool {
+            let had = try self.value(space, number) != nil
+            try io {
+                try setNumber.bind(1, Int64(space)); try setNumber.bind(2, number); try setNumber.bind(3, value)
+                try setNumber.run()
+            }
+            if !had { entries += 1 }
+            return had
+        }
+
+        func reference(_ space: Int, _ text: String) throws -> ObjectReference? {
+            try reference(space, text, hash: Database.hash(space, text))
+        }
+
+        private func reference(_ space: Int, _ text: String, hash: Int64) throws -> ObjectReference? {
+            try io {
+                try getText.bind(1, hash); try getText.bind(2, Int64(space))
+                defer { getText.reset() }
+                while try getText.step() {
+                    if getText.text(0) == text { return ObjectReference(entity: Int(getText.int64(1)), key: getText.int64(2)) }
+                }
+                return nil
+            }
+        }
+
+        func insert(_ space: Int, _ text: String, _ reference: ObjectReference) throws {
+            let h = Database.hash(space, text)
+            guard try self.reference(space, text, hash: h) == nil else { return }
+            try io {
+                try setText.bind(1, h); try setText.bind(2, Int64(space)); try setText.bind(3, text)
+                try setText.bind(4, Int64(reference.entity)); try setText.bind(5, reference.key)
+                try setText.run()
+            }
+            entries += 1
+        }
+    }
+}
+
+/// The objects a plan's run sets aside, as a set of references (`ObjectReferenceSet`) held in an
+/// `ObjectKeyTable` under the run's budget: one space per entity.
+extension ObjectKeyTable: ObjectReferenceSet {
+    package func insert(_ reference: ObjectReference) throws { try update(reference.entity, reference.key, 0) }
+    package func contains(_ reference: ObjectReference) throws -> Bool {
+        reference.entity >= 0 ? try value(reference.entity, reference.key) != nil : false
+    }
+}
