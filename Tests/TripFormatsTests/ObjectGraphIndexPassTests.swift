@@ -33,7 +33,8 @@ import TripTestSupport
             }
             let name = index.slots[e].map { index.attributes[e][$0].name } ?? "@key"
             let field = fields.first { $0.name == name }
-            seen.append(Seen(entity: e, isValid: true, identity: field.map { ObjectGraphDecoder.describe($0.value) }))
+            // The index keeps only objects of entities something refers to.
+            seen.append(Seen(entity: e, isValid: true, identity: index.referred[e] ? field.map { ObjectGraphDecoder.describe($0.value) } : nil))
         }
         return seen
     }
@@ -58,8 +59,8 @@ import TripTestSupport
                     continue
                 }
                 let name = index.slots[e].map { index.attributes[e][$0].name } ?? "@key"
-                seen.append(Seen(entity: e, isValid: true,
-                                 identity: fields.first { $0.name == name }.map { ObjectGraphDecoder.describe($0.value) }))
+                let field = index.referred[e] ? fields.first { $0.name == name } : nil
+                seen.append(Seen(entity: e, isValid: true, identity: field.map { ObjectGraphDecoder.describe($0.value) }))
             case .parsed(.rejected):
                 continue
             }
@@ -135,8 +136,8 @@ import TripTestSupport
         let (seen, checked) = try Self.indexed(path, isLines: true, model: ObjectGraphSample.model)
         #expect(seen == decoded)
         #expect(decoded.count > 80 && decoded.contains { $0.isValid } && decoded.contains { !$0.isValid })
-        // All but the objects whose first member is not "@entity" are checked as they are parsed.
-        #expect(checked == decoded.count - 2, "\(checked) of \(decoded.count)")
+        // All but the one object whose first member is not "@entity" (escaped, it is) are checked as they are parsed.
+        #expect(checked == decoded.count - 1, "\(checked) of \(decoded.count)")
     }
 
     @Test("each object of a JSON document is found valid or not as the decoder finds it; a bad document fails at the same place",
@@ -175,7 +176,7 @@ import TripTestSupport
                 message.append("\(error)")
             }
         }
-        #expect(message.count == 2 && message[0] == message[1] && message[0].contains("bad.json:1:48"), "\(message)")
+        #expect(message.count == 2 && message[0] == message[1] && message[0].contains("bad.json:1:52: expected ',' or ']' after an array element"), "\(message)")
     }
 
     /// A member name equal to the model's as Unicode but not as bytes (K, KELVIN SIGN) is that
@@ -198,7 +199,7 @@ import TripTestSupport
         """#).out)
         let decoded = try Self.decoded(path, isLines: true, model: model)
         let (seen, checked) = try Self.indexed(path, isLines: true, model: model)
-        #expect(seen == decoded && checked == 5)
+        #expect(seen == decoded && checked == 5, "\(seen) \(decoded)")
         #expect(decoded.map(\.isValid) == [true, true, false, false, true], "\(decoded)")
         let read = try ObjectGraphDecodingTests.readAll(JSONObjectReader(.file(path), format: .jsonl, model: model))
         #expect(read.objects.count == 3 && read.rejected.count == 2, "\(read)")
@@ -221,10 +222,10 @@ import TripTestSupport
         let read = try ObjectGraphDecodingTests.readAll(JSONObjectReader(.file(path), format: .jsonl, model: ObjectGraphSample.model))
         #expect(read.objects.count == 1, "\(read.objects)")
         #expect(read.rejected == [
-            "1:79 'tags': no Tag has name 'Gold'",
-            "2:40 expected int64 for 'i64', found a number 9223372036854775808",
-            "3:66 'parent': no Thing has \"@key\" 2",
-            "5:49 expected an array of references for 'things', found an object",
+            "1:72 'tags': no Tag has name 'Gold'",
+            "2:40 expected Int64 for 'i64', found a number 9223372036854775808",
+            "3:65 'parent': no Thing has \"@key\" 2",
+            "5:46 expected an array of references for 'things', found an object",
         ], "\(read.rejected)")
     }
 }
