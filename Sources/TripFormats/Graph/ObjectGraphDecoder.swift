@@ -65,17 +65,24 @@ struct ObjectGraphIndex {
     /// Notes an object of the first pass; one the second pass will refuse for its own members
     /// (`isValid` false) is counted but not kept, so that a reference to it is refused too.
     mutating func note(entity: Int, fields: [GraphField], isValid: Bool = true) throws {
+        let name = slots[entity].map { attributes[entity][$0].name } ?? "@key"
+        guard referred[entity], isValid, let field = fields.first(where: { $0.name == name }), case .scalar(let s) = field.value else {
+            return try note(entity: entity, identity: nil, isValid: isValid)
+        }
+        try note(entity: entity, identity: s, isValid: isValid)
+    }
+
+    /// Notes an object of the first pass by `identity`, the scalar of its unique attribute (else of its `@key`).
+    mutating func note(entity: Int, identity: GraphScalar?, isValid: Bool) throws {
         let ordinal = nextOrdinal(entity)
-        guard referred[entity], isValid else { return }
+        guard referred[entity], isValid, let s = identity else { return }
         let root = roots[entity]
         if let slot = slots[entity] {
             let attribute = attributes[entity][slot]
-            guard let field = fields.first(where: { $0.name == attribute.name }), case .scalar(let s) = field.value,
-                  let text = Self.canonical(s, attribute.kind) else { return }
+            guard let text = Self.canonical(s, attribute.kind) else { return }
             try keys.insert(root, text, ObjectReference(entity: entity, key: ordinal))
         } else {
-            guard let field = fields.first(where: { $0.name == "@key" }), case .scalar(.number(let t)) = field.value,
-                  let key = Int64(t) else { return }
+            guard case .number(let t) = s, let key = Int64(t) else { return }
             if try keys.update(root, key, Int64(entity)) { try keys.update(roots.count + root, key, 0) }
         }
     }

@@ -3,6 +3,12 @@ import TripKit
 /// A parser of a graph's text: one object's members at a time.
 protocol GraphParsing {
     mutating func next() throws -> GraphParsedItem?
+    /// The next item for the index's pass: an object `check`ed as it is parsed, or what `next()` gives.
+    mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem?
+}
+
+extension GraphParsing {
+    mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem? { try next().map(GraphIndexItem.parsed) }
 }
 
 /// A graph reader that can read its input again with the index its first pass made (JSON, JSON
@@ -45,20 +51,30 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         var first = try open()
         var index = ObjectGraphIndex(model, keys: keys)
         var checker = ObjectGraphDecoder(index, resolvesReferences: false)
+        var check = ObjectGraphCheck(index)
         var present = Set<Int>()
         var seen = [Bool](repeating: false, count: model.entities.count)
         var previous = -1
         var inOrder = true
-        while let item = try first.next() {
-            guard case .object(let entity, let fields, let origin) = item else { continue }
-            // Only an object others may refer to is checked: the index keeps only those.
-            var isValid = !index.referred[entity]
-            if isValid {
-                checker.skip(entity)
-            } else if case .object = try checker.decode(entity: entity, fields: fields, origin: origin) {
-                isValid = true
+        while let item = try first.nextIndexed(&check) {
+            let entity: Int
+            switch item {
+            case .checked(let object):
+                entity = object.entity
+                try index.note(entity: entity, identity: object.identity, isValid: object.isValid || !index.referred[entity])
+            case .parsed(.rejected):
+                continue
+            case .parsed(.object(let e, let fields, let origin)):
+                entity = e
+                // Only an object others may refer to is checked: the index keeps only those.
+                var isValid = !index.referred[entity]
+                if isValid {
+                    checker.skip(entity)
+                } else if case .object = try checker.decode(entity: entity, fields: fields, origin: origin) {
+                    isValid = true
+                }
+                try index.note(entity: entity, fields: fields, isValid: isValid)
             }
-            try index.note(entity: entity, fields: fields, isValid: isValid)
             if entity >= seen.count || !seen[entity] {
                 present.insert(entity)
                 if entity < seen.count { seen[entity] = true }

@@ -71,6 +71,8 @@ struct JSONGraphParser: GraphParsing {
     /// Member names met so far (up to 64), each made a `String` once rather than once an object.
     private var nameBytes: [[UInt8]] = []
     private var nameStrings: [String] = []
+    /// The entity an index's pass looked up last by its name's bytes.
+    private var lastEntity: (name: [UInt8], index: Int) = ([], -1)
 
     init(_ input: ByteInput, isLines: Bool, model: ObjectModel) {
         self.input = input
@@ -81,15 +83,30 @@ struct JSONGraphParser: GraphParsing {
     }
 
     mutating func next() throws -> GraphParsedItem? {
+        var none: ObjectGraphCheck?
+        guard case .parsed(let item)? = try nextItem(&none) else { return nil }
+        return item
+    }
+
+    /// The index's pass: an object checked as it is parsed (`ObjectGraphCheck`), without its members,
+    /// where its entity is known before them (in a JSON document; in JSON Lines when its first member
+    /// is `"@entity"`, as tripconv and most writers put it), else what `next()` gives.
+    mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem? {
+        var some: ObjectGraphCheck? = check
+        defer { if let some { check = some } }
+        return try nextItem(&some)
+    }
+
+    private mutating func nextItem(_ check: inout ObjectGraphCheck?) throws -> GraphIndexItem? {
         do {
-            return try isLines ? nextLine() : nextInDocument()
+            return try isLines ? nextLine(&check) : nextInDocument(&check)
         } catch let e as JSONSyntaxError {
             phase = .done
             throw TripError.data("\(name):\(e.line):\(e.column): \(e.message)")
         }
     }
 
-    private mutating func nextInDocument() throws -> GraphParsedItem? {
+    private mutating func nextInDocument(_ check: inout ObjectGraphCheck?) throws -> GraphIndexItem? {
         while true {
             switch phase {
             case .start:
@@ -131,9 +148,15 @@ struct JSONGraphParser: GraphParsing {
                 guard b == 0x7B else {
                     let kind = JSONScanner.kindOfValue(startingWith: b)
                     try scanner.skipValue(depth: 2)
-                    return .rejected(SetAsideRecord(origin: origin, reason: "expected a \(model.entities[entity].name) object, found \(kind)"))
+                    return .parsed(.rejected(SetAsideRecord(origin: origin, reason: "expected a \(model.entities[entity].name) object, found \(kind)")))
                 }
-                return .object(entity: entity, fields: try readObject(), origin: origin)
+                if check != nil {
+                    check!.begin(entity)
+                    scanner.pos += 1
+                    try checkMembers(&check!, hasMembers: false)
+                    return .checked(GraphIndexedObject(entity: entity, isValid: check!.finish(), identity: check!.identity))
+                }
+                return .parsed(.object(entity: entity, fields: try readObject(), origin: origin))
             case .trailing:
                 if try scanner.peek() != nil { throw scanner.unexpected("the end of input after the document") }
                 phase = .done
@@ -143,7 +166,7 @@ struct JSONGraphParser: GraphParsing {
         }
     }
 
-    private mutating func nextLine() throws -> GraphParsedItem? {
+    private mutating func nextLine(_ check: inout ObjectGraphCheck?) throws -> GraphIndexItem? {
         if case .start = phase { try scanner.skipByteOrderMark(); phase = .objects(first: true) }
         while true {
             if case .done = phase { return nil }
@@ -152,7 +175,8 @@ struct JSONGraphParser: GraphParsing {
                 record += 1
                 let origin = RecordOrigin(source: name, record: record, line: scanner.line, column: 1)
                 try scanner.skipLine()
-                return .rejected(SetAsideRecord(origin: origin, reason: "a line longer than \(JSONLimits.describe(bytes: scanner.limits.maxLineBytes))"))
+                let reason = "a line longer than \(JSONLimits.describe(bytes: scanner.limits.maxLineBytes))"
+                return .parsed(.rejected(SetAsideRecord(origin: origin, reason: reason)))
             }
             let lineStart = scanner.pos
             let hasNewline = lineEnd < scanner.end
@@ -163,6 +187,10 @@ struct JSONGraphParser: GraphParsing {
             var item: GraphParsedItem
             do {
                 guard b == 0x7B else { throw scanner.unexpected("an object") }
+                if check != nil, let checked = try checkLine(&check!) {
+                    finishLine(lineEnd, hasNewline)
+                    return .checked(checked)
+                }
                 let fields = try readObject()
                 if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the object") }
                 if let field = fields.first(where: { $0.name == "@entity" }) {
@@ -188,7 +216,101 @@ struct JSONGraphParser: GraphParsing {
                 item = .rejected(r)
             }
             finishLine(lineEnd, hasNewline)
-            return item
+            return .parsed(item)
+        }
+    }
+
+    /// The object at `pos` (its `{`, the line's first value) checked as it is parsed, when its first
+    /// member is `"@entity"` naming an entity of the model; else nil, with `pos` where it was (the
+    /// line is then read by `readObject`, as the second pass reads it). A line that does not parse
+    /// throws here as it throws there: the check reads the same tokens in the same order.
+    private mutating func checkLine(_ check: inout ObjectGraphCheck) throws -> GraphIndexedObject? {
+        let start = scanner.pos
+        scanner.pos += 1
+        guard try scanner.peek() == 0x22, try scanner.readPlainString().elementsEqual("@entity".utf8),
+              try scanner.peek() == 0x3A else { scanner.pos = start; return nil }
+        scanner.pos += 1
+        guard try scanner.peek() == 0x22, let e = entityIndex(try scanner.readPlainString()) else { scanner.pos = start; return nil }
+        check.begin(e)
+        try checkMembers(&check, hasMembers: true)
+        if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the object") }
+        return GraphIndexedObject(entity: e, isValid: check.finish(), identity: check.identity)
+    }
+
+    /// The model's entity named by these bytes (the one looked up last, without a `String`).
+    private mutating func entityIndex(_ raw: UnsafeRawBufferPointer) -> Int? {
+        if lastEntity.index >= 0, lastEntity.name.count == raw.count, lastEntity.name.withUnsafeBytes({ $0.elementsEqual(raw) }) {
+            return lastEntity.index
+        }
+        guard let e = model.entityIndex(String(decoding: raw, as: UTF8.self)) else { return nil }
+        lastEntity = (Array(raw), e)
+        return e
+    }
+
+    /// The members of the object being read (after its `{`, and after its first member when
+    /// `hasMembers`), given to `check` as `readObject` reads them, none made.
+    private mutating func checkMembers(_ check: inout ObjectGraphCheck, hasMembers: Bool) throws {
+        var hasMembers = hasMembers
+        while true {
+            guard var b = try scanner.peek() else { throw scanner.unexpected("a member or '}'") }
+            if b == 0x7D { scanner.pos += 1; return }
+            if hasMembers {
+                guard b == 0x2C else { throw scanner.unexpected("',' or '}' after a member") }
+                scanner.pos += 1
+                b = try scanner.peek() ?? 0
+            }
+            hasMembers = true
+            guard b == 0x22 else { throw scanner.unexpected("a member name (a string)") }
+            let member = check.member(try scanner.readPlainString())
+            guard try scanner.peek() == 0x3A else { throw scanner.unexpected("':' after a member name") }
+            scanner.pos += 1
+            guard let v = try scanner.peek() else { throw scanner.unexpected("a JSON value") }
+            if v == 0x5B {
+                check.list(member, nested: try checkList())
+            } else if v == 0x7B {
+                try scanner.skipValue(depth: 3)
+                check.other(member)
+            } else {
+                check.scalar(member, try readRawScalar(v))
+            }
+        }
+    }
+
+    /// Reads an array of scalars as `readList` does; whether it holds an array or object.
+    private mutating func checkList() throws -> Bool {
+        scanner.pos += 1
+        var nested = false
+        var first = true
+        while true {
+            guard var b = try scanner.peek() else { throw scanner.unexpected("a value or ']'") }
+            if b == 0x5D { scanner.pos += 1; return nested }
+            if !first {
+                guard b == 0x2C else { throw scanner.unexpected("',' or ']' after an array element") }
+                scanner.pos += 1
+                b = try scanner.peek() ?? 0
+            }
+            first = false
+            if b == 0x5B || b == 0x7B {
+                try scanner.skipValue(depth: 4)
+                nested = true
+            } else {
+                _ = try readRawScalar(b)
+            }
+        }
+    }
+
+    /// `readScalar`'s token, its bytes the scanner's.
+    private mutating func readRawScalar(_ b: UInt8) throws -> GraphRawScalar {
+        switch b {
+        case 0x22: return .string(try scanner.readPlainString())
+        case 0x2D, 0x30...0x39: return .number(try scanner.readNumber())
+        case 0x74, 0x66, 0x6E:
+            switch try scanner.readLiteral() {
+            case .true: return .bool(true)
+            case .false: return .bool(false)
+            case .null: return .null
+            }
+        default: throw scanner.unexpected("a JSON value")
         }
     }
 
