@@ -25,6 +25,9 @@ public struct ObjectConversion {
     public let sourceVersion: String?
     public let sourceVersionEvidence: String?
     private let policy: DeduplicationPolicy
+    /// Whether a store's objects go to JSON or JSON Lines straight from its rows when no stage runs
+    /// (`CoreDataJSONRun`); false sends them the general way (the tests compare the two).
+    var writesRowsStraight = true
 
     /// The formats an object run writes.
     public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite, .postgresql]
@@ -240,6 +243,13 @@ public struct ObjectConversion {
             source = reading
         } else {
             source = try reader()
+            let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
+            // A store to JSON or JSON Lines: its rows written as they are read, on this thread.
+            if writesRowsStraight, out == .json || out == .jsonl, let store = source as? CoreDataObjectReader {
+                var writer = try JSONObjectWriter(output, format: out, options: writeOptions)
+                try CoreDataJSONRun.run(store, into: &writer, summary: &summary, setAside: setAside)
+                return summary
+            }
             // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
             if readsAhead { source = ObjectReadAhead.reading(source) }
         }
