@@ -9,8 +9,7 @@ import TripTestSupport
 struct JSONObjectValueTextTests {
     func written(_ value: ObjectValue) -> String {
         var out = RecordBuffer()
-        var scratch: [UInt8] = []
-        JSONObjectWriter.append(value, to: &out, scratch: &scratch)
+        JSONObjectWriter.append(value, to: &out)
         return String(decoding: out.bytes, as: UTF8.self)
     }
 

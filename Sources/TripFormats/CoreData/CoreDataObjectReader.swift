@@ -70,31 +70,47 @@ public final class CoreDataObjectReader: ObjectRecordReader {
     /// any more (its values and references are dropped here, on the reading thread, and their
     /// arrays' room used again): no array allocated per object where the spent one has the room.
     func next(reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
+        guard let (cursor, key, record) = try nextRow() else { return nil }
+        return try reading { try cursor.item(key: key, record: record, reusing: &spent) }
+    }
+
+    /// The next row of the store (entity by entity, as `next()` gives its objects): the cursor standing on
+    /// it, its `Z_PK` and its record number; nil after the last (the read transaction ends). What is read
+    /// of the row after this goes through `reading(_:)`.
+    func nextRow() throws -> (cursor: CoreDataEntityCursor, key: Int64, record: Int)? {
         guard !isDone else { return nil }
-        do {
+        return try reading {
             while position < layout.entities.count {
                 if cursor == nil {
                     let plan = layout.entities[position]
                     cursor = try CoreDataEntityCursor(snapshot.connection, plan, layout.entityByNumber, path: path, known: known,
                                                       recordsKeys: named.contains(plan.index))
                 }
-                if let item = try cursor!.next(record: count + 1, reusing: &spent) {
+                if let key = try cursor!.step() {
                     count += 1
-                    return item
+                    return (cursor!, key, count)
                 }
                 if let keys = cursor!.keys { known[layout.entities[position].index] = keys }
                 cursor = nil
                 position += 1
             }
+            finish()
+            return nil
+        }
+    }
+
+    /// Runs `body`, which reads the store; on its error the read ends (the snapshot let go) before it is thrown.
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch {
             finish()
             throw error
         }
-        finish()
-        return nil
     }
 
-    private func finish() {
+    /// Ends the read (the snapshot let go); `next()` gives nil after.
+    func finish() {
         isDone = true
         cursor = nil
         snapshot.end()
@@ -143,21 +159,21 @@ final class CoreDataEntityCursor {
     }
 
     private let connection: SQLiteConnection
-    private let plan: CoreDataObjectLayout.EntityPlan
+    let plan: CoreDataObjectLayout.EntityPlan
     private let entityByNumber: [Int64: Int]
     private let path: String
-    private let rows: SQLiteStatement
+    let rows: SQLiteStatement
     private let lists: [List?]
     /// Per relationship, the entity number last met and its entity: most references name one entity.
     @exclusivity(unchecked) private var lastNumber: [Int64]
     @exclusivity(unchecked) private var lastEntity: [Int]
     /// The attributes' kinds and columns (-1: transient), read without copying their descriptions.
-    private let kinds: [AttributeKind]
+    let kinds: [AttributeKind]
     /// Per attribute: binary data that may be kept in a file beside the store (a marker byte first).
-    private let external: [Bool]
+    let external: [Bool]
     /// `.<store>_SUPPORT/_EXTERNAL_DATA` beside the store, where such files are.
     private let supportDirectory: String
-    private let columns: [Int32]
+    let columns: [Int32]
     /// Per relationship: a to-one's first column in the owner statement, -1 for a to-many (read
     /// per object without copying the slots' texts, which only messages use).
     private let toOneColumns: [Int32]
@@ -266,15 +282,20 @@ final class CoreDataEntityCursor {
         try checkLists()
     }
 
-    /// The next object of the entity, nil after its last; its arrays those of `spent` where it is an
-    /// object (emptied, their room kept: `CoreDataObjectReader.next(reusing:)`).
-    func next(record: Int, reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem? {
+    /// Steps to the entity's next row and gives its `Z_PK`; nil after its last (the lists' rows past it checked).
+    func step() throws -> Int64? {
         guard try rows.step() else {
             try finishChecks()
             return nil
         }
         let key = rows.int64(0)
         if keys != nil, !keys!.insert(key) { keys = nil }
+        return key
+    }
+
+    /// The object of the row `step()` stood on (key `key`), or the record set aside; its arrays those of
+    /// `spent` where it is an object (emptied, their room kept: `CoreDataObjectReader.next(reusing:)`).
+    func item(key: Int64, record: Int, reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem {
         var values: [ObjectValue] = []
         var references: [[ObjectReference]] = []
         if case .object(var old)? = spent {
@@ -287,20 +308,35 @@ final class CoreDataEntityCursor {
         values.reserveCapacity(plan.attributes.count)
         var problem: String?
         for n in 0..<kinds.count {
-            let c = columns[n]
-            guard c >= 0 else { values.append(.null); continue }
-            switch external[n] ? CoreDataValues.externalData(rows, c, supportDirectory: supportDirectory)
-                               : CoreDataValues.value(rows, c, kinds[n]) {
+            switch value(n) {
             case .success(let v): values.append(v)
             case .failure(let why):
                 values.append(.null)
-                if problem == nil {
-                    problem = "\(plan.table) row Z_PK \(key): column \(plan.attributeColumnNames[n]!) (\(plan.attributes[n].name)): \(why.text)"
-                }
+                if problem == nil { problem = self.problem(key, n, why) }
             }
         }
-        // Each relationship's list emptied in place (its room kept), or made where the spent object's
-        // entity had other relationships.
+        try readReferences(key, into: &references)
+        let origin = RecordOrigin(source: path, record: record)
+        if let problem { return .rejected(SetAsideRecord(origin: origin, reason: problem)) }
+        return .object(ObjectRecord(entity: plan.index, key: key, attributes: values, relationships: references, origin: origin))
+    }
+
+    /// The value of attribute `n` (a position in the plan's attributes) in the current row, or why it is
+    /// not one of its kind.
+    func value(_ n: Int) -> Result<ObjectValue, CoreDataValueProblem> {
+        let c = columns[n]
+        guard c >= 0 else { return .success(.null) }
+        return external[n] ? CoreDataValues.externalData(rows, c, supportDirectory: supportDirectory) : CoreDataValues.value(rows, c, kinds[n])
+    }
+
+    /// The reason an object is set aside for attribute `n`'s value in row `key`.
+    func problem(_ key: Int64, _ n: Int, _ why: CoreDataValueProblem) -> String {
+        "\(plan.table) row Z_PK \(key): column \(plan.attributeColumnNames[n]!) (\(plan.attributes[n].name)): \(why.text)"
+    }
+
+    /// Each relationship's references of the current row (key `key`) into `references`: each list emptied
+    /// in place (its room kept), or made where they were another entity's.
+    func readReferences(_ key: Int64, into references: inout [[ObjectReference]]) throws {
         if references.count != toOneColumns.count { references = Array(repeating: [], count: toOneColumns.count) }
         for n in toOneColumns.indices {
             references[n].removeAll(keepingCapacity: true)
@@ -330,9 +366,6 @@ final class CoreDataEntityCursor {
             }
         }
         if isProbing { try checkLists() }
-        let origin = RecordOrigin(source: path, record: record)
-        if let problem { return .rejected(SetAsideRecord(origin: origin, reason: problem)) }
-        return .object(ObjectRecord(entity: plan.index, key: key, attributes: values, relationships: references, origin: origin))
     }
 
     /// The column of the to-one at slot `n`, for a message.

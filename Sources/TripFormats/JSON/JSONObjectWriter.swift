@@ -38,7 +38,8 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     private var current = -1
     private var inEntity = 0
     private var record = RecordBuffer()
-    private var scratch: [UInt8] = []
+    /// An object written straight from its source (`encodeRow`, `writeRow`): its head, `@key` and attributes.
+    private var row = RecordBuffer()
 
     /// Opens an output for JSON (`format: .json`) or JSON Lines (`.jsonl`), with `options`' compression
     /// and memory budget.
@@ -75,15 +76,21 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     }
 
     private mutating func put(_ object: ObjectRecord, _ shapes: JSONObjectShapes, _ naming: ObjectNaming) throws {
-        record.removeAll()
-        if !isLines {
-            if object.entity != current { openEntities(through: object.entity) } else { record.append(0x2C) }
-            record.append(0x0A)
-            inEntity += 1
-        }
+        frame(object.entity)
         try encode(object, shapes, naming)
         if isLines { record.append(0x0A) }
         try output.write(record.bytes)
+    }
+
+    /// Empties the record buffer and puts in it what comes before an object of `entity`: in JSON, the
+    /// arrays closed and opened up to its entity's, else a comma, and a newline.
+    private mutating func frame(_ entity: Int) {
+        record.removeAll()
+        if !isLines {
+            if entity != current { openEntities(through: entity) } else { record.append(0x2C) }
+            record.append(0x0A)
+            inEntity += 1
+        }
     }
 
     /// Closes the open array and opens the next entities' up to `entity`'s (those between stay empty).
@@ -127,45 +134,104 @@ public struct JSONObjectWriter: ObjectRecordWriter {
 
     private mutating func encode(_ object: ObjectRecord, _ shapes: JSONObjectShapes, _ naming: ObjectNaming) throws {
         let shape = shapes.entities[object.entity]
-        var m = shape.firstMember
-        if isLines { record.append(shapes.text(shape.head)) } else { record.append(0x7B) }
-        func member() {
-            if isLines || m > shape.firstMember { record.append(0x2C, 0x20) }
-            record.append(shapes.text(shapes.spans[m])); m += 1
+        object.attributes.withUnsafeBufferPointer { values in
+            Self.lay(object.entity, key: object.key, shapes, isLines: isLines, into: &record) { n, out in Self.append(values[n], to: &out) }
         }
-        if shape.writesKey { member(); Self.appendInteger(object.key, to: &record) }
-        try object.attributes.withUnsafeBufferPointer { values in
-            for s in shape.firstSlot..<(shape.firstSlot + shape.slotCount) {
-                member()
-                Self.append(values[shapes.ints[s]], to: &record, scratch: &scratch)
-            }
-            try object.relationships.withUnsafeBufferPointer { relationships in
-                for r in 0..<shape.relationshipCount {
-                    member()
-                    let flags = shapes.ints[shape.firstRelationship + r], byValue = flags & 2 != 0
-                    try relationships[r].withUnsafeBufferPointer { references in
-                        if flags & 1 != 0 {
-                            record.append(0x5B)
-                            for i in references.indices {
-                                if i > 0 { record.append(0x2C, 0x20) }
-                                try appendReference(references[i], byValue: byValue, naming)
-                            }
-                            record.append(0x5D)
-                        } else if let reference = references.first {
-                            try appendReference(reference, byValue: byValue, naming)
-                        } else {
-                            record.append("null")
-                        }
-                    }
-                }
-            }
+        try object.relationships.withUnsafeBufferPointer { relationships in
+            try appendRelationships(relationships, shape, from: shape.firstMember + (shape.writesKey ? 1 : 0) + shape.slotCount, shapes, naming)
         }
         record.append(0x7D)
     }
 
+    /// Lays out, in a buffer of its own, the head, `@key` and attributes of an object of `entity` keyed
+    /// `key` written straight from its source (then `writeRow` writes it whole): `value(n, &buffer)`
+    /// appends the value of attribute `n` (a position in the entity's attributes) as `append` writes it.
+    mutating func encodeRow(_ entity: Int, key: Int64, _ value: (Int, inout RecordBuffer) throws -> Void) rethrows {
+        row.removeAll()
+        try Self.lay(entity, key: key, shapes!, isLines: isLines, into: &row, value)
+    }
+
+    /// An object's head (`{`, or JSON Lines' `{"@entity": …`), its `@key` where its entity writes one,
+    /// and its attributes' members, each value appended by `value`.
+    private static func lay(_ entity: Int, key: Int64, _ shapes: JSONObjectShapes, isLines: Bool, into out: inout RecordBuffer,
+                            _ value: (Int, inout RecordBuffer) throws -> Void) rethrows {
+        let shape = shapes.entities[entity]
+        var m = shape.firstMember
+        if isLines { out.append(shapes.text(shape.head)) } else { out.append(0x7B) }
+        func member() {
+            if isLines || m > shape.firstMember { out.append(0x2C, 0x20) }
+            out.append(shapes.text(shapes.spans[m])); m += 1
+        }
+        if shape.writesKey { member(); appendInteger(key, to: &out) }
+        for s in shape.firstSlot..<(shape.firstSlot + shape.slotCount) {
+            member()
+            try value(shapes.ints[s], &out)
+        }
+    }
+
+    /// Whether the objects of `entity` are written straight from their source (`encodeRow`, then
+    /// `writeRow`) rather than passed as `ObjectRecord`s to `write`: its entity names by value none at or
+    /// after it, and no object will wait for names when its first comes (those waiting then have every
+    /// name they need: `ObjectWriteOrder.passesStraight`).
+    func takesRows(of entity: Int) -> Bool {
+        guard let layout, let order, entity >= max(received, 0), entity < layout.entities.count else { return false }
+        return order.wouldPassStraight(entity)
+    }
+
+    /// Writes the object `encodeRow` laid out, of `entity` keyed `key`, with `relationships` (per
+    /// relationship of the entity, its references), as `write` writes an object; its unique value
+    /// `name` is noted where something refers to its entity by value. Only after `takesRows(of:)`.
+    mutating func writeRow(_ entity: Int, key: Int64, relationships: [[ObjectReference]], name: ObjectValue) throws {
+        guard let order, let shapes else { throw TripError.usage("JSONObjectWriter.writeRow before begin") }
+        // The objects waiting whose names are now all known go first, as `write` gives them before the next object.
+        guard try order.passesStraight(entity, { try put($0, shapes, order.naming) }) else {
+            throw TripError.usage("JSONObjectWriter.writeRow of an object that waits for names")
+        }
+        received = entity
+        try order.naming.note(entity, key: key, value: name)
+        let shape = shapes.entities[entity]
+        frame(entity)
+        record.append(row.bytes)
+        try relationships.withUnsafeBufferPointer { relationships in
+            try appendRelationships(relationships, shape, from: shape.firstMember + (shape.writesKey ? 1 : 0) + shape.slotCount, shapes, order.naming)
+        }
+        record.append(0x7D)
+        if isLines { record.append(0x0A) }
+        try output.write(record.bytes)
+    }
+
+    /// The position among the attributes of `entity` of the unique value `writeRow` is to be given
+    /// (`name`); nil where no name of its objects is noted (nothing refers to them by value).
+    func notedSlot(of entity: Int) -> Int? { order?.naming.notedSlot(of: entity) }
+
+    /// The relationships' members of an object of `shape` (the first `m`), and the object's closing brace.
+    private mutating func appendRelationships(_ relationships: UnsafeBufferPointer<[ObjectReference]>, _ shape: JSONObjectShapes.Entity,
+                                              from first: Int, _ shapes: JSONObjectShapes, _ naming: ObjectNaming) throws {
+        var m = first
+        for r in 0..<shape.relationshipCount {
+            if isLines || m > shape.firstMember { record.append(0x2C, 0x20) }
+            record.append(shapes.text(shapes.spans[m])); m += 1
+            let flags = shapes.ints[shape.firstRelationship + r], byValue = flags & 2 != 0
+            try relationships[r].withUnsafeBufferPointer { references in
+                if flags & 1 != 0 {
+                    record.append(0x5B)
+                    for i in references.indices {
+                        if i > 0 { record.append(0x2C, 0x20) }
+                        try appendReference(references[i], byValue: byValue, naming)
+                    }
+                    record.append(0x5D)
+                } else if let reference = references.first {
+                    try appendReference(reference, byValue: byValue, naming)
+                } else {
+                    record.append("null")
+                }
+            }
+        }
+    }
+
     private mutating func appendReference(_ reference: ObjectReference, byValue: Bool, _ naming: ObjectNaming) throws {
         if byValue {
-            Self.append(try naming.value(of: reference, in: output.name), to: &record, scratch: &scratch)
+            Self.append(try naming.value(of: reference, in: output.name), to: &record)
         } else {
             Self.appendInteger(reference.key, to: &record)
         }
@@ -184,7 +250,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
 
     /// Appends a value as docs/DESIGN-NOTES.md says: numbers bare (a Double not finite, and a
     /// Decimal whose text is not a JSON number, as a string), every other value a string.
-    static func append(_ value: ObjectValue, to out: inout RecordBuffer, scratch: inout [UInt8]) {
+    static func append(_ value: ObjectValue, to out: inout RecordBuffer) {
         switch value {
         case .null: out.append("null")
         case .int(let i): appendInteger(i, to: &out)
@@ -196,30 +262,47 @@ public struct JSONObjectWriter: ObjectRecordWriter {
             let isNumber = text.withUTF8 { JSONScanner.numberSyntaxError(UnsafeRawBufferPointer($0)) == nil }
             if isNumber { text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) } } else { appendString(text, to: &out) }
         case .string(let s), .url(let s): appendString(s, to: &out)
-        case .date(let seconds):
-            out.reserve(ObjectValueText.dateMaximumLength + 2)
-            let room = out.spare(ObjectValueText.dateMaximumLength + 2)
-            if let n = ObjectValueText.formatDate(seconds, into: UnsafeMutableRawBufferPointer(rebasing: room[1...])) {
-                // The text needs no escaping.
-                room[0] = 0x22
-                room[n + 1] = 0x22
-                out.count += n + 2
-            } else {
-                out.put(0x22)
-                var text = seconds.isFinite ? seconds.description : ObjectValueText.numberText(seconds)
-                text.withUTF8 { out.put(UnsafeRawBufferPointer($0)) }
-                out.put(0x22)
-            }
-        case .uuid:
-            // Its text needs no escaping.
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(0x22)
-            ObjectValueText.appendText(value, to: &scratch)
-            scratch.append(0x22)
-            out.append(scratch)
+        case .date(let seconds): appendDate(seconds, to: &out)
+        case .uuid(let u): u.bytes.withUnsafeBytes { appendUUID($0, to: &out) }
         case .double, .data: appendString(ObjectValueText.text(value) ?? "", to: &out)
         }
     }
+
+    /// A Date (seconds since 2001) as a string of its ISO 8601 text, formatted straight into the buffer.
+    static func appendDate(_ seconds: Double, to out: inout RecordBuffer) {
+        out.reserve(ObjectValueText.dateMaximumLength + 2)
+        let room = out.spare(ObjectValueText.dateMaximumLength + 2)
+        if let n = ObjectValueText.formatDate(seconds, into: UnsafeMutableRawBufferPointer(rebasing: room[1...])) {
+            // The text needs no escaping.
+            room[0] = 0x22
+            room[n + 1] = 0x22
+            out.count += n + 2
+        } else {
+            out.put(0x22)
+            var text = seconds.isFinite ? seconds.description : ObjectValueText.numberText(seconds)
+            text.withUTF8 { out.put(UnsafeRawBufferPointer($0)) }
+            out.put(0x22)
+        }
+    }
+
+    /// A UUID's 16 bytes as a string of its text (`1B9FD00D-CB92-…`, upper case), which needs no escaping.
+    static func appendUUID(_ bytes: UnsafeRawBufferPointer, to out: inout RecordBuffer) {
+        out.reserve(38)
+        let p = out.spare(38).baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let digits = hexDigits.utf8Start
+        p[0] = 0x22
+        var at = 1
+        for i in 0..<16 {
+            if i == 4 || i == 6 || i == 8 || i == 10 { p[at] = 0x2D; at += 1 }
+            let b = bytes[i]
+            p[at] = digits[Int(b >> 4)]; p[at + 1] = digits[Int(b & 15)]
+            at += 2
+        }
+        p[at] = 0x22
+        out.count += 38
+    }
+
+    private static let hexDigits: StaticString = "0123456789ABCDEF"
 
     private static func appendString(_ text: String, to out: inout RecordBuffer) {
         var s = text

@@ -25,6 +25,9 @@ public struct ObjectConversion {
     public let sourceVersion: String?
     public let sourceVersionEvidence: String?
     let policy: DeduplicationPolicy
+    /// Whether a store's objects go to JSON or JSON Lines straight from its rows when no stage runs
+    /// (`CoreDataJSONRun`); false sends them the general way (the tests compare the two).
+    var writesRowsStraight = true
 
     /// The formats an object run writes.
     public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite, .postgresql]
@@ -244,6 +247,14 @@ public struct ObjectConversion {
         // objects, the writer's names and queues.
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
         let holdings = SpillingObjectHoldings(budget: budget)
+        // A store to JSON or JSON Lines with no stage: its rows written as they are read, on this thread.
+        if migration == nil, writesRowsStraight, format == .coredata, out == .json || out == .jsonl,
+           let store = try reader(keys: holdings.keys()) as? CoreDataObjectReader {
+            var writer = try JSONObjectWriter(output, format: out, options: options.writeOptions(TripMigrationPlan.currentSchema, budget: budget))
+            try CoreDataJSONRun.run(store, into: &writer, summary: &summary, setAside: setAside)
+            summary.note(spilled: holdings)
+            return summary
+        }
         let opened = try openSource(holdings)
         var source = opened.0
         let planReader = opened.1

@@ -338,6 +338,19 @@ final class SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
 
+    /// The bytes of a text value as SQLite holds them (valid until the statement steps or a column
+    /// call converts the value); empty for an empty text.
+    func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let p = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// The bytes of a blob value as SQLite holds them (valid as `textBytes`'s).
+    func blobBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let p = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// The column's text, or nil when its bytes are not UTF-8 (a store another tool wrote may hold
     /// any bytes as TEXT): validated and made in one pass, as `text(_:)` decodes.
     func validText(_ column: Int32) -> String? {

@@ -16,46 +16,59 @@ public enum ObjectPipeline {
         setAside: (SetAsideRecord) throws -> Void
     ) throws {
         let model = reader.model
-        if summary.entities.isEmpty { summary.entities = model.entities.map(\.name) }
-        if summary.counts.count < model.entities.count {
-            summary.counts += Array(repeating: 0, count: model.entities.count - summary.counts.count)
-        }
-        // Per entity, the attributes an object must have a value of (not optional, not transient).
-        let required = model.entities.indices.map { e in
-            model.allAttributes(of: e).enumerated().filter { !$0.element.isOptional && !$0.element.isTransient }.map { ($0.offset, $0.element.name) }
-        }
+        summary.prepare(for: model)
+        let required = requiredAttributes(model)
         do {
             try writer.begin(model)
             while let item = try reader.next() {
-                switch item {
-                case .object(let object):
-                    summary.read += 1
-                    if let missing = required[object.entity].first(where: { object.attributes[$0.0].isNull }) {
-                        // A store row the model forbids (Core Data never writes one): set aside, never written.
-                        summary.rejected += 1
-                        try setAside(SetAsideRecord(origin: object.origin, reason: "\(model.entities[object.entity].name).\(missing.1): "
-                                                    + "no value, and the model requires one"))
-                        continue
-                    }
-                    try writer.write(object)
-                    summary.written += 1
-                    summary.counts[object.entity] += 1
-                case .rejected(let record):
-                    // A plan's run (`ObjectMigrationReader`) gives duplicates and removed entities' objects here too.
-                    summary.read += 1
-                    switch record.kind {
-                    case .rejected: summary.rejected += 1
-                    case .merged: summary.merged += 1
-                    case .dropped: summary.dropped += 1
-                    }
-                    try setAside(record)
-                }
+                try pass(item, model, required: required, into: &writer, summary: &summary, setAside: setAside)
             }
             try writer.finish()
         } catch {
             writer.abort()
             throw error
         }
+    }
+
+    /// Per entity of `model`, the attributes an object must have a value of (not optional, not
+    /// transient): their positions in the entity's attributes, and names.
+    public static func requiredAttributes(_ model: ObjectModel) -> [[(Int, String)]] {
+        model.entities.indices.map { e in
+            model.allAttributes(of: e).enumerated().filter { !$0.element.isOptional && !$0.element.isTransient }.map { ($0.offset, $0.element.name) }
+        }
+    }
+
+    /// One item of a reader given to `writer` (an object) or `setAside` (a record set aside, or an
+    /// object lacking a value of `required`, `requiredAttributes(model)`), counted into `summary`.
+    public static func pass<W: ObjectRecordWriter>(_ item: ObjectReadItem, _ model: ObjectModel, required: [[(Int, String)]], into writer: inout W,
+                                                   summary: inout ObjectConversionSummary, setAside: (SetAsideRecord) throws -> Void) throws {
+        switch item {
+        case .object(let object):
+            summary.read += 1
+            if let missing = required[object.entity].first(where: { object.attributes[$0.0].isNull }) {
+                // A store row the model forbids (Core Data never writes one): set aside, never written.
+                summary.rejected += 1
+                try setAside(lacking(model, object.entity, missing.1, origin: object.origin))
+                return
+            }
+            try writer.write(object)
+            summary.written += 1
+            summary.counts[object.entity] += 1
+        case .rejected(let record):
+            // A plan's run (`ObjectMigrationReader`) gives duplicates and removed entities' objects here too.
+            summary.read += 1
+            switch record.kind {
+            case .rejected: summary.rejected += 1
+            case .merged: summary.merged += 1
+            case .dropped: summary.dropped += 1
+            }
+            try setAside(record)
+        }
+    }
+
+    /// The record set aside for an object of `entity` (at `origin`) with no value of its required `attribute`.
+    public static func lacking(_ model: ObjectModel, _ entity: Int, _ attribute: String, origin: RecordOrigin) -> SetAsideRecord {
+        SetAsideRecord(origin: origin, reason: "\(model.entities[entity].name).\(attribute): no value, and the model requires one")
     }
 }
 
@@ -105,6 +118,12 @@ public struct ObjectConversionSummary: Sendable, Hashable {
 
     /// A summary before any object is read.
     public init() {}
+
+    /// Names the entities of `model` and counts none of their objects yet, where not done before.
+    public mutating func prepare(for model: ObjectModel) {
+        if entities.isEmpty { entities = model.entities.map(\.name) }
+        if counts.count < model.entities.count { counts += Array(repeating: 0, count: model.entities.count - counts.count) }
+    }
 
     /// The line printed at the end of a run: `read 7 objects; wrote 7 (Component 1, CraftingRecipe 2,
     /// Item 4); rejected 0; 0.004 s`.
