@@ -27,7 +27,7 @@ import TripTestSupport
         var seen: [Seen] = []
         while let item = try parser.next() {
             guard case .object(let e, let fields, let origin) = item else { continue }
-            guard case .object = checker.decode(entity: e, fields: fields, origin: origin) else {
+            guard case .object = try checker.decode(entity: e, fields: fields, origin: origin) else {
                 seen.append(Seen(entity: e, isValid: false))
                 continue
             }
@@ -54,7 +54,7 @@ import TripTestSupport
                                  identity: o.isValid ? o.identity.map { ObjectGraphDecoder.describe(.scalar($0)) } : nil))
             case .parsed(.object(let e, let fields, let origin)):
                 var checker = ObjectGraphDecoder(index, resolvesReferences: false)
-                guard case .object = checker.decode(entity: e, fields: fields, origin: origin) else {
+                guard case .object = try checker.decode(entity: e, fields: fields, origin: origin) else {
                     seen.append(Seen(entity: e, isValid: false))
                     continue
                 }
