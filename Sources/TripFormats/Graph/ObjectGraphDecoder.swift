@@ -272,6 +272,10 @@ struct ObjectGraphDecoder {
                 return .failure(Failure(message: "expected the \"@key\" number of a \(destinationName), found \(Self.describe(.scalar(s)))"))
             }
             guard let e = try index.entity(root, key: k) else { return .failure(Failure(message: "no \(destinationName) has \"@key\" \(k)")) }
+            // Two objects gave this key: both are refused, so a reference to it names neither.
+            if try index.isRepeated(root, key: k) {
+                return .failure(Failure(message: "two objects of \(index.model.entities[root].name) have \"@key\" \(k) (both are refused)"))
+            }
             found = ObjectReference(entity: e, key: k)
         }
         guard let reference = found, reference.entity == destination || index.model.lineage(of: reference.entity).contains(destination) else {
