@@ -315,4 +315,14 @@ struct ObjectPGMigrateCLITests {
         #expect(sample.status == 64 && sample.stderr.contains("a SampleTrips store is migrated without --model"), "\(sample.stderr)")
         #expect(try trips.psql("SELECT count(*) FROM trips") == "5\n")
     }
+
+    @Test("trips written to a schema holding a store of objects: 64, nothing written into it (was: the trip tables made beside the objects' and the trips loaded)")
+    func tripsIntoObjects() throws {
+        let (_, pg) = try Self.v1Store()
+        let before = try Self.dump(pg)
+        let r = try pg.tripconv(["samples/trips-v3.json"])
+        #expect(r.status == 64 && r.stderr.contains("a tripconv store of another app's objects (its model in tripconv_model): trips are not written into one"),
+                "\(r.stderr)")
+        #expect(try Self.dump(pg) == before)
+    }
 }

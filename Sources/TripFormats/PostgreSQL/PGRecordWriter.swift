@@ -94,6 +94,11 @@ public final class PGRecordWriter: RecordWriter, LedgerKeeping, InPlaceMigrating
     /// creating it under the lock of creation, or migrating it under the exclusive lock, first when it must.
     private func begin() throws {
         let c = connection
+        // A schema holding a store of another app's objects takes no trips (as a SQLite file of one).
+        if try PGStoreStructure(c).tableNames().contains(ObjectStoreLayout.modelTable) {
+            throw TripError.usage("\(name): a tripconv store of another app's objects (its model in \(ObjectStoreLayout.modelTable)): "
+                                  + "trips are not written into one", notes: ["name another schema with --pg-schema"])
+        }
         var created = false
         for attempt in 0..<4 {
             try c.execute("BEGIN")
