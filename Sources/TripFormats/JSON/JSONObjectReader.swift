@@ -389,16 +389,8 @@ struct JSONGraphParser: GraphParsing {
     }
 
     private mutating func readScalar(_ b: UInt8) throws -> GraphScalar {
-        switch b {
-        case 0x22: return .string(String(decoding: try scanner.readString(), as: UTF8.self))
-        case 0x2D, 0x30...0x39: return .number(String(decoding: try scanner.readNumber(), as: UTF8.self))
-        case 0x74, 0x66, 0x6E:
-            switch try scanner.readLiteral() {
-            case .true: return .bool(true)
-            case .false: return .bool(false)
-            case .null: return .null
-            }
-        default: throw scanner.unexpected("a JSON value")
-        }
+        // A string is read with its escapes undone; any other scalar as the index's pass reads it.
+        if b == 0x22 { return .string(String(decoding: try scanner.readString(), as: UTF8.self)) }
+        return try readRawScalar(b).scalar
     }
 }
