@@ -103,7 +103,7 @@ struct Convert: ParsableCommand {
     @Flag(name: [.customShort("q"), .customLong("quiet")], help: "Print no summary.")
     var quiet = false
 
-    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print a line per input and per record set aside.")
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print a line per input, per record set aside, and per reference removed (the first ten).")
     var verbose = false
 
     /// The options, described once: the runs are built from them.

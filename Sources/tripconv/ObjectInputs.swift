@@ -89,6 +89,11 @@ extension Convert {
                 _ = Diagnostics.fail(error)
             }
             if verbose, let source = outcome.modelSource { Diagnostics.print("tripconv: \(outcome.input): the model from \(source)") }
+            if verbose, let summary = outcome.summary {
+                for note in summary.referenceRemovalNotes { Diagnostics.print("tripconv: reference removed: \(note)") }
+                let more = summary.referencesRemoved - summary.referenceRemovalNotes.count
+                if more > 0 { Diagnostics.print("tripconv: reference removed: \(more) more not shown") }
+            }
             if !quiet, let summary = outcome.summary {
                 let name = outputDir == nil ? "" : "\(outcome.input): "
                 Diagnostics.print("tripconv: " + name + summary.line(elapsedSeconds: monotonicSeconds() - (outputDir == nil ? started : began)))

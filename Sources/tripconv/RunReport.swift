@@ -54,6 +54,8 @@ enum RunReport {
                 ("input", .string(o.input)), ("model", .string(o.modelSource ?? "")),
                 ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
             ] + planCounts(s) + spilled(s)
+                // A plan's run counts them in its migration object.
+                + (s.referencesRemoved > 0 && s.migration == nil ? [("referencesRemoved", .int(s.referencesRemoved))] : [])
         }
         var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil && !outcomes.contains { $0.error != nil } ? "ok" : "failed"))]
             + failure(error ?? outcomes.first { $0.error != nil }?.error)

@@ -40,12 +40,15 @@ struct ObjectGraphIndex {
     let attributes: [[AttributeDescription]]
     /// Shared by the copies of the index (the passes' decoders): written by the first pass alone.
     let keys: ObjectKeyTable
+    /// The references the passes' decoders removed, shared by the copies (the run reads it at the end).
+    let removals: ObjectReferenceRemovals
     private var ordinals: [Int]
 
     /// The index of `model`'s objects, its entries kept in `keys` (in memory without bound when nil).
-    init(_ model: ObjectModel, keys: ObjectKeyTable? = nil) {
+    init(_ model: ObjectModel, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil) {
         self.model = model
         self.keys = keys ?? ObjectKeyTable("the reader's index of keys", budget: nil)
+        self.removals = removals ?? ObjectReferenceRemovals()
         slots = model.entities.indices.map(model.referenceAttribute)
         referred = model.referredEntities
         roots = model.entities.indices.map { model.lineage(of: $0)[0] }
@@ -105,9 +108,12 @@ struct ObjectGraphIndex {
 /// Makes `ObjectRecord`s of the members a text format's reader gives, with the index of the first
 /// pass: shared by the JSON, JSON Lines and YAML readers of graphs, so that all three take and
 /// refuse the same things. A record is refused, with the place of the member at fault, for a member
-/// its entity does not have (or one given twice), a value of the wrong kind, a reference to no
-/// object, a missing `@key`, a missing or null attribute that is neither optional nor defaulted.
-/// A missing optional attribute is its default, else null; a missing relationship is empty.
+/// its entity does not have (or one given twice), a value of the wrong kind, a missing `@key`, a
+/// missing or null attribute that is neither optional nor defaulted. A missing optional attribute is
+/// its default, else null; a missing relationship is empty. A reference that names no object the
+/// first pass took (none has that key or value, or the one that has it is refused) is removed from
+/// its object, which is kept, and counted in the index's `removals`: refusing the object instead
+/// would leave the objects already given that refer to it naming an object never written.
 struct ObjectGraphDecoder {
     var index: ObjectGraphIndex
     let relationships: [[RelationshipDescription]]
@@ -208,7 +214,9 @@ struct ObjectGraphDecoder {
                     guard resolvesReferences else { break }
                     switch try resolve(s, destination: destinations[entity][r]) {
                     case .success(let reference): related[r] = [reference]
-                    case .failure(let e): return reject("\(field.name.quotedForMessage): \(e.message)", field)
+                    case .failure(let e) where e.isModel: return reject("\(field.name.quotedForMessage): \(e.message)", field)
+                    case .failure(let e):
+                        index.removals.add(origin, member: field.name, place: (field.line, field.column), reason: e.message)
                     }
                 case .list(let items) where isToMany:
                     guard resolvesReferences else { break }
@@ -217,9 +225,10 @@ struct ObjectGraphDecoder {
                     for (s, line, column) in items {
                         switch try resolve(s, destination: destinations[entity][r]) {
                         case .success(let reference): references.append(reference)
-                        case .failure(let e):
+                        case .failure(let e) where e.isModel:
                             return reject("\(field.name.quotedForMessage): \(e.message)",
                                           GraphField(name: field.name, value: .scalar(s), line: line, column: column))
+                        case .failure(let e): index.removals.add(origin, member: field.name, place: (line, column), reason: e.message)
                         }
                     }
                     related[r] = references
@@ -252,11 +261,16 @@ struct ObjectGraphDecoder {
         return names.firstIndex(of: name)
     }
 
-    struct Failure: Error { let message: String }
+    /// Why a reference names no object; `isModel` when the model itself is at fault (its destination
+    /// is not among its entities), not the data.
+    struct Failure: Error {
+        let message: String
+        var isModel = false
+    }
 
     /// The object a reference names, of `destination` or one of its sub-entities.
     private func resolve(_ s: GraphScalar, destination: Int) throws -> Result<ObjectReference, Failure> {
-        guard destination >= 0 else { return .failure(Failure(message: "the destination is not in the model")) }
+        guard destination >= 0 else { return .failure(Failure(message: "the destination is not in the model", isModel: true)) }
         let root = index.roots[destination]
         var destinationName: String { index.model.entities[destination].name }
         var found: ObjectReference?

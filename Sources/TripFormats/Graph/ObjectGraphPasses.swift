@@ -45,11 +45,12 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     /// The passes after the index's, as the index's pass found them (for `restarted`).
     private let plan: (current: Int?, remaining: [Int]?)
 
-    /// The passes over what `open` parses, the index's entries kept in `keys` (in memory when nil).
-    init(model: ObjectModel, keys: ObjectKeyTable? = nil, open: @escaping () throws -> Parser) throws {
+    /// The passes over what `open` parses, the index's entries kept in `keys` (in memory when nil), the
+    /// references removed counted in `removals` (its own when nil).
+    init(model: ObjectModel, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil, open: @escaping () throws -> Parser) throws {
         self.open = open
         var first = try open()
-        var index = ObjectGraphIndex(model, keys: keys)
+        var index = ObjectGraphIndex(model, keys: keys, removals: removals)
         var checker = ObjectGraphDecoder(index, resolvesReferences: false)
         var check = ObjectGraphCheck(index)
         var present = Set<Int>()

@@ -30,8 +30,10 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
         try self.init(input, format: format, model: model, options: options, keys: nil)
     }
 
-    /// Opens `input`, the index's entries kept in `keys` (a run's, under its budget; in memory when nil).
-    package init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable?) throws {
+    /// Opens `input`, the index's entries kept in `keys` (a run's, under its budget; in memory when nil),
+    /// the references it removes counted in `removals` (its own when nil).
+    package init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable?,
+                 removals: ObjectReferenceRemovals? = nil) throws {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader of objects reads json or jsonl, not \(format.rawValue)")
         }
@@ -39,7 +41,7 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        passes = try ObjectGraphPasses(model: model, keys: keys) {
+        passes = try ObjectGraphPasses(model: model, keys: keys, removals: removals) {
             JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
         }
     }

@@ -24,11 +24,14 @@ extension ObjectConversion {
         let states = SpillingObjectHoldings(budget: budget)
         var planReader: ObjectMigrationReader?
         var report = try append.run(policy: policy, backup: options.backup, toolVersion: options.toolVersion, budget: budget, input: {
+            // The stream may be read twice (its duplicates' pass): the removals are those of the last read.
+            referenceRemovals.reset()
             let (source, plan) = try openSource(states)
             planReader = plan
             return source
         }, setAside: setAside)
         if let planReader { report.summary.note(planReader) }
+        report.summary.note(removed: referenceRemovals)
         report.summary.note(spilled: states)
         // The plan's counts by --dedupe take in those met against the store.
         if var (versions, stages, counts) = report.summary.migration {

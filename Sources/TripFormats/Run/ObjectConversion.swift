@@ -28,6 +28,8 @@ public struct ObjectConversion {
     /// Whether a store's objects go to JSON or JSON Lines straight from its rows when no stage runs
     /// (`CoreDataJSONRun`); false sends them the general way (the tests compare the two).
     var writesRowsStraight = true
+    /// The references the run's graph reader removed (they named no object it gives), for the summary.
+    let referenceRemovals = ObjectReferenceRemovals()
 
     /// The formats an object run writes.
     public static let outputFormats: [Format] = [.json, .jsonl, .yaml, .xml, .csv, .tsv, .sqlite, .postgresql]
@@ -192,9 +194,10 @@ public struct ObjectConversion {
             return try CoreDataObjectReader(path: input, model: model, entityNumbers: entityNumbers,
                                             temporaryDirectory: options.temporaryDirectory)
         case .json, .jsonl:
-            return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading, keys: keys)
+            return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading, keys: keys,
+                                        removals: referenceRemovals)
         case .yaml:
-            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys)
+            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals)
         case .xml:
             return try XMLObjectReader(path: input, model: model, options: options.reading)
         case .sqlite:
@@ -220,7 +223,12 @@ public struct ObjectConversion {
         let ahead = readsAhead
         // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
         var graph: (any ReopenableObjectReader)?
+        var opened = 0
+        let removals = referenceRemovals
         let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) {
+            // The first read (the duplicates') gives the objects the second gives again: its removals are not counted.
+            opened += 1
+            if opened == 2 { removals.reset() }
             let r: any ObjectRecordReader
             if let again = try graph?.reopened() {
                 r = again
@@ -292,12 +300,25 @@ public struct ObjectConversion {
                                   + "\(out.rawValue) is not one yet")
         }
         if let planReader { summary.note(planReader) }
+        summary.note(removed: referenceRemovals)
         summary.note(spilled: holdings)
         return summary
     }
 }
 
 extension ObjectConversionSummary {
+    /// Takes in the references a run's reader removed: with the stages' own when a plan ran.
+    mutating func note(removed removals: ObjectReferenceRemovals) {
+        let n = removals.count
+        guard n > 0 else { return }
+        referencesRemoved = n
+        referenceRemovalNotes = removals.firstMessages
+        if var (versions, stages, counts) = migration {
+            counts.referencesRemoved += n
+            migration = (versions, stages, counts)
+        }
+    }
+
     /// Takes in what a run's holdings moved to temporary files: the entries and bytes of each that
     /// spilled (the reader's index, the plan's deduplication, the objects set aside, the writer's names
     /// and waiting objects, which the budget counts), and their names for the summary and the report.

@@ -106,6 +106,11 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     public var spilledBytes = 0
     /// Objects written into an existing store in place of stored ones (`--dedupe last`).
     public var replacedInStore = 0
+    /// References a reader removed from the objects that made them, as naming no object it gives
+    /// (none has that key, or the one that has it was refused), and the place and reason of the first
+    /// few (for `-v`). A plan's run counts them in its migration's too, with those its stages removed.
+    public var referencesRemoved = 0
+    public var referenceRemovalNotes: [String] = []
 
     /// `; spilled the plan's deduplication (3 entries, 0.1 MiB) to temporary files`, or nothing when
     /// nothing spilled: the end of the summary line.
@@ -134,9 +139,12 @@ public struct ObjectConversionSummary: Sendable, Hashable {
             plan = "; merged \(merged); dropped \(dropped) (\(c.dropped) by --dedupe, \(c.removed) of removed entities)"
             plan += "; migrated \(versions): converted \(c.converted) values, filled \(c.filled), set aside \(c.setAside)"
             if c.referencesRemoved > 0 { plan += ", removed \(c.referencesRemoved) references to objects not written" }
-        } else if merged > 0 || dropped > 0 {
+        } else {
             // No plan, objects appended to a store: those met against the stored ones under --dedupe.
-            plan = "; merged \(merged); dropped \(dropped)"
+            if merged > 0 || dropped > 0 { plan = "; merged \(merged); dropped \(dropped)" }
+            if referencesRemoved > 0 {
+                plan += "; removed \(referencesRemoved) reference\(referencesRemoved == 1 ? "" : "s") to objects not written"
+            }
         }
         let replaced = replacedInStore == 0 ? "" : ", \(replacedInStore) replacing stored object\(replacedInStore == 1 ? "" : "s")"
         return "read \(read) object\(read == 1 ? "" : "s"); wrote \(written)"
