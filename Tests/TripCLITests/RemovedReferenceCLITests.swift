@@ -101,4 +101,47 @@ struct RemovedReferenceCLITests {
 
             """, "\(checked.stderr)")
     }
+
+    /// The same book written by Python as XML (ElementTree) and as a tables directory (csv).
+    static let otherWriters = """
+        import csv, os, sys
+        import xml.etree.ElementTree as ET
+        root = ET.Element('objects')
+        def add(entity, key, values, refs):
+            e = ET.SubElement(root, entity, key=str(key))
+            for k, v in values.items(): ET.SubElement(e, k).text = str(v)
+            for k, targets in refs.items():
+                r = ET.SubElement(e, k)
+                for t in targets: ET.SubElement(r, 'ref').text = str(t)
+        add('Chef', 1, {'name': 'Ann'}, {'recipes': [1, 2]})
+        add('Recipe', 1, {'title': 'Pancakes', 'servings': 4}, {'ingredients': [1], 'chef': [1]})
+        add('Recipe', 2, {'title': 'Soup', 'servings': 'many'}, {'ingredients': [2], 'chef': [1]})
+        add('Ingredient', 1, {'name': 'flour', 'quantity': 200}, {'recipe': [1]})
+        add('Ingredient', 2, {'name': 'leek', 'quantity': 2}, {'recipe': [2]})
+        ET.ElementTree(root).write(sys.argv[1], encoding='utf-8', xml_declaration=True)
+        d = sys.argv[2]
+        os.makedirs(d)
+        for name, rows in [('Chef', [['@key', 'name'], [1, 'Ann']]),
+                           ('Recipe', [['@key', 'title', 'servings', 'notes', 'chef'], [1, 'Pancakes', 4, '', 1], [2, 'Soup', 'many', '', 1]]),
+                           ('Ingredient', [['@key', 'name', 'quantity', 'recipe'], [1, 'flour', 200, 1], [2, 'leek', 2, 2], [3, 'salt', 1, 9]])]:
+            with open(os.path.join(d, name + '.csv'), 'w', newline='') as f: csv.writer(f).writerows(rows)
+        """
+
+    @Test("XML and a tables directory other tools wrote: a store whose foreign keys hold, the removals counted", .needsPython3, .needsSQLite3)
+    func xmlAndTables() throws {
+        let dir = try CLI.temporaryDirectory()
+        let xml = dir.appendingPathComponent("recipes.xml").path, tables = dir.appendingPathComponent("tables").path
+        let made = try CLI.python(Self.otherWriters, [xml, tables])
+        #expect(made.status == 0, "\(made.stderr)")
+        // XML: Chef 1's recipe 2 and Ingredient 2's recipe; tables: Ingredient 2's recipe and Ingredient 3's (no Recipe 9).
+        for (input, removed, written) in [(xml, 2, "wrote 4 (Chef 1, Recipe 1, Ingredient 2)"), (tables, 2, "wrote 5 (Chef 1, Recipe 1, Ingredient 3)")] {
+            let store = dir.appendingPathComponent(UUID().uuidString + ".sqlite").path
+            let r = try CLI.tripconv(input, "--model", "samples/swift-model-recipes/recipes-plan.json", "--source-version", "1.0.0",
+                                     "--target-version", "1.0.0", "-o", store)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("\(written); removed \(removed) references to objects not written; rejected 1;"), "\(r.stderr)")
+            let fk = try CLI.run(CLI.tool("sqlite3")!, [store, "PRAGMA foreign_key_check;", "SELECT count(*) FROM Ingredient WHERE recipe IS NULL;"])
+            #expect(String(decoding: fk.stdout, as: UTF8.self) == "\(removed == 2 && input == xml ? 1 : 2)\n", "\(input): \(fk.stderr)")
+        }
+    }
 }

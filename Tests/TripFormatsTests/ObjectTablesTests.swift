@@ -151,7 +151,9 @@ struct ObjectTablesTests {
         ])
     }
 
-    @Test("bad records are set aside with their places; a bad header ends the read")
+    /// A record refused names no object: a repeat of its name is the one named, and a reference to it,
+    /// as one to no object at all (a to-one cell, a join row), is removed and counted.
+    @Test("bad records are set aside with their places, references to no object removed; a bad header ends the read")
     func badRecords() throws {
         let dir = ScratchDirectory()
         let out = try Self.writeTables(dir, .csv)
@@ -162,16 +164,28 @@ struct ObjectTablesTests {
         try "@key,parts\n10,30\n10,99\n".write(toFile: parts, atomically: true, encoding: .utf8)
         let animals = out + "/Dog.csv"
         try "@key,legs,breed,owner\n2,,Collie,\n3,3,,Zinc\n".write(toFile: animals, atomically: true, encoding: .utf8)
-        let read = try ObjectGraph.readAll(CSVObjectTablesReader(directory: out, format: .csv, model: ObjectGraph.model, options: ReadOptions()))
+        let removals = ObjectReferenceRemovals()
+        let read = try ObjectGraph.readAll(CSVObjectTablesReader(directory: out, format: .csv, model: ObjectGraph.model, options: ReadOptions(),
+                                                                 removals: removals))
         let places = read.rejected.map { "\($0.origin.source):\($0.origin.line ?? 0):\($0.problemColumn ?? $0.origin.column ?? 1): \($0.reason)" }
         #expect(places == [
-            "\(parts):3:4: parts: '99' is no Component",
             "\(path):2:18: weight: expected a Double, found 'heavy'",
-            "\(path):4:1: name: the same as an earlier Item's",
             "\(animals):2:3: legs: a Dog must have one",
-            "\(animals):3:6: owner: 'Zinc' is no Item",
         ])
         #expect(read.objects.contains { $0.entity == 1 && $0.attributes[0] == .string("Tin") })
+        // The second "Iron, cast" is the one named, its first refused; Dog 3 kept without its owner.
+        let iron = ObjectValue.string("Iron, \"cast\"")
+        #expect(read.objects.filter { $0.entity == 1 && $0.attributes[0] == iron }.map(\.attributes) == [[iron, .double(1)]])
+        #expect(read.objects.first { $0.entity == 4 && $0.key == 3 }?.relationships.allSatisfy(\.isEmpty) == true, "\(read.objects)")
+        // Dog 2 is refused: the rows of Animal.friends naming it, on either side, give no reference.
+        let friends = out + "/Animal.friends.csv"
+        #expect(removals.firstMessages == [
+            "\(parts):3:4: 'parts': '99' names no Component; the reference is removed, the object kept",
+            "\(friends):2:3: 'friends': '2' names no Animal; the reference is removed, the object kept",
+            "\(friends):4:1: 'friends': its owner '2' names no Animal; the reference is removed, the object kept",
+            "\(friends):6:3: 'friends': '2' names no Animal; the reference is removed, the object kept",
+            "\(animals):3:6: 'owner': 'Zinc' names no Item; the reference is removed, the object kept",
+        ], "\(removals.firstMessages)")
 
         try "name,weight,colour\nIron,1,red\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: TripError.self) { _ = try CSVObjectTablesReader(directory: out, format: .csv, model: ObjectGraph.model, options: ReadOptions()) }

@@ -136,16 +136,19 @@ struct ObjectXMLTests {
           <Dog key="3"><legs>4</legs><friends><ref>2</ref></friends></Dog>
         </objects>
         """)
-        let read = try ObjectGraph.readAll(XMLObjectReader(path: path, model: ObjectGraph.model, options: ReadOptions()))
+        let removals = ObjectReferenceRemovals()
+        let read = try ObjectGraph.readAll(XMLObjectReader(path: path, model: ObjectGraph.model, options: ReadOptions(), removals: removals))
         let places = read.rejected.map { "\($0.origin): \($0.reason)" }
         #expect(places == [
             "\(path):3:3: <weight>: expected a Double, found 'heavy'",
             "\(path):4:3: <name>: a Item must have one",
             "\(path):5:3: <colour> is no attribute or relationship of a Item",
-            "\(path):6:3: <owner>: 'Zinc' is no Item",
             "\(path):7:3: <Robot> is no entity of the model",
         ])
+        // Dog 2 is kept, its owner (no Item is Zinc) removed.
+        #expect(removals.firstMessages == ["\(path):6:3: 'owner': 'Zinc' names no Item; the reference is removed, the object kept"], "\(removals.firstMessages)")
         #expect(ObjectGraph.plain(read.objects) == [
+            ObjectRecord(entity: 4, key: 2, attributes: [.int(4), .null], relationships: [[], []], origin: ObjectGraph.origin),
             ObjectRecord(entity: 4, key: 3, attributes: [.int(4), .null], relationships: [[], [ObjectReference(entity: 4, key: 2)]],
                          origin: ObjectGraph.origin),
         ])

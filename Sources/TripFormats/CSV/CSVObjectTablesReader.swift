@@ -9,9 +9,11 @@ import TripKit
 /// What it holds is an entry per object and per to-many reference. A cell is read by
 /// `ObjectValueText` as its attribute's kind: an unquoted empty cell is null (but the empty text in a
 /// required String, URL or Data column, which cannot be null), a quoted one `""` the empty text; in
-/// TSV `\N` is null. A record with a value of the wrong kind, a required attribute null, a
-/// reference to no object or a repeated name is set aside with its place; a header with an unknown
-/// or a missing required column, a join row whose owner is no object, a broken file end the read
+/// TSV `\N` is null. A record with a value of the wrong kind, a required attribute null or a
+/// repeated name is set aside with its place, and only the records the second pass takes are named
+/// in the first's index: a reference (a to-one cell, a join row) to no object in it is removed,
+/// counted in `removals`, its object kept (DESIGN-NOTES, "A reference to an object not written is
+/// removed"); a header with an unknown or a missing required column, a broken file end the read
 /// (exit 65) with the place.
 struct CSVObjectTablesReader: ObjectRecordReader {
     let model: ObjectModel
@@ -25,8 +27,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     private var joined: [[ObjectReference: [ObjectReference]]] = []
     /// Per inverse to-many: owner → the objects whose to-one points at it, in key order.
     private var inverse: [[ObjectReference: [ObjectReference]]] = []
-    /// Owners a join row refers to no object from: the reason, and where.
-    private var joinProblems: [ObjectReference: (reason: String, line: Int, column: Int, file: String)] = [:]
+    private let removals: ObjectReferenceRemovals
     private var table = -1
     private var rows: CSVRowReader?
     private var plan: [Int?] = []
@@ -40,9 +41,11 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     private var joinsHere: [(join: Int, slot: Int)] = []
     private var inversesHere: [(inverse: Int, slot: Int)] = []
 
-    /// A reader of `directory` in `format` (CSV or TSV), of `model`'s objects.
-    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions) throws {
+    /// A reader of `directory` in `format` (CSV or TSV), of `model`'s objects, the references it
+    /// removes counted in `removals` (its own when nil).
+    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil) throws {
         self.model = model; self.options = options
+        self.removals = removals ?? ObjectReferenceRemovals()
         self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         layout = CSVObjectLayout(model, extension: CSVTableNames.fileExtension(format))
         dialect = CSVDialect(format, delimiter: options.csvDelimiter)
@@ -104,13 +107,16 @@ struct CSVObjectTablesReader: ObjectRecordReader {
         return s
     }
 
-    /// The first pass: every object's name, and the to-one columns that give to-manys back.
+    /// The first pass: the name of every object the second pass takes (a reference to one it refuses
+    /// names no object), and the to-one columns that give to-manys back.
     private mutating func readNames() throws {
         var pending: [[(owner: String, line: Int, file: String, child: ObjectReference)]] = Array(repeating: [], count: layout.inverses.count)
         var ordinal = 0
-        for table in layout.tables {
-            let rows = try open(table.file)
-            let plan = try header(rows, table)
+        defer { self.ordinal = 0; self.table = -1 }
+        for t in layout.tables.indices {
+            let table = layout.tables[t]
+            let rows = try enter(t)
+            let plan = self.plan
             let unique = layout.names.uniqueSlot[table.entity]
             let lineage = model.lineage(of: table.entity)
             // The to-one columns that give a to-many of another entity back.
@@ -122,6 +128,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             }
             while try rows.nextRow() {
                 ordinal += 1
+                guard case .object = try read(rows, resolving: false) else { continue }
                 var key: Int64?, value: ObjectValue?
                 for (i, c) in plan.enumerated() {
                     guard let c else { continue }
@@ -165,18 +172,15 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                 guard rows.cellCount == 2 else {
                     throw TripError.data("\(rows.name):\(rows.rowLine):1: expected 2 cells as the header has, found \(rows.cellCount)")
                 }
+                // A row one of whose sides names no object the second pass takes gives no reference: removed, counted.
                 let ownerText = cell(rows, 0, kind: layout.referenceKind(join.entity)) ?? ""
-                guard let owner = index.resolve(ownerText, destination: join.entity) else {
-                    let at = rows.position(ofCell: 0)
-                    throw TripError.data("\(rows.name):\(at.line):\(at.column): \(ownerText.quotedForMessage) is no \(model.entities[join.entity].name)")
-                }
                 let targetText = cell(rows, 1, kind: layout.referenceKind(join.destination)) ?? ""
-                guard let target = index.resolve(targetText, destination: join.destination) else {
-                    let at = rows.position(ofCell: 1)
-                    if joinProblems[owner.reference] == nil {
-                        joinProblems[owner.reference] = ("\(join.header[1]): \(targetText.quotedForMessage) is no \(model.entities[join.destination].name)",
-                                                         at.line, at.column, rows.name)
-                    }
+                let owner = index.resolve(ownerText, destination: join.entity), target = index.resolve(targetText, destination: join.destination)
+                guard let owner, let target else {
+                    let (i, text, entity) = owner == nil ? (0, ownerText, join.entity) : (1, targetText, join.destination)
+                    let origin = RecordOrigin(source: rows.name, record: 0, line: rows.rowLine).at(rows.position(ofCell: i))
+                    removals.add(origin, member: join.header[1], place: nil,
+                                 reason: "\(owner == nil ? "its owner " : "")\(text.quotedForMessage) names no \(model.entities[entity].name)")
                     continue
                 }
                 map[owner.reference, default: []].append(target.reference)
@@ -192,20 +196,29 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             }
             table += 1
             guard table < layout.tables.count else { return nil }
-            let rows = try open(layout.tables[table].file)
-            plan = try header(rows, layout.tables[table])
-            let e = layout.tables[table].entity, lineage = model.lineage(of: e)
-            all = model.allAttributes(of: e)
-            relationshipCount = model.allRelationships(of: e).count
-            joinsHere = layout.joins.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
-            inversesHere = layout.inverses.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
-            width = rows.cellCount
-            record = 0
-            self.rows = rows
+            self.rows = try enter(table)
         }
     }
 
-    private mutating func read(_ rows: CSVRowReader) throws -> ObjectReadItem {
+    /// Opens table `t`'s file and reads its header, for `read`: what its rows are read with.
+    private mutating func enter(_ t: Int) throws -> CSVRowReader {
+        table = t
+        let rows = try open(layout.tables[t].file)
+        plan = try header(rows, layout.tables[t])
+        let e = layout.tables[t].entity, lineage = model.lineage(of: e)
+        all = model.allAttributes(of: e)
+        relationshipCount = model.allRelationships(of: e).count
+        joinsHere = layout.joins.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
+        inversesHere = layout.inverses.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
+        width = rows.cellCount
+        record = 0
+        return rows
+    }
+
+    /// The object the row `rows` is at makes, or its rejection. `resolving` false (the first pass,
+    /// whose index is not complete): its to-ones are not looked up, nor is its name checked against
+    /// earlier ones. A reference to no object in the index is removed, counted in `removals`.
+    private mutating func read(_ rows: CSVRowReader, resolving: Bool = true) throws -> ObjectReadItem {
         ordinal += 1; record += 1
         let t = layout.tables[table], e = t.entity
         let origin = RecordOrigin(source: rows.name, record: record, line: rows.rowLine)
@@ -234,15 +247,23 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                 attributes[slot] = value
                 if slot == layout.names.uniqueSlot[e] { uniqueValue = value }
             case .toOne(let slot, let destination):
-                guard let text = cell(rows, i, kind: layout.referenceKind(destination)) else { continue }
+                guard resolving, let text = cell(rows, i, kind: layout.referenceKind(destination)) else { continue }
                 guard let target = index.resolve(text, destination: destination) else {
-                    return reject("\(t.columns[c].name): \(text.quotedForMessage) is no \(model.entities[destination].name)", cell: i)
+                    var at = origin
+                    if i < rows.cellCount { at = origin.at(rows.position(ofCell: i)) }
+                    removals.add(at, member: t.columns[c].name, place: nil, reason: "\(text.quotedForMessage) names no \(model.entities[destination].name)")
+                    continue
                 }
                 relationships[slot] = [target.reference]
             }
         }
         for (slot, a) in all.enumerated() where !a.isOptional && !a.isTransient && attributes[slot].isNull {
             return reject("\(a.name): a \(model.entities[e].name) must have one", cell: plan.firstIndex { $0.map { t.columns[$0].name == a.name } == true })
+        }
+        guard resolving else {
+            let named = layout.names.hasKey(e) ? key != nil : uniqueValue != nil
+            return named ? .object(ObjectRecord(entity: e, key: 0, attributes: attributes, relationships: relationships, origin: origin))
+                : reject("no name")
         }
         // The object's own name must be the one the first pass gave it (not a repeat of an earlier one).
         let found = layout.names.hasKey(e) ? key.flatMap { index.resolve(String($0), destination: e) }
@@ -256,11 +277,6 @@ struct CSVObjectTablesReader: ObjectRecordReader {
         }
         for (j, slot) in joinsHere { relationships[slot] = joined[j][found.reference] ?? [] }
         for (n, slot) in inversesHere { relationships[slot] = inverse[n][found.reference] ?? [] }
-        if let problem = joinProblems[found.reference] {
-            var rejected = SetAsideRecord(origin: origin, reason: problem.reason, text: rows.rawText)
-            rejected.origin = RecordOrigin(source: problem.file, record: record, line: problem.line, column: problem.column)
-            return .rejected(rejected)
-        }
         return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
     }
 }

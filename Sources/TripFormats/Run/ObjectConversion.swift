@@ -199,13 +199,13 @@ public struct ObjectConversion {
         case .yaml:
             return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals)
         case .xml:
-            return try XMLObjectReader(path: input, model: model, options: options.reading)
+            return try XMLObjectReader(path: input, model: model, options: options.reading, removals: referenceRemovals)
         case .sqlite:
             return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
         case .postgresql:
             return try PGObjectReader(address: input, schema: options.reading.pgSchema)
         case .csv, .tsv:
-            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading)
+            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, removals: referenceRemovals)
         default:
             throw TripError.usage("\(input): \(format.rawValue) holds no objects of another app's model")
         }

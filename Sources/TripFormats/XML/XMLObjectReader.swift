@@ -7,8 +7,11 @@ import TripKit
 /// A first pass reads every object's name (`key`, or its unique value, numbered 1, 2, … in document
 /// order per family) into an `ObjectReferenceIndex`; the second gives the objects in document order.
 /// An object of an entity the model lacks, an unknown child, a value of the wrong kind
-/// (`ObjectValueText`), a required attribute absent, a reference to no object, or a repeated name
-/// sets the object aside with its place (the line and column of its start tag); a document that is
+/// (`ObjectValueText`), a required attribute absent, or a repeated name sets the object aside with
+/// its place (the line and column of its start tag), and only the objects the second pass takes are
+/// in the first's index: a reference to no object in it is removed from its object, which is kept
+/// (counted in `removals`, as the JSON reader does: DESIGN-NOTES, "A reference to an object not
+/// written is removed"); a document that is
 /// not well formed, or whose root is not `<objects>`, ends the read (exit 65) with the place.
 struct XMLObjectReader: ObjectRecordReader {
     let model: ObjectModel
@@ -16,19 +19,24 @@ struct XMLObjectReader: ObjectRecordReader {
     private let options: ReadOptions
     private let names: ObjectNaming
     private var index: ObjectReferenceIndex
+    private let removals: ObjectReferenceRemovals
     private var elements: XMLObjectElements
     private var ordinal = 0
 
-    /// A reader of the document at `path`, of `model`'s objects.
-    init(path: String, model: ObjectModel, options: ReadOptions) throws {
+    /// A reader of the document at `path`, of `model`'s objects, the references it removes counted in
+    /// `removals` (its own when nil).
+    init(path: String, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil) throws {
         self.model = model; self.path = path; self.options = options
+        self.removals = removals ?? ObjectReferenceRemovals()
         names = ObjectNaming(model) { _, _ in true }
         index = ObjectReferenceIndex(names)
+        elements = try XMLObjectElements(path: path, options: options)
         var first = try XMLObjectElements(path: path, options: options)
         var n = 0
         while let element = try first.next() {
             n += 1
-            guard let e = model.entityIndex(element.entity) else { continue }
+            // Only an object the second pass takes is named: a reference to one it refuses names no object.
+            guard case .object = make(element, ordinal: n, resolving: false), let e = model.entityIndex(element.entity) else { continue }
             var value: ObjectValue?
             if let slot = names.uniqueSlot[e] {
                 let a = model.allAttributes(of: e)[slot]
@@ -36,12 +44,18 @@ struct XMLObjectReader: ObjectRecordReader {
             }
             _ = index.add(entity: e, key: element.key.flatMap { Int64($0) }, value: value, ordinal: n)
         }
-        elements = try XMLObjectElements(path: path, options: options)
     }
 
     mutating func next() throws -> ObjectReadItem? {
         guard let element = try elements.next() else { return nil }
         ordinal += 1
+        return make(element, ordinal: ordinal, resolving: true)
+    }
+
+    /// The object `element` (the `ordinal`th) makes, or its rejection. `resolving` false (the first
+    /// pass, whose index is not complete): its references are not looked up, nor is its name checked
+    /// against earlier ones. A reference to no object in the index is removed, counted in `removals`.
+    private func make(_ element: XMLObjectElement, ordinal: Int, resolving: Bool) -> ObjectReadItem {
         let origin = RecordOrigin(source: elements.name, record: ordinal, line: element.line, column: element.column)
         func reject(_ reason: String) -> ObjectReadItem { .rejected(SetAsideRecord(origin: origin, reason: reason)) }
         if let problem = element.problem { return reject(problem) }
@@ -66,9 +80,10 @@ struct XMLObjectReader: ObjectRecordReader {
                 let list = child.refs ?? (child.text.map { $0.isEmpty } == true ? [] : nil)
                 guard let list, let d = model.entityIndex(r.destination) else { return reject("<\(r.name)>: expected <ref> elements") }
                 guard r.isToMany || list.count <= 1 else { return reject("<\(r.name)>: a to-one relationship holds \(list.count) references") }
-                for text in list {
+                for text in list where resolving {
                     guard let target = index.resolve(text, destination: d) else {
-                        return reject("<\(r.name)>: \(text.quotedForMessage) is no \(r.destination)")
+                        removals.add(origin, member: r.name, place: nil, reason: "\(text.quotedForMessage) names no \(r.destination)")
+                        continue
                     }
                     refs[slot].append(target.reference)
                 }
@@ -80,6 +95,10 @@ struct XMLObjectReader: ObjectRecordReader {
             return reject("<\(a.name)>: a \(entity.name) must have one")
         }
         let found: (reference: ObjectReference, ordinal: Int)?
+        if !resolving {
+            guard names.uniqueSlot[e] != nil || element.key.flatMap({ Int64($0) }) != nil else { return reject("no key") }
+            return .object(ObjectRecord(entity: e, key: 0, attributes: values, relationships: refs, origin: origin))
+        }
         if let slot = names.uniqueSlot[e] {
             guard let text = ObjectValueText.text(values[slot]) else { return reject("<\(attributes[slot].name)>: no value to refer to the \(entity.name) by") }
             found = index.resolve(text, destination: e)
