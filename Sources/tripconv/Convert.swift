@@ -18,7 +18,8 @@ struct Convert: ParsableCommand {
             indexes, the model in tripconv_model; an existing one of the same model, at the run's version or migrated to it with \
             --migrate, is appended to, what the model makes unique deduplicated under --dedupe against the stored objects, in one \
             transaction; another model's is exit 65) or PostgreSQL store of it (-o ADDRESS, --pg-schema NAME: the same tables \
-            with PostgreSQL's types, Dates as exact ISO 8601 text, foreign keys deferred, written in one transaction; a \
+            with PostgreSQL's types, Dates as exact ISO 8601 text, foreign keys deferred, written in one transaction; an \
+            existing one in the schema is appended to as the SQLite one, migrated first with --migrate in the same transaction; a \
             schema holding other tables is left as it is, exit 73), with no version detected and no stage run; --model \
             reads such an export back (a directory holding .csv or .tsv files is one tables directory, given or found \
             under a directory of inputs; one table file alone is exit 64), and the SQLite and PostgreSQL stores need none. \
@@ -72,7 +73,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("rejects"), help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
     var rejects: String?
 
-    @Flag(name: .customLong("migrate"), help: "Migrate the existing store -o names, when it is older than the target version, in place first, in the same transaction, backed up and accounted for as by migrate (not with --output-dir); with --model naming an app's plan, a tripconv SQLite store of its objects, as migrate --model does.")
+    @Flag(name: .customLong("migrate"), help: "Migrate the existing store -o names, when it is older than the target version, in place first, in the same transaction, backed up and accounted for as by migrate (not with --output-dir); with --model naming an app's plan, a tripconv SQLite or PostgreSQL store of its objects, as migrate --model does.")
     var migrate = false
 
     @OptionGroup var backup: BackupOptions
@@ -92,7 +93,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, compressed inputs decoded, and another app's Core Data store (but one to JSON or JSON Lines, whose rows are written as they are read, on one thread) or JSON/JSON Lines export read, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
+    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips (objects) read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
     var report: String?
 
     @Option(name: .customLong("compress"), help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))

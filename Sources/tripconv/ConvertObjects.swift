@@ -23,9 +23,8 @@ extension Convert {
                                       + "Swift source, plan JSON or an .xcdatamodeld of several versions, that app's plan's; a model without a plan has one version")
             }
             let format = try objectOutputFormat()
-            if migrate && format != .sqlite {
-                throw TripError.usage("--migrate migrates the tripconv SQLite store of the app's objects -o names"
-                                      + (format == .postgresql ? "; migrate a PostgreSQL store of objects first with `tripconv migrate --model`" : ""))
+            if migrate && format != .sqlite && format != .postgresql {
+                throw TripError.usage("--migrate migrates the tripconv SQLite or PostgreSQL store of the app's objects -o names")
             }
             try checkObjectOutputs(format)
             let rejectsFile = try rejects.map { try RejectsFile($0 == "-" ? .standardOutput : .file($0)) }

@@ -16,6 +16,8 @@ extension Convert {
         var summary: ObjectConversionSummary?
         var modelSource: String?
         var error: (any Error)?
+        /// The store -o names, migrated in place first (`--migrate`): what its migration did, and the store as messages name it.
+        var storeMigration: (report: ObjectStoreMigration.Report, run: ObjectStoreMigration, store: String)?
     }
 
     /// Whether standard input is the run's one input and holds a SQLite file (a piped store): such a
@@ -138,8 +140,10 @@ extension Convert {
     private func run(_ conversion: ObjectConversion, to output: OutputLocation, format: Format,
                      setAside: (SetAsideRecord) throws -> Void, into outcome: inout ObjectOutcome) throws {
         // An existing store of objects is appended to: refused before anything is said or read into it when it cannot take them.
-        let append = try ObjectConversion.appendsTo(output, format: format) ? conversion.appending(into: output.name, migrate: migrate, planName: model)
-            : nil
+        var append: ObjectStoreAppend?
+        if case .file(let store) = output, ObjectConversion.appendsTo(output, format: format, pgSchema: reading.pgSchema) {
+            append = try conversion.appending(into: store, migrate: migrate, planName: model)
+        }
         // With a plan, an input read at another version than the current says which.
         let source = conversion.modelSource.rawValue, current = "the current version of "
         if let version = conversion.sourceVersion, version != conversion.plan?.current?.versionIdentifiers.first, source.hasPrefix(current) {
@@ -161,10 +165,11 @@ extension Convert {
         if let done = report.migration, let run = append.migration {
             if verbose {
                 for (stage, sentence) in zip(done.stages, run.migration.stageSentences(policy: dedupe)) {
-                    Diagnostics.print("tripconv: \(append.store): stage \(stage.stages): \(Migrate.objects(stage.objectsBefore)) -> \(stage.objectsAfter); \(sentence)")
+                    Diagnostics.print("tripconv: \(append.name): stage \(stage.stages): \(Migrate.objects(stage.objectsBefore)) -> \(stage.objectsAfter); \(sentence)")
                 }
             }
-            if !quiet { Diagnostics.print(Migrate.summaryLine(done, store: append.store, run: run)) }
+            if !quiet { Diagnostics.print(Migrate.summaryLine(done, store: append.name, run: run)) }
+            outcome.storeMigration = (done, run, append.name)
         }
         outcome.summary = report.summary
     }

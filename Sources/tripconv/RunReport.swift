@@ -60,7 +60,7 @@ enum RunReport {
         var pairs: [(String, JSONText.Node)] = [("status", .string(error == nil && !outcomes.contains { $0.error != nil } ? "ok" : "failed"))]
             + failure(error ?? outcomes.first { $0.error != nil }?.error)
         if !perInput, let only = outcomes.first {
-            pairs += counts(only)
+            pairs += counts(only) + storeMigration(only)
         } else if perInput {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
@@ -92,6 +92,25 @@ enum RunReport {
                 ("referencesRemoved", .int(c.referencesRemoved)),
             ])),
         ]
+    }
+
+    /// `storeMigration` of an object run whose store -o names was migrated in place first (`--migrate`):
+    /// `migrate --model`'s figures, as a trip run's object has `migrate`'s (objects for trips; a
+    /// PostgreSQL store's has no backup, as its summary line has none).
+    private static func storeMigration(_ o: Convert.ObjectOutcome) -> [(String, JSONText.Node)] {
+        guard let (report, run, store) = o.storeMigration else { return [] }
+        let s = report.summary
+        var pairs: [(String, JSONText.Node)] = [
+            ("store", .string(store)), ("from", .string(run.from)), ("to", .string(run.to)),
+            ("stages", .array(report.stages.map { stage in
+                .object([("stage", .string(stage.stages)), ("objectsBefore", .int(stage.objectsBefore)), ("objectsAfter", .int(stage.objectsAfter))])
+            })),
+            ("read", .int(s.read)), ("merged", .int(s.merged)), ("dropped", .int(s.dropped)), ("rejected", .int(s.rejected)),
+            ("objectsAfter", .int(s.written)),
+            ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("objects", .int($1))]) })),
+        ]
+        if !Format.isPostgreSQLAddress(run.store) { pairs.append(("backup", report.backup.map { .string($0) } ?? .null)) }
+        return [("storeMigration", .object(pairs))]
     }
 
     /// What an object run moved to temporary files, as a trip run's report says it (`spilledBytes`),

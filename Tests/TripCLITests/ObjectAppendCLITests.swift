@@ -128,6 +128,48 @@ struct ObjectAppendCLITests {
         #expect(left.filter { $0.hasPrefix(".") || $0.contains("-journal") }.isEmpty, "\(left)")
     }
 
+    /// `--report`'s `storeMigration` object, read with Python's json: its keys and values, one per line.
+    static func storeMigration(_ report: String) throws -> String {
+        try CLI.python("""
+            import json, sys
+            r = json.load(open(sys.argv[1]))
+            m = r.get('storeMigration')
+            print(r['status'], r['read'], r['written'])
+            if m is not None:
+                for k, v in m.items():
+                    print(k, json.dumps(v, sort_keys=True))
+            """, [report]).out
+    }
+
+    @Test("--report with --migrate: a storeMigration object with the migration's figures and backup, as a trip run's; none without a migration")
+    func reportStoreMigration() throws {
+        let (dir, store, more) = try Self.storeAndMore(at: "1.0.0")
+        let report = dir.appendingPathComponent("report.json").path
+        let r = try CLI.tripconv(more, "--model", Self.plan, "--source-version", "1.0.0", "-o", store, "--migrate", "--report", report)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Self.storeMigration(report) == """
+            ok 4 3
+            store "\(store)"
+            from "1.0.0"
+            to "3.0.0"
+            stages [{"objectsAfter": 9, "objectsBefore": 10, "stage": "1.0.0 -> 2.0.0 (custom)"}, \
+            {"objectsAfter": 7, "objectsBefore": 9, "stage": "2.0.0 -> 3.0.0 (lightweight)"}]
+            read 10
+            merged 1
+            dropped 2
+            rejected 0
+            objectsAfter 7
+            entities [{"entity": "Recipe", "objects": 3}, {"entity": "Ingredient", "objects": 4}]
+            backup "\(store).1.0.0.bak"
+
+            """)
+        // At the target now: appended to, nothing migrated, no storeMigration.
+        let again = try CLI.tripconv(more, "--model", Self.plan, "--source-version", "1.0.0", "-o", store, "--migrate", "--report", report)
+        #expect(again.status == 0, "\(again.stderr)")
+        let plain = try Self.storeMigration(report)
+        #expect(plain.hasPrefix("ok 4 ") && plain.split(separator: "\n").count == 1, "\(plain)")
+    }
+
     @Test("--migrate that fails (--dedupe fail meeting the stored Soup): 65, the store as it was, no backup; --no-backup takes none")
     func migrateFailsOrNoBackup() throws {
         let (dir, store, more) = try Self.storeAndMore(at: "1.0.0")

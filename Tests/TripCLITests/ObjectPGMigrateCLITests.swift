@@ -108,11 +108,14 @@ struct ObjectPGMigrateCLITests {
         #expect(again.status == 0 && again.stderr == "tripconv: \(name): already at 3.0.0; nothing to do\n", "\(again.stderr)")
         #expect(try Self.dump(pg) == migrated)
 
-        // convert -o into the schema replaces the migrated store whole, its history with it, as it replaces a SQLite store's file.
-        let rewritten = try pg.tripconv([fromSQLite, "--model", Self.plan, "-q"])
-        #expect(rewritten.status == 0, "\(rewritten.stderr)")
-        #expect(try pg.psql("SELECT string_agg(tablename, ', ' ORDER BY tablename) FROM pg_tables WHERE schemaname = current_schema()")
-                == "Ingredient, Recipe, tripconv_model\n")
+        // convert -o into the schema appends to the migrated store, as to a SQLite one: its recipes merged (titles are
+        // unique), the ingredients added, its history kept (was: the store replaced whole, its history with it).
+        let appended = try pg.tripconv([fromSQLite, "--model", Self.plan])
+        #expect(appended.status == 0 && appended.stderr.contains("read 7 objects; wrote 4 (Recipe 0, Ingredient 4); merged 3; "), "\(appended.stderr)")
+        #expect(try pg.psql("""
+            SELECT string_agg(tablename, ', ' ORDER BY tablename) FROM pg_tables WHERE schemaname = current_schema();
+            SELECT count(*) FROM "Recipe"; SELECT count(*) FROM "Ingredient"; SELECT count(*) FROM tripconv_migrations;
+            """) == "Ingredient, Recipe, tripconv_migrations, tripconv_model\n3\n8\n2\n")
     }
 
     @Test("in two steps, the schema named by the address's search_path (no --pg-schema): the history keeps the first row; public untouched")

@@ -29,8 +29,9 @@ final class PGObjectStoreSwap {
     /// Begins the transaction and takes the store's locks, waiting up to `busyTimeoutMilliseconds` for
     /// another writer (then `.busy`, exit 75); checks that the store is still at the version `model`
     /// was read at (another process may have migrated it since: `.busy`), and that its schema holds
-    /// the store alone (another table there: `.cantCreate`, as `convert -o` refuses it).
-    func lock(expecting model: ObjectModel, busyTimeoutMilliseconds: Int) throws {
+    /// the store alone (another table there: `.cantCreate`, as `convert -o` refuses it). `appending`:
+    /// the lock is an append's (`ObjectStoreAppend`), and its messages say so.
+    func lock(expecting model: ObjectModel, busyTimeoutMilliseconds: Int, appending: Bool = false) throws {
         let c = connection
         try c.execute("BEGIN", doing: "cannot lock the store")
         isOpen = true
@@ -39,21 +40,34 @@ final class PGObjectStoreSwap {
         try c.execute("SELECT pg_advisory_xact_lock(\(PGRecordWriter.createLockKey)); SELECT pg_advisory_xact_lock(\(PGRecordWriter.lockKey))",
                       doing: "cannot lock the store")
         let now = try PGObjectReader.model(c)
+        let nothing = appending ? "nothing was written" : "nothing was migrated"
         guard now.versionIdentifiers == model.versionIdentifiers else {
             throw TripError(.busy, "\(c.name): another process changed the store (now at \(now.versionIdentifiers.joined(separator: ", "))) "
-                            + "while it was looked at; nothing was migrated", notes: ["run the migration again"])
+                            + "while it was looked at; \(nothing)", notes: [appending ? "run the conversion again" : "run the migration again"])
         }
         let tables = try PGStoreStructure(c).tableNames()
         let (ours, _, others) = PGObjectWriter.relations(c, tables)
         guard others.isEmpty else {
             throw TripError(.cantCreate, "\(c.name): holds tables that are not of the store (\(others.prefix(5).joined(separator: ", "))"
-                            + "\(others.count > 5 ? ", …" : "")); nothing was migrated",
-                            notes: ["a store is migrated in place only in a schema of its own: move those tables to another schema, "
+                            + "\(others.count > 5 ? ", …" : "")); \(nothing)",
+                            notes: [appending ? "objects are appended to a store only in a schema of its own: move those tables to another schema, "
+                                    + "or write the objects to another with --pg-schema"
+                                    : "a store is migrated in place only in a schema of its own: move those tables to another schema, "
                                     + "or write a migrated copy with `tripconv ADDRESS --model PLAN -o NEW`"])
         }
         // Readers go on (ACCESS SHARE); writers, ours and anyone's, wait for the commit.
         try c.execute("LOCK TABLE " + tables.filter(ours.contains).map(quoted).joined(separator: ", ") + " IN EXCLUSIVE MODE",
                       doing: "cannot lock the store")
+    }
+
+    /// The largest key among the store's `tables` (0 for none), read in this transaction under its
+    /// locks: an append's objects are numbered past it. Before `writer()`, which leaves the store's schema.
+    func largestKey(of tables: [String]) throws -> Int64 {
+        guard isOpen, !tables.isEmpty else { return 0 }
+        let key = quoted(ObjectStoreLayout.keyColumn)
+        let r = try connection.query("SELECT greatest(0, " + tables.map { "(SELECT max(\(key)) FROM \(quoted($0)))" }.joined(separator: ", ") + ")",
+                                     doing: "cannot read the store")
+        return r.int64(0, 0)
     }
 
     /// A writer of the target's tables, into the scratch schema, in this transaction.
@@ -65,7 +79,7 @@ final class PGObjectStoreSwap {
 
     /// Drops the store's tables and views but its history, moves the scratch schema's tables and
     /// views into the store's schema, drops the scratch schema, records `history` after the earlier
-    /// rows, and commits.
+    /// rows (none: nothing, the history table not made), and commits.
     func replace(history: [ObjectStoreMigration.Stage], toolVersion: String) throws {
         guard isOpen else { throw TripError.usage("\(name): the store is replaced before it is locked") }
         let c = connection
@@ -82,7 +96,8 @@ final class PGObjectStoreSwap {
         }
         // Not CASCADE: anything left there is an error, and the whole migration is rolled back.
         try c.execute("DROP SCHEMA \(quoted(scratch))", doing: "cannot migrate the store")
-        try c.execute(PGLayout.metadataStatements[1], doing: "cannot record the migration")
+        // An append that migrated nothing (`ObjectStoreAppend`) records nothing, nor makes the table.
+        if !history.isEmpty { try c.execute(PGLayout.metadataStatements[1], doing: "cannot record the migration") }
         let now = StoreMigration.now()
         for s in history {
             _ = try c.query("""
@@ -94,6 +109,27 @@ final class PGObjectStoreSwap {
         // The deferred foreign keys are checked here.
         try c.execute("COMMIT", doing: "cannot commit")
         isOpen = false
+    }
+
+    /// The store at `address` (in `schema`) locked, still at `model`'s version and alone in its
+    /// schema (`lock`); `build` writes the new store through the swap (`largestKey`, then `writer()`)
+    /// and returns its result and the history to record; the new tables then replace the store's and
+    /// the transaction commits. On an error it is rolled back: nothing changed. `migrate --model` and
+    /// appends to a store of objects (`ObjectStoreMigration`, `ObjectStoreAppend`) both run this way,
+    /// as a SQLite store's run through `SQLiteObjectStoreSwap.replacing`.
+    static func replacing<T>(address: String, schema: String?, expecting model: ObjectModel, busyTimeoutMilliseconds: Int, toolVersion: String,
+                             appending: Bool = false,
+                             build: (PGObjectStoreSwap) throws -> (T, history: [ObjectStoreMigration.Stage])) throws -> T {
+        let swap = try PGObjectStoreSwap(address: address, schema: schema)
+        do {
+            try swap.lock(expecting: model, busyTimeoutMilliseconds: busyTimeoutMilliseconds, appending: appending)
+            let (result, history) = try build(swap)
+            try swap.replace(history: history, toolVersion: toolVersion)
+            return result
+        } catch {
+            swap.abandon()
+            throw error
+        }
     }
 
     /// Rolls the transaction back: the store as it was, no scratch schema.
@@ -129,9 +165,8 @@ extension ObjectStoreMigration {
         if case .file = backup {
             throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy")
         }
-        let swap = try PGObjectStoreSwap(address: store, schema: pgSchema)
-        do {
-            try swap.lock(expecting: migration.source, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        return try PGObjectStoreSwap.replacing(address: store, schema: pgSchema, expecting: migration.source,
+                                               busyTimeoutMilliseconds: busyTimeoutMilliseconds, toolVersion: toolVersion) { swap in
             var summary = ObjectConversionSummary()
             let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                                              temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
@@ -141,11 +176,7 @@ extension ObjectStoreMigration {
             summary.note(reader)
             summary.note(spilled: states)
             let stages = history(stageInputs: reader.tally.stageInputs, written: summary.written)
-            try swap.replace(history: stages, toolVersion: toolVersion)
-            return Report(summary: summary, stages: stages, backup: nil)
-        } catch {
-            swap.abandon()
-            throw error
+            return (Report(summary: summary, stages: stages, backup: nil), stages)
         }
     }
 }

@@ -7,9 +7,9 @@ import TripKit
 /// A schema that holds tables is written only when they are a store of objects tripconv wrote (its
 /// `tripconv_model`, the tables its model gives and the history a migration in place adds, nothing
 /// else): those are dropped and made again in the same transaction, as the SQLite store replaces its
-/// file. Any other table there (a trips store, another tool's) is refused, `.cantCreate`, and left as
-/// it is. Writers of one schema take
-/// turns under the advisory locks the trips' writer takes (creation's, then the store's, exclusive).
+/// file (`convert` appends to such a store instead, through `ObjectStoreAppend`). Any other table
+/// there (a trips store, another tool's) is refused, `.cantCreate`, and left as it is. Writers of one
+/// schema take turns under the advisory locks the trips' writer takes (creation's, then the store's, exclusive).
 ///
 /// Rows go in with `COPY … FROM STDIN`, a buffer per entity sent when it passes `bufferBytes`; join
 /// rows go to a temporary table per join table, moved in with one `INSERT … SELECT … GROUP BY` at

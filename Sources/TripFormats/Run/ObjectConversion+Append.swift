@@ -1,19 +1,24 @@
 import TripKit
 
 extension ObjectConversion {
-    /// Whether `output` names an existing tripconv SQLite store of objects, which a run to SQLite
-    /// appends to (`append(into:…)`) rather than replaces.
-    public static func appendsTo(_ output: OutputLocation, format: Format) -> Bool {
-        guard format == .sqlite, case .file(let path) = output else { return false }
-        return isObjectStore(path)
+    /// Whether `output` names an existing tripconv SQLite store of objects, or a PostgreSQL schema
+    /// (`pgSchema`, else the address's search path's first) holding one, which a run to it appends to
+    /// (`append(into:…)`) rather than replaces. An empty or missing schema is written as a new store.
+    public static func appendsTo(_ output: OutputLocation, format: Format, pgSchema: String? = nil) -> Bool {
+        guard case .file(let path) = output else { return false }
+        switch format {
+        case .sqlite: return isObjectStore(path)
+        case .postgresql: return Format.isPostgreSQLAddress(path) && PGObjectReader.isObjectStore(address: path, schema: pgSchema)
+        default: return false
+        }
     }
 
-    /// Looks at the existing store at `path` for this run's objects (`ObjectStoreAppend`): of the
+    /// Looks at the existing store at `path` (a PostgreSQL one in `--pg-schema`) for this run's objects (`ObjectStoreAppend`): of the
     /// run's model, at its version, or older and migrated first when `migrate` (the plan named
     /// `planName`). Refuses what it cannot take before any object is read into it.
     public func appending(into path: String, migrate: Bool, planName: String?) throws -> ObjectStoreAppend {
-        try ObjectStoreAppend(store: path, model: migration?.target ?? model, plan: plan, planName: planName, migrate: migrate,
-                              temporaryDirectory: options.temporaryDirectory)
+        try ObjectStoreAppend(store: path, pgSchema: options.reading.pgSchema, model: migration?.target ?? model, plan: plan, planName: planName,
+                              migrate: migrate, temporaryDirectory: options.temporaryDirectory)
     }
 
     /// Appends every object of the input to `append`'s store under the run's `--dedupe`, in one

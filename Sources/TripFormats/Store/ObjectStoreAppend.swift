@@ -1,7 +1,8 @@
 import TripKit
 
-/// Objects appended into an existing tripconv SQLite store of another app's objects (`convert
-/// --model … -o STORE.sqlite`, issue 27), as SampleTrips' trips are written into an existing store:
+/// Objects appended into an existing tripconv SQLite or PostgreSQL store of another app's objects
+/// (`convert --model … -o STORE.sqlite` or `-o ADDRESS`, issue 27), as SampleTrips' trips are written
+/// into an existing store:
 /// the store must be of the run's model and at its version (an older one is migrated in place first
 /// with `--migrate`, by the plan, as `migrate --model` does), what the model makes unique is
 /// deduplicated under `--dedupe` against the objects the store holds (they come first: `merge` keeps
@@ -13,7 +14,9 @@ import TripKit
 /// their keys moved past the store's largest, are read into a new store in a temporary folder beside
 /// it, which then replaces the store's tables in one transaction on the store itself
 /// (`SQLiteObjectStoreSwap`, as `ObjectStoreMigration`), under its write lock from the first read:
-/// the store is unchanged, or migrated and appended to.
+/// the store is unchanged, or migrated and appended to. A PostgreSQL store's new tables are written
+/// into a scratch schema in the transaction that then puts them in its place (`PGObjectStoreSwap`);
+/// its readers are `PGObjectReader`s. No backup is taken of one (`--backup FILE` is `.usage`).
 public struct ObjectStoreAppend {
     /// What an append did: the input's objects (read = written + merged + dropped + rejected), the
     /// stored objects an incoming one replaced (`--dedupe last`), and the store's migration in place.
@@ -25,22 +28,37 @@ public struct ObjectStoreAppend {
         public var migration: ObjectStoreMigration.Report?
     }
 
+    /// The store: a file, or a PostgreSQL address with `pgSchema`; and as messages name it (a
+    /// PostgreSQL address without its password).
     public let store: String
+    public let pgSchema: String?
+    public let name: String
     /// The model the store carries, and the run's (the objects appended are of it).
     public let storeModel: ObjectModel
     public let model: ObjectModel
     /// The store's migration by the plan, when it is older than the run's version and `--migrate` is given.
     public let migration: ObjectStoreMigration?
 
-    /// Looks at the store at `path` for objects of `model` (the run's target). With `plan` (an app's
+    /// Looks at the store at `path` (a PostgreSQL address: its schema `pgSchema`, else the search
+    /// path's first) for objects of `model` (the run's target). With `plan` (an app's
     /// plan, named `planName`), the store's version must be one of the plan's: an older one than
     /// `model`'s is refused (`.usage`, saying to pass `--migrate`) unless `migrate`, a later one always;
     /// a store of another model than `model` (at its version) is `.data`, naming both.
-    public init(store path: String, model: ObjectModel, plan: ModelPlan?, planName: String?, migrate: Bool,
+    public init(store location: String, pgSchema: String? = nil, model: ObjectModel, plan: ModelPlan?, planName: String?, migrate: Bool,
                 temporaryDirectory: String? = nil) throws {
-        store = path
+        let isPG = Format.isPostgreSQLAddress(location)
+        store = location
+        self.pgSchema = isPG ? pgSchema : nil
+        name = isPG ? Format.redactedPostgreSQLAddress(location) : location
         self.model = model
-        storeModel = try SQLiteObjectReader.model(storeAt: path)
+        // Messages name a PostgreSQL store as its reader does (server, database, schema), as `migrate --model`'s.
+        let path: String
+        if isPG {
+            let reader = try PGObjectReader(address: location, schema: pgSchema)
+            (storeModel, path) = (reader.model, reader.name)
+        } else {
+            (storeModel, path) = (try SQLiteObjectReader.model(storeAt: location), location)
+        }
         var atVersion = storeModel
         var migration: ObjectStoreMigration?
         if let plan {
@@ -57,10 +75,11 @@ public struct ObjectStoreAppend {
                                           notes: ["convert into a new file, or give --target-version \(version)"])
                 }
                 guard migrate else {
+                    let named = isPG ? name + (pgSchema.map { " --pg-schema \($0)" } ?? "") : path
                     throw TripError.usage("\(path): store is at \(version), target is \(target); pass --migrate to migrate it in place",
-                                          notes: ["or run `tripconv migrate --model \(planName ?? "PLAN") \(path)` first"])
+                                          notes: ["or run `tripconv migrate --model \(planName ?? "PLAN") \(named)` first"])
                 }
-                migration = try ObjectStoreMigration(store: path, plan: plan, planName: planName ?? "", target: target,
+                migration = try ObjectStoreMigration(store: store, pgSchema: self.pgSchema, plan: plan, planName: planName ?? "", target: target,
                                                      temporaryDirectory: temporaryDirectory)
                 atVersion = migration?.migration.target ?? storeModel
             }
@@ -88,46 +107,69 @@ public struct ObjectStoreAppend {
 
     /// Appends the objects `input()` reads (opened once per pass, each time in the same order) to the
     /// store under `policy`, migrating it first when `migration` says, backed up as `backup` says (only
-    /// then; a run that fails leaves no backup). The store's objects merged or dropped by its migration
-    /// and the input's merged, dropped or rejected go to `setAside`, in that order.
+    /// then, and only a SQLite store; a run that fails leaves no backup). The store's objects merged or
+    /// dropped by its migration and the input's merged, dropped or rejected go to `setAside`, in that order.
     package func run(policy: DeduplicationPolicy, backup: StoreBackup, toolVersion: String, budget: SpillBudget,
                     busyTimeoutMilliseconds: Int = 5000, input: () throws -> any ObjectRecordReader,
                     setAside: (SetAsideRecord) throws -> Void) throws -> Report {
-        let directory = budget.directory
+        if Format.isPostgreSQLAddress(store) {
+            if case .file = backup {
+                throw TripError.usage("--backup: a PostgreSQL store is migrated in one transaction and not backed up; use pg_dump to keep a copy")
+            }
+            return try PGObjectStoreSwap.replacing(address: store, schema: pgSchema, expecting: storeModel, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                                   toolVersion: toolVersion, appending: true) { swap in
+                // The largest key is read under the swap's locks, before its writer leaves the store's schema.
+                let offset = try swap.largestKey(of: Array(Set(try ObjectStoreLayout(storeModel, dialect: .postgresql).tableOf)).sorted())
+                var writer = try swap.writer()
+                return try append(offset: offset, into: &writer, backup: nil, policy: policy, budget: budget,
+                                  busyTimeoutMilliseconds: busyTimeoutMilliseconds, input: input, setAside: setAside)
+            }
+        }
         let name = migration.flatMap { ObjectStoreMigration.backupName(backup, store: store, version: $0.from) }
         return try SQLiteObjectStoreSwap.replacing(store: store, expecting: storeModel, busyTimeout: Int32(clamping: busyTimeoutMilliseconds),
                                                    backup: name, toolVersion: toolVersion) { built, taken in
-            let states = SpillingObjectHoldings(budget: budget)
-            var storeReader: ObjectMigrationReader?
-            let openStore: () throws -> any ObjectRecordReader = {
-                let open = { try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: directory) }
-                guard let migration else { return try open() }
-                let r = try ObjectMigrationReader(migration.migration, policy: policy, state: states.make, open: open)
-                storeReader = r
-                return r
-            }
-            let offset = try largestKey()
-            var reader = try AppendingReader(model: model, policy: policy, state: states.make, offset: offset) {
-                (try openStore(), try input())
-            }
-            var total = ObjectConversionSummary()
             var writer = SQLiteObjectWriter(path: built)
-            try ObjectPipeline.run(&reader, into: &writer, summary: &total, setAside: setAside)
-            var report = Report(summary: total.less(reader.stored), replacedInStore: reader.replaced)
-            report.summary.replacedInStore = reader.replaced
-            report.deduplicated = reader.deduplicated
-            if let migration, let storeReader {
-                var stored = reader.migrated
-                stored.note(storeReader)
-                stored.note(spilled: states)
-                let stages = migration.history(stageInputs: storeReader.tally.stageInputs, written: stored.written)
-                report.migration = ObjectStoreMigration.Report(summary: stored, stages: stages, backup: taken)
-            }
-            return (report, report.migration?.stages ?? [])
+            return try append(offset: try largestKey(), into: &writer, backup: taken, policy: policy, budget: budget,
+                              busyTimeoutMilliseconds: busyTimeoutMilliseconds, input: input, setAside: setAside)
         }
     }
 
-    /// The largest key of the store's objects (0 for none): the input's keys are moved past it.
+    /// The store's objects (through its migration) and then the input's, keys moved past `offset`,
+    /// deduplicated over both, into `writer`: the report, and the history of the migration.
+    private func append<W: ObjectRecordWriter>(offset: Int64, into writer: inout W, backup taken: String?, policy: DeduplicationPolicy,
+                        budget: SpillBudget, busyTimeoutMilliseconds: Int, input: () throws -> any ObjectRecordReader,
+                        setAside: (SetAsideRecord) throws -> Void) throws -> (Report, history: [ObjectStoreMigration.Stage]) {
+        let states = SpillingObjectHoldings(budget: budget)
+        var storeReader: ObjectMigrationReader?
+        let openStore: () throws -> any ObjectRecordReader = {
+            let open = {
+                try ObjectStoreMigration.reader(store: store, pgSchema: pgSchema, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                                temporaryDirectory: budget.directory)
+            }
+            guard let migration else { return try open() }
+            let r = try ObjectMigrationReader(migration.migration, policy: policy, state: states.make, open: open)
+            storeReader = r
+            return r
+        }
+        var reader = try AppendingReader(model: model, policy: policy, state: states.make, offset: offset) {
+            (try openStore(), try input())
+        }
+        var total = ObjectConversionSummary()
+        try ObjectPipeline.run(&reader, into: &writer, summary: &total, setAside: setAside)
+        var report = Report(summary: total.less(reader.stored), replacedInStore: reader.replaced)
+        report.summary.replacedInStore = reader.replaced
+        report.deduplicated = reader.deduplicated
+        if let migration, let storeReader {
+            var stored = reader.migrated
+            stored.note(storeReader)
+            stored.note(spilled: states)
+            let stages = migration.history(stageInputs: storeReader.tally.stageInputs, written: stored.written)
+            report.migration = ObjectStoreMigration.Report(summary: stored, stages: stages, backup: taken)
+        }
+        return (report, report.migration?.stages ?? [])
+    }
+
+    /// The largest key of a SQLite store's objects (0 for none): the input's keys are moved past it.
     private func largestKey() throws -> Int64 {
         let snapshot = try StoreSnapshot(path: store, busyTimeout: 5000)
         defer { snapshot.end() }

@@ -114,12 +114,18 @@ public struct ObjectStoreMigration {
                     memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingObjectHoldings) {
         let states = SpillingObjectHoldings(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
         let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make, setAside: states.setAside) {
-            if Format.isPostgreSQLAddress(store) {
-                return try PGObjectReader(address: store, schema: pgSchema, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
-            }
-            return try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+            try Self.reader(store: store, pgSchema: pgSchema, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
         }
         return (reader, states)
+    }
+
+    /// A reader of the objects of the store at `store`: a SQLite file's, or a PostgreSQL store's (in
+    /// `pgSchema`) on a connection of its own, whose locks wait `busyTimeoutMilliseconds` (then `.busy`).
+    static func reader(store: String, pgSchema: String?, busyTimeoutMilliseconds: Int, temporaryDirectory: String?) throws -> any ObjectRecordReader {
+        if Format.isPostgreSQLAddress(store) {
+            return try PGObjectReader(address: store, schema: pgSchema, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
+        }
+        return try SQLiteObjectReader(path: store, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
     }
 
     /// Migrates the store in place, backing it up first as `backup` says (a backup never replaces a
