@@ -220,14 +220,16 @@ public struct ObjectConversion {
         let ahead = readsAhead
         // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
         var graph: (any ReopenableObjectReader)?
-        let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) {
-            let r: any ObjectRecordReader
+        // Its first read gives only the objects the plan's first pass needs (`restricted`).
+        let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) { only in
+            var r: any ObjectRecordReader
             if let again = try graph?.reopened() {
                 r = again
                 graph = nil
             } else {
                 r = try reader(keys: holdings.keys())
                 graph = r as? any ReopenableObjectReader
+                if let only, let g = graph { r = g.restricted(to: only) }
             }
             return ahead ? ObjectReadAhead.reading(r) : r
         }
