@@ -13,7 +13,10 @@ enum GraphRawScalar {
         switch self {
         case .null: return .null
         case .bool(let b): return .bool(b)
-        case .number(let t): return .number(String(decoding: t, as: UTF8.self))
+        case .number(let t):
+            // A whole number whose text is its own (JSON's, but `-0`) is kept as the number: read once.
+            if let i = ObjectGraphCheck.integer(t), i != 0 || t.count == 1 { return .int(i) }
+            return .number(String(decoding: t, as: UTF8.self))
         case .string(let t): return .string(String(decoding: t, as: UTF8.self))
         }
     }
