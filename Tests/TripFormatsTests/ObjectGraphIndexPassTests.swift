@@ -140,23 +140,29 @@ import TripTestSupport
         #expect(checked == decoded.count - 1, "\(checked) of \(decoded.count)")
     }
 
+    /// `script`'s objects as a JSON document written to the path its first argument names (its
+    /// entities' arrays; an array where an object should be), unparseable lines and unknown entities left out.
+    static let documentScript = script + #"""
+
+    groups = {}
+    for line in lines:
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(o, dict) and isinstance(o.get("@entity"), str):
+            groups.setdefault(o["@entity"], []).append(o)
+    groups.pop("Nothing", None)
+    groups["Tag"].append([1, 2])
+    json.dump(groups, open(sys.argv[1], "w"))
+    """#
+
     @Test("each object of a JSON document is found valid or not as the decoder finds it; a bad document fails at the same place",
           .needsPython3)
     func documentAsTheDecoderReadsIt() throws {
         let dir = ScratchDirectory()
-        let script = Self.script + #"""
+        let script = Self.documentScript + #"""
 
-        groups = {}
-        for line in lines:
-            try:
-                o = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(o, dict) and isinstance(o.get("@entity"), str):
-                groups.setdefault(o["@entity"], []).append(o)
-        groups.pop("Nothing", None)
-        groups["Tag"].append([1, 2])
-        json.dump(groups, open(sys.argv[1], "w"))
         with open(sys.argv[2], "w") as f:
             f.write('{"Tag": [{"name": "a"}, {"name": "b", "things": [1 2]}]}')
         """#

@@ -70,6 +70,34 @@ import TripKit
         #expect(writer.entity == 0 && writer.attributes == [.string("Ann")])
     }
 
+    /// The first pass needs an object a stage deduplicates or may set aside; an object that keeps its
+    /// model's kinds and required values through every stage otherwise is left out of it.
+    @Test func theFirstPassNeedsOnlyWhatAStageDeduplicatesOrMaySetAside() throws {
+        // Shelf is removed, Author renamed Writer (its name required in both), Book deduplicated on title.
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        #expect(migration.firstPassEntities == [false, false, true])
+        var opened: [[Bool]?] = []
+        _ = try ObjectMigrationReader(migration, policy: .merge) { only in
+            opened.append(only)
+            return ListReader(items: [])
+        }
+        #expect(opened == [[false, false, true], nil])
+        func needs(_ from: AttributeDescription, _ to: AttributeDescription) throws -> Bool {
+            let plan = ModelPlan(versions: [ObjectModel(entities: [EntityDescription("E", attributes: [from])], versionIdentifiers: ["1"]),
+                                            ObjectModel(entities: [EntityDescription("E", attributes: [to])], versionIdentifiers: ["2"])],
+                                 stages: [ModelPlan.Stage(.custom, from: "1", to: "2", hooks: ["willMigrate"])])
+            return try ObjectMigration(plan: plan, from: "1").firstPassEntities[0]
+        }
+        let required = AttributeDescription("n", .int64, isOptional: false)
+        #expect(try !needs(required, AttributeDescription("n", .string, isOptional: false)))
+        #expect(try !needs(AttributeDescription("n", .int16), AttributeDescription("n", .int32)))
+        #expect(try !needs(required, required))
+        #expect(try needs(AttributeDescription("n", .string), AttributeDescription("n", .int64)))
+        #expect(try needs(AttributeDescription("n", .int64), AttributeDescription("n", .int16)))
+        #expect(try needs(AttributeDescription("n", .int64), AttributeDescription("n", .int64, isOptional: false)))
+        #expect(try !needs(AttributeDescription("n", .int64), AttributeDescription("n", .int64, isOptional: false, defaultValue: .int(0))))
+    }
+
     @Test func aRemovedEntitysObjectsAreDroppedAndReferencesToThemRemoved() throws {
         let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
         var counts = ObjectMigration.Counts()

@@ -13,7 +13,10 @@ enum GraphRawScalar {
         switch self {
         case .null: return .null
         case .bool(let b): return .bool(b)
-        case .number(let t): return .number(String(decoding: t, as: UTF8.self))
+        case .number(let t):
+            // A whole number whose text is its own (JSON's, but `-0`) is kept as the number: read once.
+            if let i = ObjectGraphCheck.integer(t), i != 0 || t.count == 1 { return .int(i) }
+            return .number(String(decoding: t, as: UTF8.self))
         case .string(let t): return .string(String(decoding: t, as: UTF8.self))
         }
     }
@@ -41,7 +44,7 @@ enum GraphIndexItem {
 /// have or given twice, a value of the wrong kind, a null or missing required attribute, a missing or
 /// bad `@key`), and keeps the scalar the index notes the object by. A parser calls `begin`, then per
 /// member `member` and one of `scalar`, `list`, `other`, then `finish`.
-struct ObjectGraphCheck {
+struct ObjectGraphCheck: GraphMemberSink {
     /// What a member name is to an entity.
     enum Member: Equatable {
         case entity, key, unknown
@@ -203,4 +206,29 @@ struct ObjectGraphCheck {
         if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
         return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
     }
+}
+
+/// What a parser gives an object's members to as it meets them, none made (`ObjectGraphCheck`, or
+/// `GraphMemberSkip`): `begin`, then per member `member` and one of `scalar`, `list`, `other`, then `finish`.
+protocol GraphMemberSink {
+    associatedtype Member
+    var identity: GraphScalar? { get }
+    mutating func begin(_ entity: Int)
+    mutating func member(_ name: UnsafeRawBufferPointer) -> Member
+    mutating func scalar(_ member: Member, _ value: GraphRawScalar)
+    mutating func list(_ member: Member, nested: Bool)
+    mutating func other(_ member: Member)
+    mutating func finish() -> Bool
+}
+
+/// A sink that looks at nothing: an object parsed only to be counted (a plan's first pass, for an
+/// entity it does not need).
+struct GraphMemberSkip: GraphMemberSink {
+    var identity: GraphScalar? { nil }
+    func begin(_ entity: Int) {}
+    func member(_ name: UnsafeRawBufferPointer) {}
+    func scalar(_ member: Void, _ value: GraphRawScalar) {}
+    func list(_ member: Void, nested: Bool) {}
+    func other(_ member: Void) {}
+    func finish() -> Bool { false }
 }

@@ -6,6 +6,9 @@ enum GraphScalar {
     case bool(Bool)
     /// A number's text as written.
     case number(String)
+    /// A whole number in Int64 whose text as written is `String(i)` (no `-0`, `+` or `1e2`): what
+    /// `.number(String(i))` says, without the text (the JSON parser's; YAML's numbers are `.number`).
+    case int(Int64)
     case string(String)
 }
 
@@ -85,7 +88,7 @@ struct ObjectGraphIndex {
             guard let text = Self.canonical(s, attribute.kind) else { return }
             try keys.insert(root, text, ObjectReference(entity: entity, key: ordinal))
         } else {
-            guard case .number(let t) = s, let key = Int64(t) else { return }
+            guard let key = ObjectGraphDecoder.integer(s) else { return }
             if try keys.update(root, key, Int64(entity)) { try keys.update(roots.count + root, key, 0) }
         }
     }
@@ -176,7 +179,7 @@ struct ObjectGraphDecoder {
             if field.name == "@entity" { continue }
             if field.name == "@key" && index.slots[entity] == nil {
                 guard key == nil else { return reject("\"@key\" is given twice", field) }
-                guard case .scalar(.number(let t)) = field.value, let k = Int64(t) else {
+                guard case .scalar(let s) = field.value, let k = Self.integer(s) else {
                     return reject("expected a whole number for \"@key\", found \(Self.describe(field.value))", field)
                 }
                 // The first pass's checker looks nothing up: the index is still being made.
@@ -282,7 +285,7 @@ struct ObjectGraphDecoder {
             found = try index.reference(root, text: text)
             guard found != nil else { return .failure(Failure(message: "no \(destinationName) has \(attribute.name) \(text.quotedForMessage)")) }
         } else {
-            guard case .number(let t) = s, let k = Int64(t) else {
+            guard let k = Self.integer(s) else {
                 return .failure(Failure(message: "expected the \"@key\" number of a \(destinationName), found \(Self.describe(.scalar(s)))"))
             }
             guard let e = try index.entity(root, key: k) else { return .failure(Failure(message: "no \(destinationName) has \"@key\" \(k)")) }
@@ -305,6 +308,10 @@ struct ObjectGraphDecoder {
         switch (s, kind) {
         case (.null, _): return .null
         case (.bool(let b), .bool): return .bool(b)
+        case (.int(let i), .int64): return .int(i)
+        case (.int(let i), .int32): return Int32(exactly: i) == nil ? nil : .int(i)
+        case (.int(let i), .int16): return Int16(exactly: i) == nil ? nil : .int(i)
+        case (.int(let i), _): return value(.number(String(i)), kind)
         case (.number(let t), .int16), (.number(let t), .int32), (.number(let t), .int64), (.number(let t), .decimal),
              (.string(let t), .decimal), (.number(let t), .date), (.string(let t), .date):
             return ObjectValueText.value(t, kind: kind)
@@ -324,12 +331,22 @@ struct ObjectGraphDecoder {
         }
     }
 
+    /// The whole number a scalar gives as `Int64(_:)` reads a number's text; nil for another scalar.
+    static func integer(_ s: GraphScalar) -> Int64? {
+        switch s {
+        case .int(let i): return i
+        case .number(let t): return Int64(t)
+        default: return nil
+        }
+    }
+
     /// What a value is, for messages: `a string 'abc'`, `a number 12`, `an array`.
     static func describe(_ v: GraphValue) -> String {
         switch v {
         case .scalar(.null): return "null"
         case .scalar(.bool(let b)): return "a boolean \(b)"
         case .scalar(.number(let t)): return "a number \(t)"
+        case .scalar(.int(let i)): return "a number \(i)"
         case .scalar(.string(let t)): return "a string \(t.quotedForMessage)"
         case .list: return "an array"
         case .other(let kind): return kind

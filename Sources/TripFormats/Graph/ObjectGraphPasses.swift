@@ -5,16 +5,24 @@ protocol GraphParsing {
     mutating func next() throws -> GraphParsedItem?
     /// The next item for the index's pass: an object `check`ed as it is parsed, or what `next()` gives.
     mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem?
+    /// The next item for a pass giving only the objects of the entities `only` marks: another's object
+    /// may be `.checked` (to be counted; its members parsed and not made), or what `next()` gives.
+    mutating func nextSkipping(_ only: [Bool]) throws -> GraphIndexItem?
 }
 
 extension GraphParsing {
     mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem? { try next().map(GraphIndexItem.parsed) }
+    mutating func nextSkipping(_ only: [Bool]) throws -> GraphIndexItem? { try next().map(GraphIndexItem.parsed) }
 }
 
 /// A graph reader that can read its input again with the index its first pass made (JSON, JSON
 /// Lines, YAML): the second read of a plan's run parses the input once more, not twice, and holds one index.
 protocol ReopenableObjectReader: ObjectRecordReader {
     func reopened() throws -> Self
+    /// This reader giving only the objects of the entities `entities` marks (the others counted and
+    /// left out, their rejections too), until `reopened`: a plan's first pass
+    /// (`ObjectMigration.firstPassEntities`), its objects decoded as always.
+    func restricted(to entities: [Bool]) -> Self
 }
 
 /// One object's members as a parser of a graph's text gives them, before the model checks them.
@@ -44,6 +52,8 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     private var isFirstPass = true
     /// The passes after the index's, as the index's pass found them (for `restarted`).
     private let plan: (current: Int?, remaining: [Int]?)
+    /// The entities whose objects are given (nil: all), until `restarted`.
+    private var only: [Bool]?
 
     /// The passes over what `open` parses, the index's entries kept in `keys` (in memory when nil), the
     /// references removed counted in `removals` (its own when nil).
@@ -102,12 +112,28 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         again.decoder = ObjectGraphDecoder(index)
         (again.current, again.remaining) = plan
         again.isFirstPass = true
+        again.only = nil
         return again
+    }
+
+    /// These passes giving only the objects of the entities `entities` marks: an object of another is
+    /// counted (its key is its place) and not decoded; a pass of an entity not marked is not made.
+    func restricted(to entities: [Bool]) -> ObjectGraphPasses {
+        var out = self
+        out.only = entities
+        if var passes = remaining {
+            if let current { passes.insert(current, at: 0) }
+            passes.removeAll { $0 >= entities.count || !entities[$0] }
+            out.current = passes.isEmpty ? -1 : passes.removeFirst()
+            out.remaining = passes
+        }
+        return out
     }
 
     mutating func next() throws -> ObjectReadItem? {
         while true {
-            guard let item = try parser.next() else {
+            let got = try only.map { try parser.nextSkipping($0) } ?? parser.next().map(GraphIndexItem.parsed)
+            guard let got else {
                 guard var passes = remaining, !passes.isEmpty else { return nil }
                 current = passes.removeFirst()
                 remaining = passes
@@ -116,11 +142,19 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
                 decoder = ObjectGraphDecoder(index)
                 continue
             }
+            guard case .parsed(let item) = got else {
+                if case .checked(let object) = got { decoder.skip(object.entity) }
+                continue
+            }
             switch item {
             case .rejected(let r):
-                if isFirstPass { return .rejected(r) }
+                if isFirstPass && only == nil { return .rejected(r) }
             case .object(let entity, let fields, let origin):
                 if let current, entity != current {
+                    decoder.skip(entity)
+                    continue
+                }
+                if let only, entity >= only.count || !only[entity] {
                     decoder.skip(entity)
                     continue
                 }

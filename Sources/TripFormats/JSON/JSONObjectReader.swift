@@ -57,6 +57,13 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
         again.passes = try passes.restarted()
         return again
     }
+
+    /// This reader giving only the objects of the entities marked (a plan's first pass).
+    func restricted(to entities: [Bool]) -> JSONObjectReader {
+        var out = self
+        out.passes = passes.restricted(to: entities)
+        return out
+    }
 }
 
 /// The JSON and JSON Lines shapes of a graph, parsed into members per object.
@@ -90,6 +97,13 @@ struct JSONGraphParser: GraphParsing {
         return item
     }
 
+    /// A pass giving only the objects of the entities `only` marks: an object of another, where its
+    /// entity is known before its members (as `nextIndexed` knows it), is parsed without them.
+    mutating func nextSkipping(_ only: [Bool]) throws -> GraphIndexItem? {
+        var none: ObjectGraphCheck?
+        return try nextItem(&none, skipping: only)
+    }
+
     /// The index's pass: an object checked as it is parsed (`ObjectGraphCheck`), without its members,
     /// where its entity is known before them (in a JSON document; in JSON Lines when its first member
     /// is `"@entity"`, as tripconv and most writers put it), else what `next()` gives.
@@ -99,16 +113,16 @@ struct JSONGraphParser: GraphParsing {
         return try nextItem(&some)
     }
 
-    private mutating func nextItem(_ check: inout ObjectGraphCheck?) throws -> GraphIndexItem? {
+    private mutating func nextItem(_ check: inout ObjectGraphCheck?, skipping: [Bool]? = nil) throws -> GraphIndexItem? {
         do {
-            return try isLines ? nextLine(&check) : nextInDocument(&check)
+            return try isLines ? nextLine(&check, skipping) : nextInDocument(&check, skipping)
         } catch let e as JSONSyntaxError {
             phase = .done
             throw TripError.data("\(name):\(e.line):\(e.column): \(e.message)")
         }
     }
 
-    private mutating func nextInDocument(_ check: inout ObjectGraphCheck?) throws -> GraphIndexItem? {
+    private mutating func nextInDocument(_ check: inout ObjectGraphCheck?, _ skipping: [Bool]?) throws -> GraphIndexItem? {
         while true {
             switch phase {
             case .start:
@@ -152,6 +166,12 @@ struct JSONGraphParser: GraphParsing {
                     try scanner.skipValue(depth: 2)
                     return .parsed(.rejected(SetAsideRecord(origin: origin, reason: "expected a \(model.entities[entity].name) object, found \(kind)")))
                 }
+                if let skipping, !skipping[entity] {
+                    var skip = GraphMemberSkip()
+                    scanner.pos += 1
+                    try checkMembers(&skip, hasMembers: false)
+                    return .checked(GraphIndexedObject(entity: entity, isValid: false, identity: nil))
+                }
                 if check != nil {
                     check!.begin(entity)
                     scanner.pos += 1
@@ -168,7 +188,7 @@ struct JSONGraphParser: GraphParsing {
         }
     }
 
-    private mutating func nextLine(_ check: inout ObjectGraphCheck?) throws -> GraphIndexItem? {
+    private mutating func nextLine(_ check: inout ObjectGraphCheck?, _ skipping: [Bool]?) throws -> GraphIndexItem? {
         if case .start = phase { try scanner.skipByteOrderMark(); phase = .objects(first: true) }
         while true {
             if case .done = phase { return nil }
@@ -192,6 +212,11 @@ struct JSONGraphParser: GraphParsing {
                 if check != nil, let checked = try checkLine(&check!) {
                     finishLine(lineEnd, hasNewline)
                     return .checked(checked)
+                }
+                var skip = GraphMemberSkip()
+                if let skipping, let skipped = try checkLine(&skip, taking: { !skipping[$0] }) {
+                    finishLine(lineEnd, hasNewline)
+                    return .checked(skipped)
                 }
                 let fields = try readObject()
                 if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the object") }
@@ -223,16 +248,16 @@ struct JSONGraphParser: GraphParsing {
     }
 
     /// The object at `pos` (its `{`, the line's first value) checked as it is parsed, when its first
-    /// member is `"@entity"` naming an entity of the model; else nil, with `pos` where it was (the
-    /// line is then read by `readObject`, as the second pass reads it). A line that does not parse
-    /// throws here as it throws there: the check reads the same tokens in the same order.
-    private mutating func checkLine(_ check: inout ObjectGraphCheck) throws -> GraphIndexedObject? {
+    /// member is `"@entity"` naming an entity of the model that `taking` takes; else nil, with `pos`
+    /// where it was (the line is then read by `readObject`, as the second pass reads it). A line that
+    /// does not parse throws here as it throws there: the check reads the same tokens in the same order.
+    private mutating func checkLine<Sink: GraphMemberSink>(_ check: inout Sink, taking: (Int) -> Bool = { _ in true }) throws -> GraphIndexedObject? {
         let start = scanner.pos
         scanner.pos += 1
         guard try scanner.peek() == 0x22, try scanner.readPlainString().elementsEqual("@entity".utf8),
               try scanner.peek() == 0x3A else { scanner.pos = start; return nil }
         scanner.pos += 1
-        guard try scanner.peek() == 0x22, let e = entityIndex(try scanner.readPlainString()) else { scanner.pos = start; return nil }
+        guard try scanner.peek() == 0x22, let e = entityIndex(try scanner.readPlainString()), taking(e) else { scanner.pos = start; return nil }
         check.begin(e)
         try checkMembers(&check, hasMembers: true)
         if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the object") }
@@ -251,7 +276,7 @@ struct JSONGraphParser: GraphParsing {
 
     /// The members of the object being read (after its `{`, and after its first member when
     /// `hasMembers`), given to `check` as `readObject` reads them, none made.
-    private mutating func checkMembers(_ check: inout ObjectGraphCheck, hasMembers: Bool) throws {
+    private mutating func checkMembers<Sink: GraphMemberSink>(_ check: inout Sink, hasMembers: Bool) throws {
         var hasMembers = hasMembers
         while true {
             guard var b = try scanner.peek() else { throw scanner.unexpected("a member or '}'") }

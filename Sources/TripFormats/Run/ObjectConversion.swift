@@ -225,17 +225,19 @@ public struct ObjectConversion {
         var graph: (any ReopenableObjectReader)?
         var opened = 0
         let removals = referenceRemovals
-        let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) {
+        // Its first read gives only the objects the plan's first pass needs (`restricted`).
+        let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) { only in
             // The first read (the duplicates') gives the objects the second gives again: its removals are not counted.
             opened += 1
             if opened == 2 { removals.reset() }
-            let r: any ObjectRecordReader
+            var r: any ObjectRecordReader
             if let again = try graph?.reopened() {
                 r = again
                 graph = nil
             } else {
                 r = try reader(keys: holdings.keys())
                 graph = r as? any ReopenableObjectReader
+                if let only, let g = graph { r = g.restricted(to: only) }
             }
             return ahead ? ObjectReadAhead.reading(r) : r
         }

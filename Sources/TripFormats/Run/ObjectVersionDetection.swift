@@ -129,7 +129,7 @@ public enum ObjectVersionDetection {
         switch s {
         case .null: return "null"
         case .bool: return "booleans"
-        case .number: return "numbers"
+        case .number, .int: return "numbers"
         case .string: return "strings"
         }
     }

@@ -40,6 +40,13 @@ public struct YAMLObjectReader: ObjectRecordReader, ReopenableObjectReader {
         again.passes = try passes.restarted()
         return again
     }
+
+    /// This reader giving only the objects of the entities marked (a plan's first pass).
+    func restricted(to entities: [Bool]) -> YAMLObjectReader {
+        var out = self
+        out.passes = passes.restricted(to: entities)
+        return out
+    }
 }
 
 /// The YAML shape of a graph, parsed into members per object from the resolved events.

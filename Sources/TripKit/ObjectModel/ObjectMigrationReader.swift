@@ -41,6 +41,16 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     public init(_ migration: ObjectMigration, policy: DeduplicationPolicy,
                 state: ((Int) throws -> any ObjectDeduplicationState)? = nil, setAside: (any ObjectReferenceSet)? = nil,
                 open: () throws -> any ObjectRecordReader) throws {
+        try self.init(migration, policy: policy, state: state, setAside: setAside, opening: { _ in try open() })
+    }
+
+    /// As `init(_:policy:state:setAside:open:)`, `opening` given, for the first pass, the source
+    /// entities whose objects that pass needs (`ObjectMigration.firstPassEntities`), nil for the
+    /// second. A reader whose objects keep their model's kinds and required values (a graph's text
+    /// read through its decoder) may leave the others out of the first pass; any reader may ignore it.
+    public init(_ migration: ObjectMigration, policy: DeduplicationPolicy,
+                state: ((Int) throws -> any ObjectDeduplicationState)? = nil, setAside: (any ObjectReferenceSet)? = nil,
+                opening: ([Bool]?) throws -> any ObjectRecordReader) throws {
         self.migration = migration; self.policy = policy
         self.setAside = setAside ?? InMemoryReferenceSet()
         tally.stageInputs = Array(repeating: 0, count: migration.stages.count)
@@ -51,7 +61,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         }
         if !migration.deduplications.isEmpty || migration.mayRemoveObjects {
             let deduplicators = self.deduplicators
-            var first = try open()
+            var first = try opening(migration.firstPassEntities)
             var scratch = ObjectMigration.Counts()
             while let item = try first.next() {
                 guard case .object(let object) = item else { continue }
@@ -65,7 +75,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
             }
             tally.twoPasses = true
         }
-        input = try open()
+        input = try opening(nil)
     }
 
     /// The next object in the target's model, or a record set aside, merged or dropped on the way.
@@ -114,6 +124,62 @@ extension ObjectMigration {
             entity = to.target
         }
         return ObjectReference(entity: entity, key: reference.key)
+    }
+}
+
+extension ObjectMigration {
+    /// Per entity of the source: whether the first pass of a plan's run (`ObjectMigrationReader`)
+    /// needs its objects, on objects that keep their model's kinds and required values. It needs an
+    /// object a stage deduplicates (its entity, or a superentity, there), and one a stage may set
+    /// aside: a changed type whose values may not convert, or a required attribute with no default
+    /// that may be given no value (optional in the source, or a new one without a default). Every
+    /// other object goes through the stages untouched by them (an object of a removed entity is
+    /// dropped, and nothing refers to it in the target), so that pass would note nothing of it.
+    public var firstPassEntities: [Bool] {
+        source.entities.indices.map { e in
+            var entity = e
+            var mayBeNil = source.allAttributes(of: e).map { $0.isOptional || $0.isTransient }
+            for (i, map) in maps.enumerated() {
+                let model = self.model(before: i)
+                let lineage = model.lineage(of: entity)
+                if deduplications.contains(where: { $0.stage == i && lineage.contains($0.entity) }) { return true }
+                guard entity >= 0, entity < map.entities.count, let to = map.entities[entity] else { return false }
+                let kinds = model.allAttributes(of: entity).map(\.kind)
+                var next: [Bool] = []
+                for (j, rule) in to.values.enumerated() {
+                    var isNil: Bool
+                    switch rule {
+                    case .copy(let a): isNil = a >= mayBeNil.count || mayBeNil[a]
+                    case .fill(let v): isNil = v.isNull
+                    case .convert(let a, let kind):
+                        guard a < kinds.count, ObjectValueConversion.alwaysConverts(kinds[a], to: kind) else { return true }
+                        isNil = a >= mayBeNil.count || mayBeNil[a]
+                    }
+                    if isNil, to.required[j].0 {
+                        guard to.required[j].1 != nil else { return true }
+                        isNil = false
+                    }
+                    next.append(isNil)
+                }
+                mayBeNil = next
+                entity = to.target
+            }
+            return false
+        }
+    }
+}
+
+extension ObjectValueConversion {
+    /// Whether every value of `kind` (none nil) converts to `target`: a whole number to a wider or
+    /// equal whole number, a Decimal or text.
+    static func alwaysConverts(_ kind: AttributeKind, to target: AttributeKind) -> Bool {
+        guard kind.isInteger else { return kind == target }
+        switch target {
+        case .string, .decimal, .int64: return true
+        case .int32: return kind != .int64
+        case .int16: return kind == .int16
+        default: return false
+        }
     }
 }
 

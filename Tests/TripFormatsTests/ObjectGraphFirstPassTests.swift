@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TripKit
+@testable import TripFormats
+import TripTestSupport
+
+/// A plan's first pass reads a graph's text restricted to the entities it needs
+/// (`ObjectMigration.firstPassEntities`, issue 27's speed item): the objects it gives must be the
+/// unrestricted reader's objects of those entities, with the same keys (an object left out is still
+/// counted), values, references and places, whatever the others are (good, refused, unparseable);
+/// its rejections only the decoder's of those entities; a reader reopened from it gives everything again.
+@Suite struct ObjectGraphFirstPassTests {
+    /// Every item of `reader`: its objects (entity, key, values, references, place) and its rejections' places.
+    static func items<R: ObjectRecordReader>(_ reader: inout R) throws -> (objects: [String], rejected: [String]) {
+        var objects: [String] = [], rejected: [String] = []
+        while let item = try reader.next() {
+            switch item {
+            case .object(let o): objects.append("\(o.entity) \(o.key) \(o.attributes) \(o.relationships) \(o.origin)")
+            case .rejected(let r): rejected.append("\(r.origin)")
+            }
+        }
+        return (objects, rejected)
+    }
+
+    static let masks: [[Bool]] = [[true, false, false, false], [false, true, false, false], [false, false, true, false],
+                                  [false, false, false, true], [true, false, true, false], [false, false, false, false]]
+
+    /// The restricted reader of `path` against the unrestricted one, for every mask.
+    static func compare(_ path: String, _ format: Format, model: ObjectModel = ObjectGraphSample.model, masks: [[Bool]] = masks) throws {
+        var whole = try JSONObjectReader(.file(path), format: format, model: model)
+        let all = try items(&whole)
+        #expect(all.objects.count > 4 && !all.rejected.isEmpty)
+        for mask in masks {
+            let fresh = try JSONObjectReader(.file(path), format: format, model: model)
+            var restricted = fresh.restricted(to: mask)
+            let some = try items(&restricted)
+            let expected = all.objects.filter { mask[Int($0.prefix { $0 != " " })!] }
+            #expect(some.objects == expected, "\(mask)")
+            // The marked entities' objects the decoder refuses, not the lines that do not parse.
+            #expect(Set(some.rejected).isSubset(of: Set(all.rejected)) && some.rejected.count < all.rejected.count, "\(mask)")
+            var again = try fresh.reopened()
+            #expect(try items(&again) == all, "\(mask)")
+        }
+    }
+
+    @Test("a restricted JSON Lines read gives the unrestricted read's objects of the entities marked, keys and places alike",
+          .needsPython3)
+    func linesRestricted() throws {
+        let dir = ScratchDirectory()
+        let out = try ExternalTool.python(ObjectGraphIndexPassTests.script).out
+        // As written (Tag first: a pass per entity), and in the model's order (one pass), unparseable lines kept.
+        let order = ["Thing", "Gadget", "Tag", "Step"]
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func rank(_ line: String) -> Int {
+            order.firstIndex { line.hasPrefix("{\"@entity\": \"\($0)\"") } ?? order.count
+        }
+        let sorted = lines.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+        try Self.compare(dir.file("tricky.jsonl", out), .jsonl)
+        try Self.compare(dir.file("ordered.jsonl", sorted.joined(separator: "\n")), .jsonl)
+    }
+
+    /// A family keyed by its unique attribute's place: an object of the entity left out still takes its number.
+    @Test("an object left out is counted: a sub-entity's objects keep their keys when the superentity's are left out")
+    func familyKeys() throws {
+        let model = ObjectModel(entities: [
+            EntityDescription("Base", attributes: [AttributeDescription("code", .string, isOptional: false)], uniquenessConstraints: [["code"]]),
+            EntityDescription("Special", superentity: "Base", attributes: [AttributeDescription("level", .int64)]),
+            EntityDescription("Use", attributes: [], relationships: [RelationshipDescription("base", to: "Base")]),
+        ])
+        let text = #"""
+        {"@entity": "Base", "code": "a"}
+        {"@entity": "Special", "code": "b", "level": 1}
+        {"@entity": "Base", "code": "c"}
+        {"@entity": "Base", "code": "x" x
+        {"@entity": "Special", "code": "d", "level": 2}
+        {"code": "e", "@entity": "Special"}
+        {"@entity": "Use", "@key": 1, "base": "e"}
+        {"@entity": "Base", "code": "f"}
+        {"@entity": "Special", "code": "g", "level": "high"}
+        {"@entity": "Special", "code": "h"}
+        """#
+        let dir = ScratchDirectory()
+        let masks = [[false, true, false], [true, false, false], [false, true, true]]
+        try Self.compare(dir.file("family.jsonl", text), .jsonl, model: model, masks: masks)
+        let ordered = text.split(separator: "\n").sorted { ($0.contains("Use") ? 1 : 0) < ($1.contains("Use") ? 1 : 0) }
+        try Self.compare(dir.file("ordered.jsonl", ordered.joined(separator: "\n")), .jsonl, model: model, masks: masks)
+    }
+
+    @Test("a restricted JSON document read gives the unrestricted read's objects of the entities marked", .needsPython3)
+    func documentRestricted() throws {
+        let dir = ScratchDirectory()
+        let path = dir.path("graph.json")
+        _ = try ExternalTool.python(ObjectGraphIndexPassTests.documentScript, [path])
+        try Self.compare(path, .json)
+    }
+}
