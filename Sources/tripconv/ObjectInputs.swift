@@ -111,6 +111,10 @@ extension Convert {
     private func convertObjects(_ input: RunInput, to output: OutputLocation, format: Format, rejects: RejectsFile?,
                                 into outcome: inout ObjectOutcome) throws {
         let setAside: (SetAsideRecord) throws -> Void = { record in
+            // As a run of trips: without --rejects a bad record stops the run, nothing written (merged and dropped ones go on).
+            guard rejects != nil || record.kind != .rejected else {
+                throw TripError.data("\(record.place): \(record.reason)", notes: ["pass --rejects FILE to set bad records aside and go on"])
+            }
             if verbose { Diagnostics.print("tripconv: \(record.kind.rawValue): \(record.place): \(record.reason)") }
             try rejects?.write(record)
         }

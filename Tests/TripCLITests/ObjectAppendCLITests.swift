@@ -191,7 +191,7 @@ struct ObjectAppendCLITests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let shelves = try ObjectSQLiteStoreCLITests.shelves(in: dir, rows: 2)
         let objects = dir + "/objects.sqlite"
-        #expect(try CLI.tripconv(shelves, "-q", "-o", objects).status == 0)
+        #expect(try CLI.tripconv(shelves, "-q", "-o", objects, "--rejects", dir + "/rejects.jsonl").status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: objects))
         let (_, recipes, more) = try Self.storeAndMore()
         for migrate in [[], ["--migrate"]] {

@@ -203,7 +203,7 @@ struct ObjectPGAppendCLITests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let shelvesStore = try ObjectSQLiteStoreCLITests.shelves(in: dir, rows: 2)
         let shelves = try #require(PGCLIStore())
-        #expect(try shelves.tripconv([shelvesStore, "-q"]).status == 0)
+        #expect(try shelves.tripconv([shelvesStore, "-q", "--rejects", dir + "/rejects.jsonl"]).status == 0)
         let shelvesBefore = try ObjectPGMigrateCLITests.dump(shelves)
         let s = try Self.stores()
         for migrate in [[], ["--migrate"]] {

@@ -9,9 +9,9 @@ import TripTestSupport
 struct ObjectPGStoreCLITests {
     /// `store` to JSON Lines directly and through a PostgreSQL store in `pg`'s schema: the same lines.
     static func throughPostgreSQL(_ store: String, _ pg: PGCLIStore, in dir: String) throws {
-        let direct = try CLI.run(CLI.binary, [store, "-q", "-o", dir + "/direct.jsonl"])
+        let direct = try CLI.run(CLI.binary, [store, "-q", "-o", dir + "/direct.jsonl", "--rejects", dir + "/rejects.jsonl"])
         #expect(direct.status == 0, "\(direct.stderr)")
-        let written = try pg.tripconv([store, "-q"])
+        let written = try pg.tripconv([store, "-q", "--rejects", dir + "/rejects.jsonl"])
         #expect(written.status == 0, "\(written.stderr)")
         let back = try CLI.tripconv(pg.server, "--pg-schema", pg.schema, "-q", "-o", dir + "/back.jsonl")
         #expect(back.status == 0, "\(back.stderr)")
@@ -84,7 +84,7 @@ struct ObjectPGStoreCLITests {
         #expect(try pg.psql("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'tripconv_model'") == "0\n")
         let ours = try #require(PGCLIStore())
         for _ in 0..<2 {
-            let run = try ours.tripconv([store, "-q"])
+            let run = try ours.tripconv([store, "-q", "--rejects", dir + "/rejects.jsonl"])
             #expect(run.status == 0, "\(run.stderr)")
         }
         // The second run's volumes appended after the first's (keys moved past the store's largest), none replaced (was: 3, the store replaced).

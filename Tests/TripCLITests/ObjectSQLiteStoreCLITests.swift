@@ -104,7 +104,7 @@ struct ObjectSQLiteStoreCLITests {
         #expect(try String(contentsOfFile: other, encoding: .utf8) == "not ours")
         let ours = dir + "/objects.sqlite"
         for _ in 0..<2 {
-            let run = try CLI.tripconv(store, "-o", ours)
+            let run = try CLI.tripconv(store, "-o", ours, "--rejects", dir + "/rejects.jsonl")
             #expect(run.status == 0, "\(run.stderr)")
             // The writer's shelves have no label, which the model requires: set aside each time, every object accounted for.
             #expect(run.stderr.hasPrefix("tripconv: read 6 objects; wrote 3 (Shelf 0, Volume 3); rejected 3; "), "\(run.stderr)")
@@ -118,7 +118,7 @@ struct ObjectSQLiteStoreCLITests {
         #expect(count.out == "(6, 6)\n", "\(count.out) \(count.stderr)")
         let stdout = try CLI.tripconv(store, "--to", "sqlite")
         #expect(stdout.status == 64, "\(stdout.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["notes.sqlite", "objects.sqlite", "shelves.store"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["notes.sqlite", "objects.sqlite", "rejects.jsonl", "shelves.store"])
     }
 }
 
@@ -130,7 +130,7 @@ struct ObjectSQLiteStoreRefusalCLITests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ObjectSQLiteStoreCLITests.shelves(in: dir, rows: 2)
         let objects = dir + "/objects.sqlite"
-        #expect(try CLI.tripconv(store, "-q", "-o", objects).status == 0)
+        #expect(try CLI.tripconv(store, "-q", "-o", objects, "--rejects", dir + "/rejects.jsonl").status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: objects))
         let trips = dir + "/trips.jsonl"
         try Data(#"{"name": "a", "destination": "b", "startDate": "2024-01-01T00:00:00Z", "endDate": "2024-01-02T00:00:00Z"}"#.utf8)
@@ -151,7 +151,7 @@ struct ObjectSQLiteStoreRefusalCLITests {
         for (n, (sql, place)) in [("UPDATE tripconv_model SET value = '{\"entities\": [' WHERE name = 'model'", "table tripconv_model row 'model'"),
                                   ("DROP TABLE Volume", "no such table: Volume")].enumerated() {
             let objects = dir + "/objects\(n).sqlite"
-            #expect(try CLI.tripconv(store, "-q", "-o", objects).status == 0)
+            #expect(try CLI.tripconv(store, "-q", "-o", objects, "--rejects", dir + "/rejects.jsonl").status == 0)
             let damage = try ExternalTool.python("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", [objects, sql])
             #expect(damage.status == 0, "\(damage.stderr)")
             let run = try CLI.tripconv(objects, "-o", dir + "/out\(n).jsonl")

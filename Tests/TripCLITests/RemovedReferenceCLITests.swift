@@ -75,7 +75,7 @@ struct RemovedReferenceCLITests {
 
         let store = dir.appendingPathComponent("out.sqlite").path, report = dir.appendingPathComponent("report.json").path
         let s = try CLI.tripconv(input, "--model", "samples/swift-model-recipes/recipes-plan.json", "--source-version", "1.0.0",
-                                 "--target-version", "1.0.0", "-o", store, "--report", report)
+                                 "--target-version", "1.0.0", "-o", store, "--report", report, "--rejects", rejects)
         #expect(s.status == 0, "\(s.stderr)")
         let fk = try CLI.run(CLI.tool("sqlite3")!, [store, "PRAGMA foreign_key_check;", "SELECT count(*) FROM Recipe;"])
         #expect(String(decoding: fk.stdout, as: UTF8.self) == "1\n", "\(fk.stderr)")
@@ -89,7 +89,7 @@ struct RemovedReferenceCLITests {
         let input = try Self.input(dir)
         let out = dir.appendingPathComponent("out.jsonl").path
         let r = try CLI.tripconv(input, "--model", "samples/swift-model-recipes/recipes-plan.json", "--source-version", "1.0.0",
-                                 "--dedupe", "merge", "-o", out)
+                                 "--dedupe", "merge", "-o", out, "--rejects", dir.appendingPathComponent("rejects.jsonl").path)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("removed 3 references to objects not written; rejected 1;"), "\(r.stderr)")
         let checked = try CLI.python(Self.check, [out])
@@ -137,11 +137,27 @@ struct RemovedReferenceCLITests {
         for (input, removed, written) in [(xml, 2, "wrote 4 (Chef 1, Recipe 1, Ingredient 2)"), (tables, 2, "wrote 5 (Chef 1, Recipe 1, Ingredient 3)")] {
             let store = dir.appendingPathComponent(UUID().uuidString + ".sqlite").path
             let r = try CLI.tripconv(input, "--model", "samples/swift-model-recipes/recipes-plan.json", "--source-version", "1.0.0",
-                                     "--target-version", "1.0.0", "-o", store)
+                                     "--target-version", "1.0.0", "-o", store, "--rejects", store + ".rejects")
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stderr.contains("\(written); removed \(removed) references to objects not written; rejected 1;"), "\(r.stderr)")
             let fk = try CLI.run(CLI.tool("sqlite3")!, [store, "PRAGMA foreign_key_check;", "SELECT count(*) FROM Ingredient WHERE recipe IS NULL;"])
             #expect(String(decoding: fk.stdout, as: UTF8.self) == "\(removed == 2 && input == xml ? 1 : 2)\n", "\(input): \(fk.stderr)")
+        }
+    }
+
+    /// As a run of trips: without `--rejects` the first object rejected stops the run with its place
+    /// and the note, nothing written (was: exit 0, the object counted as rejected and listed nowhere).
+    @Test("without --rejects a rejected object stops the run, 65, nothing written", .needsPython3)
+    func stopsWithoutRejects() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = try Self.input(dir)
+        let out = dir.appendingPathComponent("out.jsonl").path
+        for options in [["--target-version", "1.0.0"], ["--dedupe", "merge"]] {
+            let r = try CLI.run(CLI.binary, [input, "--model", "samples/swift-model-recipes/recipes-plan.json", "--source-version", "1.0.0", "-o", out]
+                                + options)
+            #expect(r.status == 65, "\(r.stderr)")
+            #expect(r.stderr.contains("recipes.jsonl:3:63: expected Int64 for 'servings', found a string 'many'\nnote: pass --rejects FILE"), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
         }
     }
 }

@@ -81,7 +81,7 @@ struct XcodeHashesCLITests {
         let dir = try CLI.temporaryDirectory().path
         let bundle = try Self.bundle(in: dir)
         let store = try Self.store(in: dir, bundle: bundle, hashesOf: "Shop 2.xcdatamodel")
-        let r = try CLI.tripconv("convert", store, "--model", bundle, "-o", dir + "/out.json", "-v")
+        let r = try CLI.tripconv("convert", store, "--model", bundle, "-o", dir + "/out.json", "-v", "--rejects", dir + "/rejects.jsonl")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("read at Shop 2 (Z_METADATA NSStoreModelVersionHashes match version Shop 2), written at Shop 2"), "\(r.stderr)")
     }
