@@ -29,8 +29,6 @@ extension ObjectConversion {
         let states = SpillingObjectHoldings(budget: budget)
         var planReader: ObjectMigrationReader?
         var report = try append.run(policy: policy, backup: options.backup, toolVersion: options.toolVersion, budget: budget, input: {
-            // The stream may be read twice (its duplicates' pass): the removals are those of the last read.
-            referenceRemovals.reset()
             let (source, plan) = try openSource(states)
             planReader = plan
             return source

@@ -215,7 +215,10 @@ public struct ObjectConversion {
     /// resolution (a first pass over a reader of its own when needed, its state in `states`: in memory
     /// up to the budget and in a temporary database past it), or as read; and the plan's reader.
     func openSource(_ holdings: SpillingObjectHoldings) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
+        // Each read of the input counts its removals anew (a plan's first read, an append's two): the last read's are the run's.
+        let removals = referenceRemovals
         guard let migration else {
+            removals.reset()
             // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
             let source = try reader(keys: holdings.keys())
             return (readsAhead ? ObjectReadAhead.reading(source) : source, nil)
@@ -223,13 +226,9 @@ public struct ObjectConversion {
         let ahead = readsAhead
         // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
         var graph: (any ReopenableObjectReader)?
-        var opened = 0
-        let removals = referenceRemovals
         // Its first read gives only the objects the plan's first pass needs (`restricted`).
         let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) { only in
-            // The first read (the duplicates') gives the objects the second gives again: its removals are not counted.
-            opened += 1
-            if opened == 2 { removals.reset() }
+            removals.reset()
             var r: any ObjectRecordReader
             if let again = try graph?.reopened() {
                 r = again
