@@ -160,4 +160,34 @@ struct RemovedReferenceCLITests {
             #expect(!FileManager.default.fileExists(atPath: out))
         }
     }
+
+    /// The same book written by PyYAML (entities sorted by name, so not in the model's order): the
+    /// YAML reader removes the same references.
+    @Test("YAML PyYAML wrote: the same objects written, the same references removed", .enabled(if: SniffCLITests.hasYAML, "needs python3 with PyYAML"))
+    func yaml() throws {
+        let dir = try CLI.temporaryDirectory()
+        let input = try Self.input(dir), yaml = dir.appendingPathComponent("recipes.yaml").path
+        let made = try CLI.python("""
+            import json, sys, yaml
+            doc = {}
+            for line in open(sys.argv[1]):
+                o = json.loads(line)
+                doc.setdefault(o.pop('@entity'), []).append(o)
+            yaml.safe_dump(doc, open(sys.argv[2], 'w'), sort_keys=True)
+            """, [input, yaml])
+        #expect(made.status == 0, "\(made.stderr)")
+        let out = dir.appendingPathComponent("out.jsonl").path, rejects = dir.appendingPathComponent("rejects.jsonl").path
+        let r = try CLI.tripconv(yaml, "--model", "samples/swift-model-recipes/recipes-plan.json", "--source-version", "1.0.0",
+                                 "--target-version", "1.0.0", "-o", out, "--rejects", rejects)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("wrote 4 (Chef 1, Recipe 1, Ingredient 2); removed 3 references to objects not written; rejected 1;"), "\(r.stderr)")
+        let checked = try CLI.python(Self.check, [out])
+        #expect(String(decoding: checked.stdout, as: UTF8.self) == """
+            Chef Ann {'recipes': [1]}
+            Recipe Pancakes {'ingredients': [1], 'chef': 1}
+            Ingredient flour {'recipe': 1}
+            Ingredient leek {'recipe': None}
+
+            """, "\(checked.stderr)")
+    }
 }
