@@ -35,6 +35,10 @@ extension Migrate {
             throw TripError.usage("--model \(model): migrate runs an app's plan: give its Swift source or its plan JSON")
         }
         let plan = try ModelPlanSource.read(model, isSwift: isSwift)
+        if plan.isUnversioned {
+            throw TripError.usage("--model \(model) declares no VersionedSchema: one model with no versions, so no plan to migrate a store by",
+                                  notes: ["give --model the app's VersionedSchema enums and SchemaMigrationPlan"])
+        }
         let timeout = Int((busyTimeout * 1000).rounded())
         guard let run = try ObjectStoreMigration(store: self.store, pgSchema: isPG ? pgSchema : nil, plan: plan, planName: model,
                                                  target: givenTargetVersion?.description, busyTimeoutMilliseconds: timeout,

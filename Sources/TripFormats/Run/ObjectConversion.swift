@@ -77,7 +77,19 @@ public struct ObjectConversion {
                 sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
         self.input = input; self.options = options; self.policy = policy
         let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
-        let plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }.map { try $0.givingDefaults(options.modelDefaults) }
+        var plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }
+        // Source without a VersionedSchema (or plan JSON of one unnamed version) is one model, read and
+        // written as it is: no version to tell, no stage to run.
+        var unversioned: ObjectModel?
+        if let declared = plan, declared.isUnversioned, let modelPath {
+            if let named = given ?? targetVersion {
+                throw TripError.usage("\(modelPath) declares no VersionedSchema: it is one model with no versions, so there is no version \(named) to read or write at",
+                                      notes: ["drop --source-version and --target-version, or give --model the app's VersionedSchema enums and SchemaMigrationPlan"])
+            }
+            unversioned = declared.current
+            plan = nil
+        }
+        plan = try plan.map { try $0.givingDefaults(options.modelDefaults) }
         if plan == nil, let first = options.modelDefaults.first {
             throw TripError.usage("--default \(first.entity).\(first.attribute): defaults are given to an app's plan (--model naming its Swift "
                                   + "source, plan JSON or an .xcdatamodeld of several versions)")
@@ -92,8 +104,8 @@ public struct ObjectConversion {
         } else if StoreModel.isStoreFile(input) {
             let store = try StoreModel.read(storeAt: input, modelPath: plan == nil ? modelPath : nil)
             read = (store.model, store.source, store.entityNumbers.mapValues(Int64.init), .coredata)
-        } else if let plan, let modelPath {
-            guard let current = plan.current else { throw TripError.data("\(modelPath): a plan without a version") }
+        } else if plan != nil || unversioned != nil, let modelPath {
+            guard let current = unversioned ?? plan?.current else { throw TripError.data("\(modelPath): a plan without a version") }
             guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
                 throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
             }
