@@ -67,7 +67,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames); with --model naming an app's Swift source, plan JSON or an .xcdatamodeld of several versions, one of its plan's versions at or after the input's (default: the current version).", valueName: "version"))
     var targetVersion: SchemaVersion?
 
-    @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique, or with an app's plan (--model) objects that share what a stage makes unique: merge, last, first, fail.", valueName: "policy"))
+    @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique, or with objects of another app's model (--model) that share what a stage or the model written makes unique: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
     @Option(name: .customLong("rejects"), help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))

@@ -65,7 +65,7 @@ enum RunReport {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
                       ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
-            if summaries.contains(where: { $0.migration != nil }) {
+            if summaries.contains(where: { $0.migration != nil || $0.deduplicated }) {
                 pairs += [("merged", .int(summaries.map(\.merged).reduce(0, +))), ("dropped", .int(summaries.map(\.dropped).reduce(0, +)))]
             }
             pairs.append(("inputs", .array(outcomes.map { o in
@@ -82,7 +82,10 @@ enum RunReport {
     /// What an app's plan did in an object run (nothing without a plan): read = written + merged +
     /// dropped + rejected, and the stages' own counts.
     private static func planCounts(_ s: ObjectConversionSummary) -> [(String, JSONText.Node)] {
-        guard let (versions, stages, c) = s.migration else { return [] }
+        guard let (versions, stages, c) = s.migration else {
+            // Deduplicated with no stage: what --dedupe merged and dropped.
+            return s.deduplicated ? [("merged", .int(s.merged)), ("dropped", .int(s.dropped))] : []
+        }
         return [
             ("merged", .int(s.merged)), ("dropped", .int(s.dropped)),
             ("migration", .object([

@@ -98,4 +98,36 @@ struct UnversionedModelCLITests {
         #expect(migrate.status == 64)
         #expect(migrate.stderr.contains("declares no VersionedSchema: one model with no versions"), "\(migrate.stderr)")
     }
+
+    @Test("An attribute with a default, absent from an XML element (ElementTree) or a table's columns (Python's csv), takes its default as in JSON (was: refused)",
+          .needsPython3)
+    func defaultsInXMLAndTables() throws {
+        let dir = try Self.app()
+        let made = try CLI.python("""
+            import csv, os, sys
+            import xml.etree.ElementTree as ET
+            root = ET.Element('objects')
+            f = ET.SubElement(root, 'Folder')
+            ET.SubElement(f, 'title').text = 'Work'
+            e = ET.SubElement(root, 'Note', key='1')
+            ET.SubElement(e, 'text').text = 'call Ann'
+            ET.SubElement(ET.SubElement(e, 'folder'), 'ref').text = 'Work'
+            ET.ElementTree(root).write(sys.argv[1], encoding='UTF-8', xml_declaration=True)
+            os.mkdir(sys.argv[2])
+            with open(sys.argv[2] + '/Folder.csv', 'w', newline='') as f:
+                csv.writer(f).writerows([['title'], ['Work']])
+            with open(sys.argv[2] + '/Note.csv', 'w', newline='') as f:
+                csv.writer(f).writerows([['@key', 'text', 'folder'], ['1', 'call Ann', 'Work']])
+            """, [dir.path + "/notes.xml", dir.path + "/tables"])
+        #expect(made.status == 0, "\(made.stderr)")
+        for input in ["notes.xml", "tables"] {
+            let r = try CLI.tripconv(dir.path + "/" + input, "--model", dir.path + "/Model.swift", "--to", "jsonl")
+            #expect(r.status == 0, "\(input): \(r.stderr)")
+            let notes = try ExternalTool.python("""
+                import json, sys
+                print([(o['text'], o['pinned'], o['folder']) for o in map(json.loads, sys.stdin) if o['@entity'] == 'Note'])
+                """, stdin: r.stdout)
+            #expect(String(decoding: notes.stdout, as: UTF8.self) == "[('call Ann', False, 'Work')]\n", "\(input): \(notes.stderr)")
+        }
+    }
 }

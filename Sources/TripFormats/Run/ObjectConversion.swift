@@ -117,9 +117,14 @@ public struct ObjectConversion {
         if read.format == .csv || read.format == .tsv, FileSystem.kind(input) != .directory {
             throw TripError.usage("\(input): the objects of a model in \(read.format.rawValue) are a directory of tables, one file per entity; name the directory")
         }
+        // An export's objects are deduplicated on what the model written makes unique (a store's were
+        // kept unique by the framework or tripconv that wrote it): as SwiftData's insert of a second
+        // object with a unique value updates the first, under --dedupe.
+        let isExport = ![.coredata, .sqlite, .postgresql].contains(read.format)
         guard let plan else {
             model = read.model; modelSource = read.source
-            migration = nil; sourceVersion = nil; sourceVersionEvidence = nil
+            migration = isExport ? ObjectMigration(deduplicating: read.model) : nil
+            sourceVersion = nil; sourceVersionEvidence = nil
             return
         }
         let (version, evidence) = try ObjectConversion.sourceVersion(of: plan, input: input, format: read.format,
@@ -132,9 +137,9 @@ public struct ObjectConversion {
         // Data store and an export in the plan's version.
         let own = read.format == .sqlite || read.format == .postgresql ? read.model : nil
         let target = targetVersion ?? plan.current?.versionIdentifiers.first ?? version
-        let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own)
+        let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own, deduplicatesTarget: isExport)
         model = migration.source
-        self.migration = migration.stages.isEmpty ? nil : migration
+        self.migration = migration.stages.isEmpty && migration.deduplications.isEmpty ? nil : migration
     }
 
     /// Where a plan came from, as the run's model source says it.
@@ -207,17 +212,20 @@ public struct ObjectConversion {
                                             temporaryDirectory: options.temporaryDirectory)
         case .json, .jsonl:
             return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading, keys: keys,
-                                        removals: referenceRemovals)
+                                        removals: referenceRemovals, repeatsUnique: migration?.repeatsUnique)
         case .yaml:
-            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals)
+            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals,
+                                        repeatsUnique: migration?.repeatsUnique)
         case .xml:
-            return try XMLObjectReader(path: input, model: model, options: options.reading, removals: referenceRemovals)
+            return try XMLObjectReader(path: input, model: model, options: options.reading, removals: referenceRemovals,
+                                       repeatsUnique: migration?.repeatsUnique)
         case .sqlite:
             return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
         case .postgresql:
             return try PGObjectReader(address: input, schema: options.reading.pgSchema)
         case .csv, .tsv:
-            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, removals: referenceRemovals)
+            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, removals: referenceRemovals,
+                                             repeatsUnique: migration?.repeatsUnique)
         default:
             throw TripError.usage("\(input): \(format.rawValue) holds no objects of another app's model")
         }
