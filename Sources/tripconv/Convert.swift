@@ -93,7 +93,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, compressed inputs decoded, and another app's Core Data store (but one to JSON or JSON Lines, whose rows are written as they are read, on one thread) or JSON/JSON Lines export read, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips (objects) read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
+    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips, or objects, that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips (objects) read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
     var report: String?
 
     @Option(name: .customLong("compress"), help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))

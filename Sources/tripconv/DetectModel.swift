@@ -8,6 +8,8 @@ extension Detect {
     /// Describes each input against the plan at `path`: a store as without `--model` (another app's, or
     /// SampleTrips'), then the plan's version; an export by the plan's version alone.
     func describeAgainstPlan(_ path: String, options: RunOptions, budget: SpillBudget) throws -> (lines: [String], nodes: [JSONText.Node]) {
+        // A model that is not there is no input (66), as for convert and schema (was: 64, "takes an app's Swift source").
+        _ = try FileSystem.kind(of: path, failing: .noInput)
         let swift = ModelPlanSource.isSwiftSource(path)
         guard let plan = try ModelPlanSource.versioned(path, isSwift: swift), !plan.isUnversioned else {
             throw TripError.usage("\(path): detect --model takes an app's Swift source (a .swift file or a folder), plan JSON or an .xcdatamodeld "

@@ -30,6 +30,8 @@ extension Migrate {
             throw TripError.usage("\(store): not a store of another app's objects (it has no tripconv_model table); "
                                   + "a SampleTrips store is migrated without --model")
         }
+        // A model that is not there is no input (66), as for convert and schema (was: 64, "migrate runs an app's plan").
+        _ = try FileSystem.kind(of: model, failing: .noInput)
         let isSwift = ModelPlanSource.isSwiftSource(model)
         guard isSwift || ModelPlanSource.isPlanJSON(model) else {
             throw TripError.usage("--model \(model): migrate runs an app's plan: give its Swift source or its plan JSON")

@@ -51,6 +51,8 @@ enum RunReport {
             guard let s = o.summary else { return [] }
             return [
                 ("read", .int(s.read)), ("written", .int(s.written)), ("rejected", .int(s.rejected)),
+                // Written objects that replaced a stored one (an append to a store of objects under --dedupe last), as a trip run's report.
+                ("replacedInStore", .int(s.replacedInStore)),
                 ("input", .string(o.input)), ("model", .string(o.modelSource ?? "")),
                 ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
             ] + planCounts(s) + spilled(s)
@@ -64,7 +66,8 @@ enum RunReport {
         } else if perInput {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
-                      ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
+                      ("rejected", .int(summaries.map(\.rejected).reduce(0, +))),
+                      ("replacedInStore", .int(summaries.map(\.replacedInStore).reduce(0, +)))]
             if summaries.contains(where: { $0.migration != nil || $0.deduplicated }) {
                 pairs += [("merged", .int(summaries.map(\.merged).reduce(0, +))), ("dropped", .int(summaries.map(\.dropped).reduce(0, +)))]
             }

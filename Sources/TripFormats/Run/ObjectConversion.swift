@@ -76,6 +76,8 @@ public struct ObjectConversion {
     public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions,
                 sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
         self.input = input; self.options = options; self.policy = policy
+        // A model that is not there is no input (66), whatever the input (was: ignored for a store of objects, which carries its own).
+        if let modelPath, !Format.isPostgreSQLAddress(modelPath) { _ = try FileSystem.kind(of: modelPath, failing: .noInput) }
         let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
         var plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }
         // Source without a VersionedSchema (or plan JSON of one unnamed version) is one model, read and
@@ -234,14 +236,16 @@ public struct ObjectConversion {
     /// The input's objects as the run writes them: through the plan's stages and the duplicates'
     /// resolution (a first pass over a reader of its own when needed, its state in `states`: in memory
     /// up to the budget and in a temporary database past it), or as read; and the plan's reader.
-    func openSource(_ holdings: SpillingObjectHoldings) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
+    /// `rowsStraight`: a Core Data store whose rows `CoreDataJSONRun` writes as they are read, on the
+    /// writing thread: its reader as it is, not read ahead (with no plan to run).
+    func openSource(_ holdings: SpillingObjectHoldings, rowsStraight: Bool = false) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
         // Each read of the input counts its removals anew (a plan's first read, an append's two): the last read's are the run's.
         let removals = referenceRemovals
         guard let migration else {
             removals.reset()
             // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
             let source = try reader(keys: holdings.keys())
-            return (readsAhead ? ObjectReadAhead.reading(source) : source, nil)
+            return (readsAhead && !rowsStraight ? ObjectReadAhead.reading(source) : source, nil)
         }
         let ahead = readsAhead
         // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
@@ -277,14 +281,14 @@ public struct ObjectConversion {
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
         let holdings = SpillingObjectHoldings(budget: budget)
         // A store to JSON or JSON Lines with no stage: its rows written as they are read, on this thread.
-        if migration == nil, writesRowsStraight, format == .coredata, out == .json || out == .jsonl,
-           let store = try reader(keys: holdings.keys()) as? CoreDataObjectReader {
+        let rowsStraight = migration == nil && writesRowsStraight && format == .coredata && (out == .json || out == .jsonl)
+        let opened = try openSource(holdings, rowsStraight: rowsStraight)
+        if rowsStraight, let store = opened.0 as? CoreDataObjectReader {
             var writer = try JSONObjectWriter(output, format: out, options: options.writeOptions(TripMigrationPlan.currentSchema, budget: budget))
             try CoreDataJSONRun.run(store, into: &writer, summary: &summary, setAside: setAside)
             summary.note(spilled: holdings)
             return summary
         }
-        let opened = try openSource(holdings)
         var source = opened.0
         let planReader = opened.1
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)
