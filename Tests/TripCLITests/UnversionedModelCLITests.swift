@@ -130,4 +130,23 @@ struct UnversionedModelCLITests {
             #expect(String(decoding: notes.stdout, as: UTF8.self) == "[('call Ann', False, 'Work')]\n", "\(input): \(notes.stderr)")
         }
     }
+
+    @Test("samples/swift-model-notes runs as the README shows it: the same lines on stderr (but the time), the folders merged", .needsPython3)
+    func readmeSample() throws {
+        let readme = try String(contentsOf: CLI.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let command = "$ tripconv samples/swift-model-notes/notes.jsonl --model samples/swift-model-notes -v -o notes.json\n"
+        let block = try #require(readme.range(of: command).map { readme[$0.upperBound...].prefix { $0 != "`" } })
+        let dir = try CLI.temporaryDirectory()
+        let out = dir.path + "/notes.json"
+        let r = try CLI.tripconv("samples/swift-model-notes/notes.jsonl", "--model", "samples/swift-model-notes", "-v", "-o", out)
+        #expect(r.status == 0, "\(r.stderr)")
+        let untimed = { (text: Substring) in text.split(separator: "\n").map { $0.replacing(/; [0-9.]+ s$/, with: "") } }
+        #expect(untimed(Substring(r.stderr)) == untimed(block), "\(r.stderr)")
+        let checked = try CLI.python("""
+            import json, sys
+            d = json.load(open(sys.argv[1]))
+            print([(f['title'], f['colour'], f['notes']) for f in d['Folder']], sorted({n['folder'] for n in d['Note']}))
+            """, [out])
+        #expect(checked.out == "[('Work', 'red', [1, 2, 4]), ('Home', None, [3])] ['Home', 'Work']\n", "\(checked.stderr)")
+    }
 }
