@@ -259,6 +259,35 @@ struct ModelStageStepsTests {
         #expect(ModelStep.defaultText(.data([])) == "Data()")
     }
 
+    @Test("Of a plan and a rollback plan (its schemas in decreasing order), the plan is read and the rollback named; two forward plans are an error")
+    func rollbackPlan() throws {
+        let versions = (1...2).map { n in
+            """
+            enum V\(n): VersionedSchema {
+                static var versionIdentifier = Schema.Version(\(n), 0, 0)
+                static var models: [any PersistentModel.Type] { [Animal.self] }
+                @Model final class Animal { var name: String?\(n == 2 ? "; var extinct: Bool? = false" : "") }
+            }
+            """
+        }.joined(separator: "\n")
+        func plan(_ name: String, _ from: Int, _ to: Int) -> String {
+            """
+            enum \(name): SchemaMigrationPlan {
+                static var schemas: [any VersionedSchema.Type] { [V\(from).self, V\(to).self] }
+                static var stages: [MigrationStage] { [.custom(fromVersion: V\(from).self, toVersion: V\(to).self, willMigrate: nil, didMigrate: nil)] }
+            }
+            """
+        }
+        let read = try readSource(["Schemas.swift": versions, "Plans.swift": plan("RollbackPlan", 2, 1) + "\n" + plan("MigrationPlan", 1, 2)])
+        #expect(read.versions.compactMap(\.versionIdentifiers.first) == ["1.0.0", "2.0.0"])
+        #expect(read.stages.map { "\($0.from) -> \($0.to)" } == ["1.0.0 -> 2.0.0"])
+        #expect(read.notes.contains("RollbackPlan: a SchemaMigrationPlan whose schemas do not go forward (a rollback): left out; MigrationPlan is the plan"),
+                "\(read.notes)")
+        let two = failure(versions + "\n" + plan("PlanA", 1, 2) + "\n" + plan("PlanB", 1, 2))
+        #expect(two?.hasSuffix("expected one SchemaMigrationPlan whose schemas go forward, found PlanA and PlanB (2 in increasing version order)") == true,
+                "\(two ?? "no failure")")
+    }
+
     @Test("A lightweight stage refuses a changed type; any stage refuses a new required attribute without a default, naming it")
     func refusals() throws {
         var text = ModelStageStepsTests.source.replacingOccurrences(of: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })",
