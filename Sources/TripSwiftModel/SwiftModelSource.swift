@@ -52,7 +52,8 @@ public enum SwiftModelSource {
             let ordered = versions.sorted { SchemaVersion($0.identifier)! < SchemaVersion($1.identifier)! }
             notes += merged(ordered.flatMap(\.notes))
             notes.append("no SchemaMigrationPlan: the schemas in version order, with no stage")
-            return ModelPlan(versions: ordered.map(\.model), stages: [], notes: notes, places: places)
+            let stages = inferredStages(ordered.map(\.identifier), declared: [], notes: &notes)
+            return ModelPlan(versions: ordered.map(\.model), stages: stages, notes: notes, places: places)
         }
         let scope = plan.scope + [String(planName.split(separator: ".").last!)]
         func identifier(_ written: String, at node: some SyntaxProtocol) throws -> String {
@@ -83,7 +84,24 @@ public enum SwiftModelSource {
         for element in try staticArray("stages", of: planName, plan, declarations) {
             stages.append(try stage(element, planScope: scope, plan: plan, declarations: declarations, identifier: identifier))
         }
+        stages += inferredStages(ordered.compactMap(\.versionIdentifiers.first), declared: stages, notes: &notes)
         return ModelPlan(versions: ordered, stages: stages, notes: notes, places: places)
+    }
+
+    /// The stages SwiftData infers: a store at a version no declared stage leaves is migrated as Core
+    /// Data migrates one without a plan, by one lightweight mapping inferred from its version straight
+    /// to the current one (an app whose plan lists its schemas with `stages: []` relies on it). One
+    /// lightweight stage from each such version (`versions` in the plan's order, the last current)
+    /// to the current, said in the notes; its steps are derived and refused as any lightweight stage's.
+    static func inferredStages(_ versions: [String], declared: [ModelPlan.Stage], notes: inout [String]) -> [ModelPlan.Stage] {
+        guard let current = versions.last else { return [] }
+        let left = versions.dropLast().filter { v in !declared.contains { $0.from == v } }
+        guard !left.isEmpty else { return [] }
+        notes.append("no stage from \(left.joined(separator: ", ")): SwiftData migrates a store at \(left.count == 1 ? "that version" : "those versions") "
+                     + "by a lightweight mapping it infers straight to \(current), as Core Data does: "
+                     + (left.count == 1 ? "the lightweight stage " : "the lightweight stages ")
+                     + "\(left.map { "\($0) -> \(current)" }.joined(separator: ", ")) derived")
+        return left.map { ModelPlan.Stage(.lightweight, from: $0, to: current) }
     }
 
     /// Each note once: the same note at several places (a declaration copied into each version's

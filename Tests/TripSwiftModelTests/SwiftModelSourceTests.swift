@@ -288,6 +288,34 @@ struct ModelStageStepsTests {
                 "\(two ?? "no failure")")
     }
 
+    @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
+    func inferredStages() throws {
+        let versions = (1...3).map { n in
+            """
+            enum V\(n): VersionedSchema {
+                static var versionIdentifier = Schema.Version(\(n), 0, 0)
+                static var models: [any PersistentModel.Type] { [Memory.self] }
+                @Model final class Memory { var id: String\(n >= 2 ? "; var notes: String = \"\"" : "")\(n == 3 ? "; var isPrivate: Bool = false" : "") }
+            }
+            """
+        }.joined(separator: "\n")
+        func plan(_ stages: String) -> String {
+            "enum Plan: SchemaMigrationPlan {\n    static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self, V3.self] }\n"
+                + "    static var stages: [MigrationStage] { [\(stages)] }\n}\n"
+        }
+        let none = try readSource(["V.swift": versions, "Plan.swift": plan("")])
+        #expect(none.stages.map { "\($0.kind) \($0.from) -> \($0.to)" } == ["lightweight 1.0.0 -> 3.0.0", "lightweight 2.0.0 -> 3.0.0"])
+        #expect(none.notes.last == "no stage from 1.0.0, 2.0.0: SwiftData migrates a store at those versions by a lightweight mapping it infers "
+                + "straight to 3.0.0, as Core Data does: the lightweight stages 1.0.0 -> 3.0.0, 2.0.0 -> 3.0.0 derived")
+        #expect(ModelStageSteps(none.stages[0], of: none).steps.map(\.description) == ["add Memory.notes = \"\"", "add Memory.isPrivate = false"])
+        // A declared stage is kept; only the version it does not leave gets one.
+        let some = try readSource(["V.swift": versions, "Plan.swift": plan(".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: nil)")])
+        #expect(some.stages.map { "\($0.kind) \($0.from) -> \($0.to)" } == ["custom 1.0.0 -> 2.0.0", "lightweight 2.0.0 -> 3.0.0"])
+        // Schemas with no plan at all: the same.
+        let noPlan = try readSource(["V.swift": versions])
+        #expect(noPlan.stages.map { "\($0.from) -> \($0.to)" } == ["1.0.0 -> 3.0.0", "2.0.0 -> 3.0.0"])
+    }
+
     @Test("A lightweight stage refuses a changed type; any stage refuses a new required attribute without a default, naming it")
     func refusals() throws {
         var text = ModelStageStepsTests.source.replacingOccurrences(of: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })",
