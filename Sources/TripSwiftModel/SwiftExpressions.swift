@@ -164,7 +164,13 @@ enum SwiftExpressions {
     /// `X.self` as the name `X` (qualified as written).
     static func typeReference(_ e: ExprSyntax) -> String? {
         guard let m = e.as(MemberAccessExprSyntax.self), m.declName.baseName.text == "self", let base = m.base else { return nil }
-        return base.trimmedDescription
+        let written = base.trimmedDescription
+        // `self.Alert.self` or `Self.Alert.self` in a static property of the type that declares
+        // `Alert`: the same type as `Alert.self`, looked for from that type's scope.
+        for prefix in ["self.", "Self."] where written.hasPrefix(prefix) && written.count > prefix.count {
+            return String(written.dropFirst(prefix.count))
+        }
+        return written
     }
 
     /// The value a static property is declared with: its initializer, or the one expression its getter returns.

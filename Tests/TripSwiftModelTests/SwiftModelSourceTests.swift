@@ -288,6 +288,29 @@ struct ModelStageStepsTests {
                 "\(two ?? "no failure")")
     }
 
+    @Test("models listed as self.Alert.self or Self.Alert.self, behind #if canImport and @available, are the schema's own classes (were exit 65)")
+    func selfQualifiedModels() throws {
+        let plan = try readSource("""
+            #if canImport(SwiftData)
+            import SwiftData
+            #endif
+            @available(iOS 17.0, *)
+            public enum SchemaV1: VersionedSchema {
+                public static var versionIdentifier: Schema.Version { .init(1, 0, 0) }
+                public static var models: [any PersistentModel.Type] { [self.Alert.self] }
+                @Model public final class Alert { public var title: String }
+            }
+            public enum SchemaV2: VersionedSchema {
+                public static var versionIdentifier: Schema.Version { .init(2, 0, 0) }
+                public static var models: [any PersistentModel.Type] { [Self.Alert.self, self.Snippet.self] }
+                @Model public final class Alert { public var title: String; public var level: Int = 0 }
+                @Model public final class Snippet { @Attribute(.unique) public var id: UUID }
+            }
+            """)
+        #expect(plan.versions.map { $0.entities.map(\.name) } == [["Alert"], ["Alert", "Snippet"]])
+        #expect(plan.versions[1].entity("Alert")?.attribute("level")?.defaultValue == .int(0))
+    }
+
     @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
     func inferredStages() throws {
         let versions = (1...3).map { n in
