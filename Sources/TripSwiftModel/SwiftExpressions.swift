@@ -39,6 +39,13 @@ enum SwiftExpressions {
            let raw = rawValue(of: name, in: enumName, declarations: declarations), let v = ObjectValueText.value(raw, kind: kind) {
             return .value(v)
         }
+        // `Lifecycle.library.rawValue`: a raw-valued enum's case's raw value, a literal of the source.
+        if let m = e.as(MemberAccessExprSyntax.self), m.declName.baseName.text == "rawValue",
+           let c = m.base?.as(MemberAccessExprSyntax.self), let written = c.base?.trimmedDescription,
+           let enumName = declarations.resolve(written, from: scope, in: { declarations.rawEnums[$0] != nil }),
+           let raw = rawValue(of: c.declName.baseName.text, in: enumName, declarations: declarations), let v = ObjectValueText.value(raw, kind: kind) {
+            return .value(v)
+        }
         if let empty = emptyValue(e, kind: kind, typeName: typeName) { return .value(empty) }
         return .dynamic(e.trimmedDescription)
     }

@@ -311,6 +311,41 @@ struct ModelStageStepsTests {
         #expect(plan.versions[1].entity("Alert")?.attribute("level")?.defaultValue == .int(0))
     }
 
+    @Test("Models in an extension of a typealias of the schema (in another file), and a default of a UInt8 enum case's rawValue, are read (were 65, and a refused stage)")
+    func extensionOfTypealias() throws {
+        let plan = try readSource([
+            "Schemas.swift": """
+                enum Version1Schema: VersionedSchema {
+                    static var models: [any PersistentModel.Type] = [Version1Schema.Recipe.self]
+                    static var versionIdentifier = Schema.Version(0, 0, 1)
+                }
+                enum Version2Schema: VersionedSchema {
+                    static var models: [any PersistentModel.Type] = [Version2Schema.Recipe.self]
+                    static var versionIdentifier = Schema.Version(0, 0, 2)
+                }
+                typealias CurrentSchema = Version2Schema
+                typealias Recipe = CurrentSchema.Recipe
+                enum MigrationPlan: SchemaMigrationPlan {
+                    static var schemas: [any VersionedSchema.Type] = [Version1Schema.self, Version2Schema.self]
+                    static var stages: [MigrationStage] = [.custom(fromVersion: Version1Schema.self, toVersion: Version2Schema.self, willMigrate: nil, didMigrate: nil)]
+                }
+                """,
+            "Version1Models.swift": "extension Version1Schema {\n    @Model class Recipe { var name: String }\n}\n",
+            "Recipe.swift": """
+                extension CurrentSchema {
+                    @Model class Recipe {
+                        var name: String
+                        enum Lifecycle: UInt8 { case planned = 1, pinned, library }
+                        var lifecycleRaw: UInt8 = Lifecycle.library.rawValue
+                    }
+                }
+                """,
+        ])
+        #expect(plan.versions.map { $0.entities.map(\.name) } == [["Recipe"], ["Recipe"]])
+        #expect(plan.versions[1].entity("Recipe")?.attribute("lifecycleRaw")?.defaultValue == .int(3))
+        #expect(ModelStageSteps(plan.stages[0], of: plan).steps.map(\.description) == ["add Recipe.lifecycleRaw = 3"])
+    }
+
     @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
     func inferredStages() throws {
         let versions = (1...3).map { n in
