@@ -52,6 +52,9 @@ struct SwiftDeclarations {
     /// `static let/var` properties of every type, by qualified name (`Plan.migrateV1toV2`).
     var staticProperties: [String: Located<PatternBindingSyntax>] = [:]
     var files: [SourceFile] = []
+    /// The raw types of an enum stored by raw value.
+    static let rawTypes: Set<String> = ["String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+                                        "Double", "Float"]
     /// Extensions, indexed once every file is: the type one extends may be a typealias declared in
     /// another file (`extension CurrentSchema { @Model class Recipe }`, `typealias CurrentSchema = V4`).
     private var extensions: [(node: ExtensionDeclSyntax, file: SourceFile)] = []
@@ -121,7 +124,7 @@ struct SwiftDeclarations {
             try members(c.memberBlock, c.name)
         } else if let e = decl.as(EnumDeclSyntax.self) {
             try typeDeclaration(DeclSyntax(e), name: e.name, inherited: conformances(e.inheritanceClause), file: file, scope: scope)
-            if let raw = conformances(e.inheritanceClause).first, ["String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float"].contains(raw) {
+            if let raw = conformances(e.inheritanceClause).first, SwiftDeclarations.rawTypes.contains(raw) {
                 rawEnums[qualified(e.name)] = (raw, file.place(e))
             }
             try members(e.memberBlock, e.name)

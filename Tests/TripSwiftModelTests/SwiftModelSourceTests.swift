@@ -327,7 +327,9 @@ struct ModelStageStepsTests {
                 typealias Recipe = CurrentSchema.Recipe
                 enum MigrationPlan: SchemaMigrationPlan {
                     static var schemas: [any VersionedSchema.Type] = [Version1Schema.self, Version2Schema.self]
-                    static var stages: [MigrationStage] = [.custom(fromVersion: Version1Schema.self, toVersion: Version2Schema.self, willMigrate: nil, didMigrate: nil)]
+                    static var stages: [MigrationStage] = [
+                        .custom(fromVersion: Version1Schema.self, toVersion: Version2Schema.self, willMigrate: nil, didMigrate: nil),
+                    ]
                 }
                 """,
             "Version1Models.swift": "extension Version1Schema {\n    @Model class Recipe { var name: String }\n}\n",
