@@ -26,9 +26,15 @@ public enum SwiftModelSource {
         var places: [String: String] = [:]
         // Each schema: its identifier, its models and the notes its models gave.
         var versions: [(type: String, identifier: String, model: ObjectModel, notes: [(place: String, text: String)])] = []
+        // The models a schema's `models` leaves out and a relationship reaches, and the schema.
+        var reached: [(models: String, schema: String)] = []
         for (name, schema) in declarations.schemas.sorted(by: { $0.key < $1.key }) {
             let identifier = try SwiftModelSource.identifier(of: name, schema, declarations)
-            let models = try SwiftModelSource.models(of: name, schema, declarations)
+            let listed = try SwiftModelSource.models(of: name, schema, declarations)
+            // As SwiftData's Schema, the models a listed one leads to by a relationship are in the version too.
+            let models = reachable(from: listed, declarations)
+            let added = models.dropFirst(listed.count).map { String($0.split(separator: ".").last!) }.joined(separator: ", ")
+            if !added.isEmpty { reached.append((added, name)) }
             var reader = SwiftEntityReader(declarations: declarations, versionModels: Set(models))
             var entities: [EntityDescription] = []
             for q in models { entities.append(try reader.entity(declarations.models[q]!)) }
@@ -39,6 +45,11 @@ public enum SwiftModelSource {
             }
             versions.append((name, identifier, ObjectModel(entities: SwiftModelSource.inferInverses(entities), versionIdentifiers: [identifier]),
                              reader.notes))
+        }
+        for models in Set(reached.map(\.models)).sorted() {
+            let schemas = reached.filter { $0.models == models }.map(\.schema)
+            notes.append("\(models): not in the models of \(schemas.joined(separator: ", ")) but reached by a relationship: "
+                         + "in \(schemas.count == 1 ? "that version" : "those versions"), as SwiftData's Schema takes it")
         }
         if versions.isEmpty {
             var reader = SwiftEntityReader(declarations: declarations, versionModels: [])
@@ -174,6 +185,27 @@ public enum SwiftModelSource {
     private static func identifier(of name: String, _ schema: SwiftDeclarations.Located<DeclSyntax>, _ d: SwiftDeclarations) throws -> String {
         let (value, file) = try staticValue("versionIdentifier", of: name, schema, d)
         return try SwiftExpressions.version(value, file: file)
+    }
+
+    /// `models` and every @Model class reached from them through their stored properties' types
+    /// (`var details: Details?`, `var tags: [Tag]`), in the order found.
+    static func reachable(from models: [String], _ d: SwiftDeclarations) -> [String] {
+        var out = models, i = 0
+        while i < out.count {
+            defer { i += 1 }
+            guard let located = d.models[out[i]] else { continue }
+            let scope = located.scope + [located.node.name.text]
+            for member in located.node.memberBlock.members {
+                guard let v = member.decl.as(VariableDeclSyntax.self), !v.modifiers.contains(where: { $0.name.text == "static" }) else { continue }
+                for binding in v.bindings {
+                    guard let written = binding.typeAnnotation?.type.trimmedDescription else { continue }
+                    let bare = written.filter { !"?![] ".contains($0) }
+                    let name = bare.hasPrefix("Optional<") && bare.hasSuffix(">") ? String(bare.dropFirst(9).dropLast()) : bare
+                    if let q = d.resolve(name, from: scope, in: { d.models[$0] != nil }), !out.contains(q) { out.append(q) }
+                }
+            }
+        }
+        return out
     }
 
     private static func models(of name: String, _ schema: SwiftDeclarations.Located<DeclSyntax>, _ d: SwiftDeclarations) throws -> [String] {

@@ -348,6 +348,27 @@ struct ModelStageStepsTests {
         #expect(ModelStageSteps(plan.stages[0], of: plan).steps.map(\.description) == ["add Recipe.lifecycleRaw = 3"])
     }
 
+    @Test("A @Model class a listed model reaches by a relationship is in the version, as SwiftData's Schema takes it, said in the notes (was 65)")
+    func reachedModels() throws {
+        let plan = try readSource("""
+            enum V1: VersionedSchema {
+                static let versionIdentifier = Schema.Version(1, 0, 0)
+                static var models: [any PersistentModel.Type] { [Item.self] }
+                @Model final class Item {
+                    @Attribute(.unique) var id: UUID
+                    @Relationship(deleteRule: .cascade) var details: Details?
+                    var tags: [Tag] = []
+                }
+                @Model final class Details { var data: Data; var item: Item? }
+                @Model final class Tag { var title: String }
+            }
+            """)
+        #expect(plan.versions[0].entities.map(\.name) == ["Item", "Details", "Tag"])
+        #expect(plan.versions[0].entity("Item")?.relationship("details")?.destination == "Details")
+        #expect(plan.notes.first == "Details, Tag: not in the models of V1 but reached by a relationship: in that version, as SwiftData's Schema takes it",
+                "\(plan.notes)")
+    }
+
     @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
     func inferredStages() throws {
         let versions = (1...3).map { n in
