@@ -103,6 +103,19 @@ struct SwiftDeclarations {
         return found
     }
 
+    /// The attributes of a declaration, those under `#if` taken as `SwiftConditions` reads it
+    /// (`#if canImport(SwiftData) @Model #endif`).
+    static func attributes(_ list: AttributeListSyntax) -> [AttributeSyntax] {
+        list.flatMap { element -> [AttributeSyntax] in
+            switch element {
+            case .attribute(let a): return [a]
+            case .ifConfigDecl(let i):
+                guard case .attributes(let inner)? = SwiftConditions.active(i) else { return [] }
+                return attributes(inner)
+            }
+        }
+    }
+
     private mutating func index(_ items: [CodeBlockItemSyntax.Item], file: SourceFile, scope: [String]) throws {
         for item in items {
             if case .decl(let decl) = item { try index(decl, file: file, scope: scope) }
@@ -118,7 +131,7 @@ struct SwiftDeclarations {
             for member in block.members { try index(member.decl, file: file, scope: scope + [name.text]) }
         }
         if let c = decl.as(ClassDeclSyntax.self) {
-            if c.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Model" }) {
+            if SwiftDeclarations.attributes(c.attributes).contains(where: { $0.attributeName.trimmedDescription == "Model" }) {
                 models[qualified(c.name)] = Located(node: c, file: file, scope: scope)
             }
             try members(c.memberBlock, c.name)
@@ -137,6 +150,13 @@ struct SwiftDeclarations {
             if conformances(x.inheritanceClause).contains(where: { ["VersionedSchema", "SchemaMigrationPlan"].contains($0) }) {
                 throw SwiftModelError(place: file.place(x), message: "expected VersionedSchema and SchemaMigrationPlan conformances "
                                       + "declared on the type itself, found one added by an extension of \(name)")
+            }
+        } else if let i = decl.as(IfConfigDeclSyntax.self) {
+            // The clause an iOS release build compiles (SwiftConditions).
+            switch SwiftConditions.active(i) {
+            case .decls(let members)?: for member in members { try index(member.decl, file: file, scope: scope) }
+            case .statements(let items)?: try index(items.map(\.item), file: file, scope: scope)
+            default: break
             }
         } else if let t = decl.as(TypeAliasDeclSyntax.self) {
             typealiases[qualified(t.name)] = Located(node: t, file: file, scope: scope)

@@ -35,14 +35,22 @@ struct SwiftEntityReader {
            let parent = declarations.resolve(first, from: model.scope, in: { declarations.models[$0] != nil }) {
             entity.superentity = String(parent.split(separator: ".").last!)
         }
-        for member in c.memberBlock.members {
+        try members(c.memberBlock.members, scope: scope, file: model.file, into: &entity)
+        return entity
+    }
+
+    /// The stored properties and macros among `list`, those under `#if` as `SwiftConditions` reads it.
+    private mutating func members(_ list: MemberBlockItemListSyntax, scope: [String], file: SwiftDeclarations.SourceFile,
+                                  into entity: inout EntityDescription) throws {
+        for member in list {
             if let v = member.decl.as(VariableDeclSyntax.self) {
-                try property(v, scope: scope, file: model.file, into: &entity)
+                try property(v, scope: scope, file: file, into: &entity)
             } else if let m = member.decl.as(MacroExpansionDeclSyntax.self) {
-                try macro(m, file: model.file, into: &entity)
+                try macro(m, file: file, into: &entity)
+            } else if let i = member.decl.as(IfConfigDeclSyntax.self), case .decls(let inner)? = SwiftConditions.active(i) {
+                try members(inner, scope: scope, file: file, into: &entity)
             }
         }
-        return entity
     }
 
     private mutating func macro(_ m: MacroExpansionDeclSyntax, file: SwiftDeclarations.SourceFile, into entity: inout EntityDescription) throws {
@@ -54,7 +62,8 @@ struct SwiftEntityReader {
                                           + argument.expression.trimmedDescription)
                 }
                 let names = try array.elements.map { try SwiftExpressions.keyPathName($0.expression, file: file) }
-                entity.uniquenessConstraints.append(names)
+                // `#Unique<T>([\.id], [])`: an empty list makes nothing unique.
+                if !names.isEmpty { entity.uniquenessConstraints.append(names) }
             }
         case "Index":
             notes.append((file.place(m), "#Index on \(entity.name) kept out: an index changes no data"))
@@ -66,7 +75,7 @@ struct SwiftEntityReader {
     private mutating func property(_ v: VariableDeclSyntax, scope: [String], file: SwiftDeclarations.SourceFile,
                                    into entity: inout EntityDescription) throws {
         if v.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { return }
-        let attributes = v.attributes.compactMap { $0.as(AttributeSyntax.self) }
+        let attributes = SwiftDeclarations.attributes(v.attributes)
         func attribute(_ named: String) -> AttributeSyntax? { attributes.first { $0.attributeName.trimmedDescription == named } }
         for binding in v.bindings {
             guard let id = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else {
@@ -78,7 +87,7 @@ struct SwiftEntityReader {
             let written: TypeSyntax
             if let t = binding.typeAnnotation?.type {
                 written = t
-            } else if let inferred = binding.initializer.flatMap({ SwiftExpressions.literalType($0.value) }) {
+            } else if let inferred = binding.initializer.flatMap({ SwiftExpressions.initialValueType($0.value) }) {
                 written = TypeSyntax(IdentifierTypeSyntax(name: .identifier(inferred)))
             } else {
                 throw SwiftModelError(place: file.place(binding), message: "expected a type annotation on \(entity.name).\(id), found "

@@ -369,6 +369,48 @@ struct ModelStageStepsTests {
                 "\(plan.notes)")
     }
 
+    @Test("#if read as an iOS release build compiles it; a type told by its initializer (Date()); #Unique with an empty list (were missed, 65, an empty constraint)")
+    func conditionsAndInference() throws {
+        let plan = try readSource("""
+            #if canImport(SwiftData)
+            import SwiftData
+            #endif
+            #if canImport(SwiftData)
+            @Model
+            #endif
+            final class Metric {
+                #if canImport(SwiftData)
+                #Unique<Metric>([\\.stableID])
+                #endif
+                var stableID: UUID?
+                #if os(macOS)
+                var macOnly: String
+                #elseif DEBUG
+                var debugOnly: String
+                #else
+                var shipped: Int = 1
+                #endif
+                #if !canImport(UIKit) || os(watchOS)
+                var never: String
+                #endif
+                var made = Date()
+                var kind = Kind.daily
+                var id = UUID()
+                enum Kind: String, Codable { case daily, weekly }
+            }
+            @Model final class Movement {
+                #Unique<Movement>([\\.id], [])
+                var id: UUID
+            }
+            """)
+        let metric = try #require(plan.current?.entity("Metric"))
+        #expect(metric.attributes.map(\.name) == ["stableID", "shipped", "made", "kind", "id"])
+        #expect(metric.attribute("made")?.kind == .date && metric.attribute("id")?.kind == .uuid && metric.attribute("kind")?.kind == .string)
+        #expect(metric.attribute("kind")?.defaultValue == .string("daily") && metric.attribute("shipped")?.defaultValue == .int(1))
+        #expect(metric.uniquenessConstraints == [["stableID"]])
+        #expect(plan.current?.entity("Movement")?.uniquenessConstraints == [["id"]])
+    }
+
     @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
     func inferredStages() throws {
         let versions = (1...3).map { n in
