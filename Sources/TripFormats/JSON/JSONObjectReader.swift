@@ -77,9 +77,11 @@ struct JSONGraphParser: GraphParsing {
     private var phase = Phase.start
     private var entity = -1
     private var record = 0
-    /// Member names met so far (up to 64), each made a `String` once rather than once an object.
-    private var nameBytes: [[UInt8]] = []
+    /// Member names met so far (up to 64), each made a `String` once rather than once an object, and
+    /// where the next is looked for first (after the last found: members come in the same order).
+    private var nameBytes = GraphNames()
     private var nameStrings: [String] = []
+    private var nameHint = 0
     /// The entity an index's pass looked up last by its name's bytes.
     private var lastEntity: (name: [UInt8], index: Int) = ([], -1)
 
@@ -254,7 +256,7 @@ struct JSONGraphParser: GraphParsing {
     private mutating func checkLine<Sink: GraphMemberSink>(_ check: inout Sink, taking: (Int) -> Bool = { _ in true }) throws -> GraphIndexedObject? {
         let start = scanner.pos
         scanner.pos += 1
-        guard try scanner.peek() == 0x22, try scanner.readPlainString().elementsEqual("@entity".utf8),
+        guard try scanner.peek() == 0x22, JSONFieldTable.equals(try scanner.readPlainString(), "@entity"),
               try scanner.peek() == 0x3A else { scanner.pos = start; return nil }
         scanner.pos += 1
         guard try scanner.peek() == 0x22, let e = entityIndex(try scanner.readPlainString()), taking(e) else { scanner.pos = start; return nil }
@@ -266,7 +268,8 @@ struct JSONGraphParser: GraphParsing {
 
     /// The model's entity named by these bytes (the one looked up last, without a `String`).
     private mutating func entityIndex(_ raw: UnsafeRawBufferPointer) -> Int? {
-        if lastEntity.index >= 0, lastEntity.name.count == raw.count, lastEntity.name.withUnsafeBytes({ $0.elementsEqual(raw) }) {
+        if lastEntity.index >= 0, lastEntity.name.count == raw.count,
+           raw.isEmpty || lastEntity.name.withUnsafeBytes({ JSONFieldTable.bytesEqual($0.baseAddress!, raw.baseAddress!, raw.count) }) {
             return lastEntity.index
         }
         guard let e = model.entityIndex(String(decoding: raw, as: UTF8.self)) else { return nil }
@@ -380,12 +383,13 @@ struct JSONGraphParser: GraphParsing {
 
     /// The member name of these bytes: the `String` made when they were first met.
     private mutating func memberName(_ raw: UnsafeRawBufferPointer) -> String {
-        for i in nameBytes.indices where nameBytes[i].count == raw.count {
-            if nameBytes[i].withUnsafeBytes({ $0.elementsEqual(raw) }) { return nameStrings[i] }
+        if let i = nameBytes.find(raw, from: nameHint) {
+            nameHint = i + 1
+            return nameStrings[i]
         }
         let name = String(decoding: raw, as: UTF8.self)
         if nameBytes.count < 64 {
-            nameBytes.append(Array(raw))
+            nameBytes.append(raw)
             nameStrings.append(name)
         }
         return name
