@@ -36,6 +36,8 @@ struct GraphIndexedObject {
 enum GraphIndexItem {
     case checked(GraphIndexedObject)
     case parsed(GraphParsedItem)
+    /// An object an objects' pass decoded as it was parsed (`GraphParsing.nextDecoded`).
+    case decoded(ObjectReadItem)
 }
 
 /// The first pass's check of an object's own members, made as a parser meets them, without their

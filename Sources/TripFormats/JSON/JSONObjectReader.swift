@@ -69,7 +69,8 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
 /// The JSON and JSON Lines shapes of a graph, parsed into members per object.
 struct JSONGraphParser: GraphParsing {
     private let input: ByteInput
-    private var scanner: JSONScanner
+    /// Read by the objects' pass's decoding too (JSONObjectReader+Decoding.swift).
+    var scanner: JSONScanner
     private let name: String
     private let isLines: Bool
     private let model: ObjectModel
@@ -113,6 +114,20 @@ struct JSONGraphParser: GraphParsing {
         var some: ObjectGraphCheck? = check
         defer { if let some { check = some } }
         return try nextItem(&some)
+    }
+
+    /// An objects' pass: a JSON Lines object whose first member is `"@entity"` decoded as it is parsed
+    /// (`decodeLine`), without its `GraphField`s, where `decoder` takes it as it is; else what
+    /// `nextSkipping(skipping)` gives (`next()` when nil).
+    mutating func nextDecoded(_ decoder: inout ObjectGraphDecoder, skipping: [Bool]?, taking: (Int) -> Bool) throws -> GraphIndexItem? {
+        var none: ObjectGraphCheck?
+        guard isLines else { return try nextItem(&none, skipping: skipping) }
+        do {
+            return try withUnsafeMutablePointer(to: &decoder) { try nextLine(&none, skipping, decoding: $0, taking: taking) }
+        } catch let e as JSONSyntaxError {
+            phase = .done
+            throw TripError.data("\(name):\(e.line):\(e.column): \(e.message)")
+        }
     }
 
     private mutating func nextItem(_ check: inout ObjectGraphCheck?, skipping: [Bool]? = nil) throws -> GraphIndexItem? {
@@ -190,7 +205,11 @@ struct JSONGraphParser: GraphParsing {
         }
     }
 
-    private mutating func nextLine(_ check: inout ObjectGraphCheck?, _ skipping: [Bool]?) throws -> GraphIndexItem? {
+    /// The next line's item: `check`ed (the index's pass), skipped (an entity `skipping` does not
+    /// mark), decoded by `decoding` (an objects' pass, for the entities `taking` takes), else parsed.
+    private mutating func nextLine(_ check: inout ObjectGraphCheck?, _ skipping: [Bool]?,
+                                   decoding: UnsafeMutablePointer<ObjectGraphDecoder>? = nil,
+                                   taking: (Int) -> Bool = { _ in true }) throws -> GraphIndexItem? {
         if case .start = phase { try scanner.skipByteOrderMark(); phase = .objects(first: true) }
         while true {
             if case .done = phase { return nil }
@@ -214,6 +233,10 @@ struct JSONGraphParser: GraphParsing {
                 if check != nil, let checked = try checkLine(&check!) {
                     finishLine(lineEnd, hasNewline)
                     return .checked(checked)
+                }
+                if let decoding, let decoded = try decodeLine(&decoding.pointee, taking: taking, origin: origin) {
+                    finishLine(lineEnd, hasNewline)
+                    return .decoded(decoded)
                 }
                 var skip = GraphMemberSkip()
                 if let skipping, let skipped = try checkLine(&skip, taking: { !skipping[$0] }) {
@@ -267,7 +290,7 @@ struct JSONGraphParser: GraphParsing {
     }
 
     /// The model's entity named by these bytes (the one looked up last, without a `String`).
-    private mutating func entityIndex(_ raw: UnsafeRawBufferPointer) -> Int? {
+    mutating func entityIndex(_ raw: UnsafeRawBufferPointer) -> Int? {
         if lastEntity.index >= 0, lastEntity.name.count == raw.count,
            raw.isEmpty || lastEntity.name.withUnsafeBytes({ JSONFieldTable.bytesEqual($0.baseAddress!, raw.baseAddress!, raw.count) }) {
             return lastEntity.index
@@ -330,7 +353,7 @@ struct JSONGraphParser: GraphParsing {
     }
 
     /// `readScalar`'s token, its bytes the scanner's.
-    private mutating func readRawScalar(_ b: UInt8) throws -> GraphRawScalar {
+    mutating func readRawScalar(_ b: UInt8) throws -> GraphRawScalar {
         switch b {
         case 0x22: return .string(try scanner.readPlainString())
         case 0x2D, 0x30...0x39: return .number(try scanner.readNumber())
