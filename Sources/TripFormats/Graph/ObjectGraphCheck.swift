@@ -203,6 +203,17 @@ struct ObjectGraphCheck: GraphMemberSink {
         let negative = t.first == 0x2D
         if negative || t.first == 0x2B { i = 1 }
         guard i < t.count else { return nil }
+        if t.count - i <= 18 {
+            // No 18 digits overflow: the usual key, count or reference, read without the checks.
+            var value: Int64 = 0
+            while i < t.count {
+                let d = t[i] &- 0x30
+                guard d < 10 else { return nil }
+                value = value &* 10 &+ Int64(d)
+                i += 1
+            }
+            return negative ? 0 &- value : value
+        }
         var magnitude: UInt64 = 0
         while i < t.count {
             let d = t[i] &- 0x30

@@ -349,8 +349,7 @@ struct ObjectGraphDecoder {
     }
 
     /// The object built, its number taken; nil where `decode` refuses it.
-    mutating func finish(_ object: Building) throws -> ObjectReadItem? {
-        var object = object
+    mutating func finish(_ object: inout Building) throws -> ObjectReadItem? {
         guard let key = object.key, try complete(object.entity, key: key, &object.values, object.given) == nil else { return nil }
         _ = index.nextOrdinal(object.entity)
         return .object(ObjectRecord(entity: object.entity, key: key, attributes: object.values, relationships: object.related, origin: object.origin))

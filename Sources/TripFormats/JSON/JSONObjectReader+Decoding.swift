@@ -52,6 +52,6 @@ extension JSONGraphParser {
             }
         }
         guard try scanner.peek() == nil else { return nil }
-        return try decoder.finish(object)
+        return try decoder.finish(&object)
     }
 }
