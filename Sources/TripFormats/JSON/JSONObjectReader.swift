@@ -356,7 +356,7 @@ struct JSONGraphParser: GraphParsing {
     mutating func readRawScalar(_ b: UInt8) throws -> GraphRawScalar {
         switch b {
         case 0x22: return .string(try scanner.readPlainString())
-        case 0x2D, 0x30...0x39: return .number(try scanner.readNumber())
+        case 0x2D, 0x30...0x39: return .number(try scanner.readPlainInteger() ?? scanner.readNumber())
         case 0x74, 0x66, 0x6E:
             switch try scanner.readLiteral() {
             case .true: return .bool(true)
