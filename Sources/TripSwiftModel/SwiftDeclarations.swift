@@ -52,6 +52,12 @@ struct SwiftDeclarations {
     /// `static let/var` properties of every type, by qualified name (`Plan.migrateV1toV2`).
     var staticProperties: [String: Located<PatternBindingSyntax>] = [:]
     var files: [SourceFile] = []
+    /// The raw types of an enum stored by raw value.
+    static let rawTypes: Set<String> = ["String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+                                        "Double", "Float"]
+    /// Extensions, indexed once every file is: the type one extends may be a typealias declared in
+    /// another file (`extension CurrentSchema { @Model class Recipe }`, `typealias CurrentSchema = V4`).
+    private var extensions: [(node: ExtensionDeclSyntax, file: SourceFile)] = []
 
     /// The declarations of the `.swift` files at `paths` (files, or folders searched to any depth,
     /// skipping hidden folders and `.build`).
@@ -68,6 +74,19 @@ struct SwiftDeclarations {
             let file = SourceFile(path: path, text: try readFile(path))
             files.append(file)
             try index(file.tree.statements.map(\.item), file: file, scope: [])
+        }
+        // An extension's members go in the scope of the type it extends, found through typealiases
+        // as Swift finds it (the name as written where it names no type declared in the source).
+        while !extensions.isEmpty {
+            let pending = extensions
+            extensions = []
+            for (x, file) in pending {
+                let name = x.extendedType.trimmedDescription
+                let target = resolve(name, from: [], in: { valueTypes[$0] != nil || models[$0] != nil }) ?? name
+                for member in x.memberBlock.members {
+                    try index(member.decl, file: file, scope: target.split(separator: ".").map(String.init))
+                }
+            }
         }
     }
 
@@ -105,7 +124,7 @@ struct SwiftDeclarations {
             try members(c.memberBlock, c.name)
         } else if let e = decl.as(EnumDeclSyntax.self) {
             try typeDeclaration(DeclSyntax(e), name: e.name, inherited: conformances(e.inheritanceClause), file: file, scope: scope)
-            if let raw = conformances(e.inheritanceClause).first, ["String", "Int", "Int16", "Int32", "Int64", "Double", "Float"].contains(raw) {
+            if let raw = conformances(e.inheritanceClause).first, SwiftDeclarations.rawTypes.contains(raw) {
                 rawEnums[qualified(e.name)] = (raw, file.place(e))
             }
             try members(e.memberBlock, e.name)
@@ -114,9 +133,7 @@ struct SwiftDeclarations {
             try members(s.memberBlock, s.name)
         } else if let x = decl.as(ExtensionDeclSyntax.self) {
             let name = x.extendedType.trimmedDescription
-            for member in x.memberBlock.members {
-                try index(member.decl, file: file, scope: name.split(separator: ".").map(String.init))
-            }
+            extensions.append((x, file))
             if conformances(x.inheritanceClause).contains(where: { ["VersionedSchema", "SchemaMigrationPlan"].contains($0) }) {
                 throw SwiftModelError(place: file.place(x), message: "expected VersionedSchema and SchemaMigrationPlan conformances "
                                       + "declared on the type itself, found one added by an extension of \(name)")

@@ -39,6 +39,13 @@ enum SwiftExpressions {
            let raw = rawValue(of: name, in: enumName, declarations: declarations), let v = ObjectValueText.value(raw, kind: kind) {
             return .value(v)
         }
+        // `Lifecycle.library.rawValue`: a raw-valued enum's case's raw value, a literal of the source.
+        if let m = e.as(MemberAccessExprSyntax.self), m.declName.baseName.text == "rawValue",
+           let c = m.base?.as(MemberAccessExprSyntax.self), let written = c.base?.trimmedDescription,
+           let enumName = declarations.resolve(written, from: scope, in: { declarations.rawEnums[$0] != nil }),
+           let raw = rawValue(of: c.declName.baseName.text, in: enumName, declarations: declarations), let v = ObjectValueText.value(raw, kind: kind) {
+            return .value(v)
+        }
         if let empty = emptyValue(e, kind: kind, typeName: typeName) { return .value(empty) }
         return .dynamic(e.trimmedDescription)
     }
@@ -164,7 +171,13 @@ enum SwiftExpressions {
     /// `X.self` as the name `X` (qualified as written).
     static func typeReference(_ e: ExprSyntax) -> String? {
         guard let m = e.as(MemberAccessExprSyntax.self), m.declName.baseName.text == "self", let base = m.base else { return nil }
-        return base.trimmedDescription
+        let written = base.trimmedDescription
+        // `self.Alert.self` or `Self.Alert.self` in a static property of the type that declares
+        // `Alert`: the same type as `Alert.self`, looked for from that type's scope.
+        for prefix in ["self.", "Self."] where written.hasPrefix(prefix) && written.count > prefix.count {
+            return String(written.dropFirst(prefix.count))
+        }
+        return written
     }
 
     /// The value a static property is declared with: its initializer, or the one expression its getter returns.

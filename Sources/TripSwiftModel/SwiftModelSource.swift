@@ -48,11 +48,12 @@ public enum SwiftModelSource {
             for (k, v) in reader.places { places["/\(k)"] = v }
             return ModelPlan(versions: [ObjectModel(entities: inferInverses(entities))], stages: [], notes: notes, places: places)
         }
-        guard let (planName, plan) = try onePlan(declarations) else {
+        guard let (planName, plan) = try onePlan(declarations, versions: versions.map { ($0.type, $0.identifier) }, notes: &notes) else {
             let ordered = versions.sorted { SchemaVersion($0.identifier)! < SchemaVersion($1.identifier)! }
             notes += merged(ordered.flatMap(\.notes))
             notes.append("no SchemaMigrationPlan: the schemas in version order, with no stage")
-            return ModelPlan(versions: ordered.map(\.model), stages: [], notes: notes, places: places)
+            let stages = inferredStages(ordered.map(\.identifier), declared: [], notes: &notes)
+            return ModelPlan(versions: ordered.map(\.model), stages: stages, notes: notes, places: places)
         }
         let scope = plan.scope + [String(planName.split(separator: ".").last!)]
         func identifier(_ written: String, at node: some SyntaxProtocol) throws -> String {
@@ -83,7 +84,24 @@ public enum SwiftModelSource {
         for element in try staticArray("stages", of: planName, plan, declarations) {
             stages.append(try stage(element, planScope: scope, plan: plan, declarations: declarations, identifier: identifier))
         }
+        stages += inferredStages(ordered.compactMap(\.versionIdentifiers.first), declared: stages, notes: &notes)
         return ModelPlan(versions: ordered, stages: stages, notes: notes, places: places)
+    }
+
+    /// The stages SwiftData infers: a store at a version no declared stage leaves is migrated as Core
+    /// Data migrates one without a plan, by one lightweight mapping inferred from its version straight
+    /// to the current one (an app whose plan lists its schemas with `stages: []` relies on it). One
+    /// lightweight stage from each such version (`versions` in the plan's order, the last current)
+    /// to the current, said in the notes; its steps are derived and refused as any lightweight stage's.
+    static func inferredStages(_ versions: [String], declared: [ModelPlan.Stage], notes: inout [String]) -> [ModelPlan.Stage] {
+        guard let current = versions.last else { return [] }
+        let left = versions.dropLast().filter { v in !declared.contains { $0.from == v } }
+        guard !left.isEmpty else { return [] }
+        notes.append("no stage from \(left.joined(separator: ", ")): SwiftData migrates a store at \(left.count == 1 ? "that version" : "those versions") "
+                     + "by a lightweight mapping it infers straight to \(current), as Core Data does: "
+                     + (left.count == 1 ? "the lightweight stage " : "the lightweight stages ")
+                     + "\(left.map { "\($0) -> \(current)" }.joined(separator: ", ")) derived")
+        return left.map { ModelPlan.Stage(.lightweight, from: $0, to: current) }
     }
 
     /// Each note once: the same note at several places (a declaration copied into each version's
@@ -100,13 +118,35 @@ public enum SwiftModelSource {
         }
     }
 
-    private static func onePlan(_ d: SwiftDeclarations) throws -> (String, SwiftDeclarations.Located<DeclSyntax>)? {
+    /// The plan the app migrates forward with. Of several (an app may keep a rollback plan beside its
+    /// own: `schemas: [V2.self, V1.self]`, a stage from V2 to V1), the one whose `schemas` list
+    /// versions in increasing order, the others named in the notes; more than one such, or none, is
+    /// an error naming them, as tripconv cannot tell which the app gives its `ModelContainer`.
+    private static func onePlan(_ d: SwiftDeclarations, versions: [(type: String, identifier: String)],
+                                notes: inout [String]) throws -> (String, SwiftDeclarations.Located<DeclSyntax>)? {
         let plans = d.plans.sorted { $0.key < $1.key }
-        if plans.count > 1 {
-            throw SwiftModelError(place: plans[1].value.place, message: "expected one SchemaMigrationPlan, found "
-                                  + plans.map(\.key).joined(separator: " and "))
+        guard plans.count > 1 else { return plans.first.map { ($0.key, $0.value) } }
+        let forward = plans.filter { name, plan in
+            // The plan's schemas as versions, when each names a VersionedSchema of the source.
+            guard let list = try? staticArray("schemas", of: name, plan, d) else { return false }
+            let scope = plan.scope + [String(name.split(separator: ".").last!)]
+            let order = list.compactMap { element -> SchemaVersion? in
+                guard let written = SwiftExpressions.typeReference(element),
+                      let q = d.resolve(written, from: scope, in: { d.schemas[$0] != nil }),
+                      let v = versions.first(where: { $0.type == q }) else { return nil }
+                return SchemaVersion(v.identifier)
+            }
+            return order.count == list.count && !order.isEmpty && zip(order, order.dropFirst()).allSatisfy { $0 < $1 }
         }
-        return plans.first.map { ($0.key, $0.value) }
+        guard forward.count == 1, let chosen = forward.first else {
+            throw SwiftModelError(place: plans[1].value.place, message: "expected one SchemaMigrationPlan whose schemas go forward, found "
+                                  + plans.map(\.key).joined(separator: " and ")
+                                  + (forward.isEmpty ? " (none in increasing version order)" : " (\(forward.count) in increasing version order)"))
+        }
+        let others = plans.filter { $0.key != chosen.key }.map(\.key)
+        notes.append("\(others.joined(separator: ", ")): \(others.count == 1 ? "a SchemaMigrationPlan" : "SchemaMigrationPlans") "
+                     + "whose schemas do not go forward (a rollback): left out; \(chosen.key) is the plan")
+        return (chosen.key, chosen.value)
     }
 
     private static func staticValue(_ property: String, of type: String, _ decl: SwiftDeclarations.Located<DeclSyntax>,

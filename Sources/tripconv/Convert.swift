@@ -67,7 +67,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("target-version"), help: ArgumentHelp("Write this schema version (an older one reverses the renames); with --model naming an app's Swift source, plan JSON or an .xcdatamodeld of several versions, one of its plan's versions at or after the input's (default: the current version).", valueName: "version"))
     var targetVersion: SchemaVersion?
 
-    @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique, or with an app's plan (--model) objects that share what a stage makes unique: merge, last, first, fail.", valueName: "policy"))
+    @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name where names are unique, or with objects of another app's model (--model) that share what a stage or the model written makes unique: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
     @Option(name: .customLong("rejects"), help: ArgumentHelp("Set bad records aside in FILE (JSON Lines: kind, place (source, record, line and column of what the record is rejected for), reason and the record's source text) and go on.", valueName: "file"))
@@ -93,7 +93,7 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("jobs"), help: ArgumentHelp("With --output-dir: convert N inputs at once; else format JSON, JSON Lines and CSV rows on N threads, and with 2 or more decode trips for an SQLite store on a thread of their own. With 2 or more, XML and YAML are parsed, compressed inputs decoded, and another app's Core Data store (but one to JSON or JSON Lines, whose rows are written as they are read, on one thread) or JSON/JSON Lines export read, on a thread of their own too (default: the number of cores; 1: one thread).", valueName: "n"))
     var jobs: Int?
 
-    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips (objects) read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
+    @Option(name: .customLong("report"), help: ArgumentHelp("Write the accounting as JSON to FILE: totals (with replacedInStore: written trips, or objects, that replaced a stored one), each input's format, version, evidence and counts, each stage's counts, and with --migrate the store's migration (storeMigration: its stages, trips (objects) read, merged and dropped, and backup); written when the run fails too, with its error.", valueName: "file"))
     var report: String?
 
     @Option(name: .customLong("compress"), help: ArgumentHelp("Compress standard output: gzip, bzip2, xz or zstd (a file is compressed by its name: -o trips.jsonl.gz).", valueName: "compression"))

@@ -12,14 +12,15 @@ extension Convert {
             if csvLayout != .rows {
                 throw TripError.usage("--csv-layout is SampleTrips' and not for another app's objects (CSV and TSV are written as tables, one per entity)")
             }
-            // --source-version, --target-version, --dedupe and --migrate go with an app's plan (Swift source, plan JSON, an .xcdatamodeld's versions).
+            // --source-version, --target-version and --migrate go with an app's plan (Swift source, plan JSON, an .xcdatamodeld's versions);
+            // --dedupe with any model: an export's objects are deduplicated on what the model makes unique, an append's against the store.
             let hasPlan = model.map(ModelPlanSource.isVersioned) ?? false
             if !hasPlan && migrate {
                 throw TripError.usage("--migrate migrates a store of an app's objects by that app's plan: give --model its Swift source, plan JSON "
                                       + "or an .xcdatamodeld of several versions")
             }
-            if !hasPlan, targetVersion != nil || dedupe != .merge || reading.sourceVersion != nil {
-                throw TripError.usage("--source-version, --target-version and --dedupe are SampleTrips' and, with --model naming an app's "
+            if !hasPlan, targetVersion != nil || reading.sourceVersion != nil {
+                throw TripError.usage("--source-version and --target-version are SampleTrips' and, with --model naming an app's "
                                       + "Swift source, plan JSON or an .xcdatamodeld of several versions, that app's plan's; a model without a plan has one version")
             }
             let format = try objectOutputFormat()

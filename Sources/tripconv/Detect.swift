@@ -41,6 +41,9 @@ struct Detect: ParsableCommand {
             try options.checkTemporaryDirectory()
             let budget = options.spillBudget(usingJobs: true)
             if let model {
+                // The inputs are read as convert --model reads them: --pg-schema, --csv-delimiter, --input-encoding, the expansion limits
+                // (was: the defaults, so a store in --pg-schema's schema was looked for in the search path's).
+                options.reading = reading.readOptions
                 let (lines, nodes) = try describeAgainstPlan(model, options: options, budget: budget)
                 writeAll(1, json ? JSONText.Node.array(nodes).render(indent: 2) + "\n" : lines.map { $0 + "\n" }.joined())
                 return

@@ -8,11 +8,14 @@ extension Detect {
     /// Describes each input against the plan at `path`: a store as without `--model` (another app's, or
     /// SampleTrips'), then the plan's version; an export by the plan's version alone.
     func describeAgainstPlan(_ path: String, options: RunOptions, budget: SpillBudget) throws -> (lines: [String], nodes: [JSONText.Node]) {
+        // A model that is not there is no input (66), as for convert and schema (was: 64, "takes an app's Swift source").
+        _ = try FileSystem.kind(of: path, failing: .noInput)
         let swift = ModelPlanSource.isSwiftSource(path)
-        guard let plan = try ModelPlanSource.versioned(path, isSwift: swift) else {
+        guard let plan = try ModelPlanSource.versioned(path, isSwift: swift), !plan.isUnversioned else {
             throw TripError.usage("\(path): detect --model takes an app's Swift source (a .swift file or a folder), plan JSON or an .xcdatamodeld "
                                   + "of several versions, whose versions it tells apart",
-                                  notes: ["a store's model, or an Xcode model of one version, is one version: `tripconv detect STORE` describes a store"])
+                                  notes: ["a store's model, an Xcode model of one version, or source without a VersionedSchema is one version: "
+                                           + "`tripconv detect STORE` describes a store"])
         }
         try InputResolver.refuseTerminal(inputs, usage: Self.usageString())
         var readOptions = reading.readOptions

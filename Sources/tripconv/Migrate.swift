@@ -47,7 +47,7 @@ struct Migrate: ParsableCommand {
     @Option(name: .customLong("dedupe"), help: ArgumentHelp("What to do with trips that share a name: merge, last, first, fail.", valueName: "policy"))
     var dedupe: DeduplicationPolicy = .merge
 
-    @Flag(name: .customLong("dry-run"), help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped (a dry run writes no rejects file and takes no backup, and says so when --rejects or --backup is given).")
+    @Flag(name: .customLong("dry-run"), help: "Change nothing; print the stages, the names several trips share and where they differ, and what would be merged or dropped (a dry run writes no rejects file and takes no backup, and says so when --rejects or --backup is given); a migration that would fail (--dedupe fail meeting duplicates, a PostgreSQL store of objects whose schema holds another table) fails as it would.")
     var dryRun = false
 
     @OptionGroup var backup: BackupOptions

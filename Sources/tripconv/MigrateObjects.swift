@@ -30,11 +30,17 @@ extension Migrate {
             throw TripError.usage("\(store): not a store of another app's objects (it has no tripconv_model table); "
                                   + "a SampleTrips store is migrated without --model")
         }
+        // A model that is not there is no input (66), as for convert and schema (was: 64, "migrate runs an app's plan").
+        _ = try FileSystem.kind(of: model, failing: .noInput)
         let isSwift = ModelPlanSource.isSwiftSource(model)
         guard isSwift || ModelPlanSource.isPlanJSON(model) else {
             throw TripError.usage("--model \(model): migrate runs an app's plan: give its Swift source or its plan JSON")
         }
         let plan = try ModelPlanSource.read(model, isSwift: isSwift)
+        if plan.isUnversioned {
+            throw TripError.usage("--model \(model) declares no VersionedSchema: one model with no versions, so no plan to migrate a store by",
+                                  notes: ["give --model the app's VersionedSchema enums and SchemaMigrationPlan"])
+        }
         let timeout = Int((busyTimeout * 1000).rounded())
         guard let run = try ObjectStoreMigration(store: self.store, pgSchema: isPG ? pgSchema : nil, plan: plan, planName: model,
                                                  target: givenTargetVersion?.description, busyTimeoutMilliseconds: timeout,

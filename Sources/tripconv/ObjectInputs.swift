@@ -160,6 +160,10 @@ extension Convert {
             let to = conversion.migration?.target.versionIdentifiers.first ?? version
             Diagnostics.print("tripconv: \(name)read at \(version) (\(conversion.sourceVersionEvidence ?? "")), written at \(to)")
             for sentence in conversion.migration?.stageSentences(policy: dedupe) ?? [] { Diagnostics.print("tripconv: \(name)\(sentence)") }
+        } else if let migration = conversion.migration, verbose {
+            // No plan: what the model makes unique, deduplicated.
+            let name = outputDir == nil ? "" : "\(outcome.input): "
+            for sentence in migration.stageSentences(policy: dedupe) { Diagnostics.print("tripconv: \(name)\(sentence)") }
         }
         guard let append else {
             outcome.summary = try conversion.run(to: output, format: format, setAside: setAside)

@@ -47,7 +47,7 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .customLong("from"), help: ArgumentHelp("The input format, overriding the extension and, for standard input and a file whose extension names none, the first bytes, which tell JSON, JSON Lines, XML, YAML, CSV and TSV (-v and detect say how).", valueName: "format"))
     var from: Format?
 
-    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it (with --model of an app's Swift source, plan JSON or an .xcdatamodeld of several versions: one of its plan's versions).", valueName: "version"))
+    @Option(name: .customLong("source-version"), help: ArgumentHelp("Read every input as this schema version instead of detecting it (with --model of an app's Swift source, plan JSON or an .xcdatamodeld of several versions: one of its plan's versions; source without a VersionedSchema has none).", valueName: "version"))
     var sourceVersion: SchemaVersion?
 
     @Option(name: .customLong("date-epoch"), help: ArgumentHelp("How numbers in date fields count time: reference (seconds since 2001-01-01, the default), unix (seconds since 1970), unix-ms.", valueName: "epoch"))

@@ -51,6 +51,8 @@ enum RunReport {
             guard let s = o.summary else { return [] }
             return [
                 ("read", .int(s.read)), ("written", .int(s.written)), ("rejected", .int(s.rejected)),
+                // Written objects that replaced a stored one (an append to a store of objects under --dedupe last), as a trip run's report.
+                ("replacedInStore", .int(s.replacedInStore)),
                 ("input", .string(o.input)), ("model", .string(o.modelSource ?? "")),
                 ("entities", .array(zip(s.entities, s.counts).map { .object([("entity", .string($0)), ("written", .int($1))]) })),
             ] + planCounts(s) + spilled(s)
@@ -64,8 +66,9 @@ enum RunReport {
         } else if perInput {
             let summaries = outcomes.compactMap(\.summary)
             pairs += [("read", .int(summaries.map(\.read).reduce(0, +))), ("written", .int(summaries.map(\.written).reduce(0, +))),
-                      ("rejected", .int(summaries.map(\.rejected).reduce(0, +)))]
-            if summaries.contains(where: { $0.migration != nil }) {
+                      ("rejected", .int(summaries.map(\.rejected).reduce(0, +))),
+                      ("replacedInStore", .int(summaries.map(\.replacedInStore).reduce(0, +)))]
+            if summaries.contains(where: { $0.migration != nil || $0.deduplicated }) {
                 pairs += [("merged", .int(summaries.map(\.merged).reduce(0, +))), ("dropped", .int(summaries.map(\.dropped).reduce(0, +)))]
             }
             pairs.append(("inputs", .array(outcomes.map { o in
@@ -82,7 +85,10 @@ enum RunReport {
     /// What an app's plan did in an object run (nothing without a plan): read = written + merged +
     /// dropped + rejected, and the stages' own counts.
     private static func planCounts(_ s: ObjectConversionSummary) -> [(String, JSONText.Node)] {
-        guard let (versions, stages, c) = s.migration else { return [] }
+        guard let (versions, stages, c) = s.migration else {
+            // Deduplicated with no stage: what --dedupe merged and dropped.
+            return s.deduplicated ? [("merged", .int(s.merged)), ("dropped", .int(s.dropped))] : []
+        }
         return [
             ("merged", .int(s.merged)), ("dropped", .int(s.dropped)),
             ("migration", .object([

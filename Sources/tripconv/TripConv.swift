@@ -26,7 +26,8 @@ struct TripConv: ParsableCommand {
             read as a directory without unpacking (places name the member: backup.zip!2019/trips.xml:12:7); \
             outputs are compressed by their name (-o trips.jsonl.gz) or --compress.
 
-            Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable or nothing to read, \
+            Exit status: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable or nothing to read \
+            (a store's file or PostgreSQL schema, --model's path), \
             69 PostgreSQL server unreachable or a library the run needs not installed (libpq, libarchive, libxml2), \
             73 output cannot be created (checked before any input is read), 74 I/O error, 75 store busy, \
             77 PostgreSQL credentials refused. See tripconv(1).

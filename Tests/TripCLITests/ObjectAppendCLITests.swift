@@ -174,6 +174,30 @@ struct ObjectAppendCLITests {
         #expect(plain.hasPrefix("ok 4 ") && plain.split(separator: "\n").count == 1, "\(plain)")
     }
 
+    /// `--report`'s totals of an append, read with Python's json: status, read, written, merged, dropped and
+    /// replacedInStore (a KeyError, and so no line, where one is missing).
+    static func replacedInStore(_ report: String) throws -> String {
+        try CLI.python("""
+            import json, sys
+            r = json.load(open(sys.argv[1]))
+            print(r['status'], r['read'], r['written'], r['merged'], r['dropped'], r['replacedInStore'])
+            """, [report]).out
+    }
+
+    @Test("--report of an append has replacedInStore, as the summary line and a trip run's report: 1 under --dedupe last, 0 under first (was: missing)")
+    func reportReplacedInStore() throws {
+        let (dir, last, more) = try Self.storeAndMore()
+        let report = dir.appendingPathComponent("report.json").path
+        let replaced = try CLI.tripconv(more, "--model", Self.plan, "--source-version", "1.0.0", "-o", last, "--dedupe", "last", "--report", report)
+        #expect(replaced.status == 0 && replaced.stderr.contains(", 1 replacing stored object; "), "\(replaced.stderr)")
+        #expect(try Self.replacedInStore(report) == "ok 4 4 0 0 1\n")
+
+        let (_, first, _) = try Self.storeAndMore()
+        let kept = try CLI.tripconv(more, "--model", Self.plan, "--source-version", "1.0.0", "-o", first, "--dedupe", "first", "--report", report)
+        #expect(kept.status == 0 && !kept.stderr.contains("replacing"), "\(kept.stderr)")
+        #expect(try Self.replacedInStore(report) == "ok 4 3 0 1 0\n")
+    }
+
     @Test("--migrate that fails (--dedupe fail meeting the stored Soup): 65, the store as it was, no backup; --no-backup takes none")
     func migrateFailsOrNoBackup() throws {
         let (dir, store, more) = try Self.storeAndMore(at: "1.0.0")

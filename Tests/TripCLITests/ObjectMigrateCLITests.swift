@@ -201,6 +201,28 @@ struct ObjectMigrateCLITests {
                 "\(refused.stderr)")
     }
 
+    @Test("a store not there is no input, 66 with --model as without, dry run or not; so is a --model not there (was: 64 for migrate and detect, 0 for a store's convert)")
+    func notThere() throws {
+        let dir = try CLI.temporaryDirectory().path
+        let missing = dir + "/nothing.sqlite"
+        for model in [["--model", Self.plan], []] {
+            for dry in [[], ["--dry-run"]] {
+                let r = try CLI.run(CLI.binary, ["migrate"] + model + [missing] + dry)
+                #expect(r.status == 66 && r.stderr == "tripconv: \(missing): cannot open: No such file or directory\n", "\(model) \(dry): \(r.stderr)")
+            }
+        }
+        let (_, store) = try Self.v1Store()
+        let original = Self.bytes(store)
+        // migrate, detect and convert (of a store of objects, which carries its own model) as schema says it.
+        for command in [["migrate"], ["detect"], ["schema"], []] {
+            let r = try CLI.run(CLI.binary, command + ["--model", dir + "/plan.json"] + (command == ["schema"] ? [] : [store]))
+            #expect(r.status == 66 && r.stderr == "tripconv: \(dir)/plan.json: cannot open: No such file or directory\n" && r.out.isEmpty,
+                    "\(command): \(r.stderr)")
+        }
+        #expect(Self.bytes(store) == original)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
     @Test("refused: a Core Data store with --model (64, why, what instead), an object store without --model, a SampleTrips store with --model",
           .needsPython3)
     func refusals() throws {

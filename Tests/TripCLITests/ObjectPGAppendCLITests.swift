@@ -142,6 +142,20 @@ struct ObjectPGAppendCLITests {
         #expect(try ObjectAppendCLITests.storeMigration(report) == ObjectAppendCLITests.migratedToThree(store: s.pg.server, backup: nil))
     }
 
+    @Test("--report of an append has replacedInStore (python3's json), as the SQLite store's: 1 under --dedupe last, 0 under first (was: missing)")
+    func reportReplacedInStore() throws {
+        let last = try Self.stores()
+        let report = last.dir.appendingPathComponent("report.json").path
+        let replaced = try Self.append(last.pg, last.more, "--dedupe", "last", "--report", report)
+        #expect(replaced.status == 0 && replaced.stderr.contains(", 1 replacing stored object; "), "\(replaced.stderr)")
+        #expect(try ObjectAppendCLITests.replacedInStore(report) == "ok 4 4 0 0 1\n")
+
+        let first = try Self.stores()
+        let kept = try Self.append(first.pg, first.more, "--dedupe", "first", "--report", report)
+        #expect(kept.status == 0 && !kept.stderr.contains("replacing"), "\(kept.stderr)")
+        #expect(try ObjectAppendCLITests.replacedInStore(report) == "ok 4 3 0 1 0\n")
+    }
+
     @Test("failing mid-way leaves the store as it was: --migrate meeting --dedupe fail, a bad incoming record after the store's objects, a reader holding a table")
     func failureMidWay() throws {
         let s = try Self.stores(at: "1.0.0")

@@ -306,6 +306,47 @@ struct ObjectPGMigrateCLITests {
         #expect(refused.status == 64 && refused.stderr.contains("store is at 2.0.0, target is 1.0.0; a store is never migrated down"), "\(refused.stderr)")
     }
 
+    @Test("--dry-run of a store whose schema holds a table not of the store: the real run's refusal, 73, same message (was: 0, the table not said)")
+    func dryRunTableNotOfTheStore() throws {
+        let (_, pg) = try Self.v1Store()
+        try pg.psql("CREATE TABLE notes (id int)")
+        let before = try Self.dump(pg)
+        let real = try Self.migrate(pg)
+        #expect(real.status == 73 && real.stderr.contains("holds tables that are not of the store (notes); nothing was migrated"), "\(real.stderr)")
+        let dry = try Self.migrate(pg, "--dry-run")
+        #expect(dry.status == 73 && dry.stderr == real.stderr, "\(dry.stderr)")
+        // What a dry run prints of a migration that would fail (as --dedupe fail's, failureMidWay).
+        #expect(dry.out.hasPrefix("\(pg.server): tripconv object store at 1.0.0 (its tripconv_model), 10 objects")
+                && dry.out.hasSuffix("would fail; the store would be left as it is\n"), "\(dry.out)")
+        #expect(try Self.dump(pg) == before)
+    }
+
+    @Test("a schema that is not there: 66 naming it, with --model and without (a trips store's was 65), dry run or not; detect --model reads --pg-schema's")
+    func schemaNotThere() throws {
+        // A store whose schema is never made.
+        let absent = try #require(PGCLIStore())
+        for model in [["--model", Self.plan], []] {
+            for dry in [[], ["--dry-run"]] {
+                let r = try CLI.run(CLI.binary, ["migrate"] + model + [absent.server, "--pg-schema", absent.schema] + dry)
+                #expect(r.status == 66, "\(model) \(dry): \(r.stderr)")
+                #expect(r.stderr.hasPrefix("tripconv: ")
+                        && r.stderr.contains("/postgres/\(absent.schema): no schema of the search path (\(absent.schema)) exists\n"),
+                        "\(model) \(dry): \(r.stderr)")
+                #expect(r.out.isEmpty, "\(r.out)")
+            }
+        }
+        #expect(try absent.psql("SELECT count(*) FROM pg_namespace WHERE nspname = '\(absent.schema)'") == "0\n")
+
+        // detect --model: the store in --pg-schema's schema, as detect without it finds it (was: the search path's, 65); one not there, 66.
+        let (_, pg) = try Self.v1Store()
+        let found = try CLI.tripconv("detect", "--model", Self.plan, pg.server, "--pg-schema", pg.schema)
+        #expect(found.status == 0 && found.out.hasSuffix("; version 1.0.0 of the plan (marker tripconv_model versionIdentifiers 1.0.0)\n"),
+                "\(found.out)\(found.stderr)")
+        let none = try CLI.tripconv("detect", "--model", Self.plan, absent.server, "--pg-schema", absent.schema)
+        #expect(none.status == 66 && none.stderr.contains("/postgres/\(absent.schema): no schema of the search path (\(absent.schema)) exists\n"),
+                "\(none.stderr)")
+    }
+
     @Test("a PostgreSQL store of objects without --model, and a trips store with --model: 64, each saying what it needs")
     func wrongStore() throws {
         let (_, pg) = try Self.v1Store()

@@ -171,7 +171,7 @@ struct ObjectStoreCLITests {
         let store = dir + "/shelves.store"
         #expect(try ModelStoreWriter.write(Self.model, to: store).status == 0)
         for (arguments, status) in [([store, "--migrate", "-o", dir + "/x.sqlite"], 64), ([store, store, "--to", "json"], 64),
-                                    ([store, "--to", "csv"], 64), ([store, "--dedupe", "first"], 64)] as [([String], Int32)] {
+                                    ([store, "--to", "csv"], 64), ([store, "--target-version", "2.0.0"], 64)] as [([String], Int32)] {
             let run = try CLI.run(CLI.binary, arguments)
             #expect(run.status == status, "\(arguments): \(run.stderr)")
             #expect(run.stderr.hasPrefix("tripconv: "), "\(arguments): \(run.stderr)")

@@ -109,4 +109,58 @@ struct SwiftModelCLITests {
         let tail = { (r: CLI.Result) in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").dropFirst().joined(separator: "\n") }
         #expect(tail(long) == tail(short) && tail(short).contains("migration plan"), "\(long.out)")
     }
+
+    @Test("A plan listing its schemas with stages: [] migrates a 1.0.0 export by SwiftData's inferred lightweight stage (was: no stage, 65)",
+          .needsPython3)
+    func inferredLightweightStage() throws {
+        let dir = try CLI.temporaryDirectory()
+        let versions = (1...3).map { n in
+            """
+            enum SchemaV\(n): VersionedSchema {
+                static var versionIdentifier: Schema.Version { .init(\(n), 0, 0) }
+                static var models: [any PersistentModel.Type] { [Memory.self, Tag.self] }
+                @Model final class Memory {
+                    @Attribute(.unique) var id: String
+                    var created: Date\(n >= 2 ? "\n        var notes: String = \"\"" : "")\(n == 3 ? "\n        var isPrivate: Bool = false" : "")
+                    @Relationship(inverse: \\Tag.memories) var tags: [Tag] = []
+                    init(id: String, created: Date) { self.id = id; self.created = created }
+                }
+                @Model final class Tag {
+                    @Attribute(.unique) var label: String
+                    var memories: [Memory] = []
+                    init(label: String) { self.label = label }
+                }
+            }
+            """
+        }.joined(separator: "\n")
+        try (versions + """
+
+            enum AppSchemaMigrationPlan: SchemaMigrationPlan {
+                static var schemas: [any VersionedSchema.Type] { [SchemaV1.self, SchemaV2.self, SchemaV3.self] }
+                static var stages: [MigrationStage] { [] }
+            }
+
+            """).write(to: dir.appendingPathComponent("Schemas.swift"), atomically: true, encoding: .utf8)
+        let written = try CLI.python("""
+            import json, sys
+            with open(sys.argv[1], 'w') as f:
+                for o in [{'@entity': 'Memory', 'id': 'm1', 'created': '2024-01-01T00:00:00Z', 'tags': ['work']},
+                          {'@entity': 'Tag', 'label': 'work', 'memories': ['m1']}]:
+                    f.write(json.dumps(o) + '\\n')
+            """, [dir.path + "/v1.jsonl"])
+        #expect(written.status == 0, "\(written.stderr)")
+        let out = dir.path + "/v3.json"
+        let r = try CLI.tripconv(dir.path + "/v1.jsonl", "--model", dir.path + "/Schemas.swift", "--source-version", "1.0.0", "-o", out)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("lightweight stage 1.0.0 -> 3.0.0: add Memory.notes = \"\"; add Memory.isPrivate = false"), "\(r.stderr)")
+        let checked = try CLI.python("""
+            import json, sys
+            d = json.load(open(sys.argv[1]))
+            m = d['Memory'][0]
+            print(m['id'], repr(m['notes']), m['isPrivate'], m['tags'], d['Tag'][0]['memories'])
+            """, [out])
+        #expect(checked.out == "m1 '' False ['work'] ['m1']\n", "\(checked.stderr)")
+        let schema = try CLI.tripconv("schema", "--model", dir.path + "/Schemas.swift")
+        #expect(schema.out.contains("no stage from 1.0.0, 2.0.0: SwiftData migrates a store at those versions by a lightweight mapping"), "\(schema.out)")
+    }
 }

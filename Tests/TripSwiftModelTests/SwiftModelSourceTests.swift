@@ -259,6 +259,123 @@ struct ModelStageStepsTests {
         #expect(ModelStep.defaultText(.data([])) == "Data()")
     }
 
+    @Test("Of a plan and a rollback plan (its schemas in decreasing order), the plan is read and the rollback named; two forward plans are an error")
+    func rollbackPlan() throws {
+        let versions = (1...2).map { n in
+            """
+            enum V\(n): VersionedSchema {
+                static var versionIdentifier = Schema.Version(\(n), 0, 0)
+                static var models: [any PersistentModel.Type] { [Animal.self] }
+                @Model final class Animal { var name: String?\(n == 2 ? "; var extinct: Bool? = false" : "") }
+            }
+            """
+        }.joined(separator: "\n")
+        func plan(_ name: String, _ from: Int, _ to: Int) -> String {
+            """
+            enum \(name): SchemaMigrationPlan {
+                static var schemas: [any VersionedSchema.Type] { [V\(from).self, V\(to).self] }
+                static var stages: [MigrationStage] { [.custom(fromVersion: V\(from).self, toVersion: V\(to).self, willMigrate: nil, didMigrate: nil)] }
+            }
+            """
+        }
+        let read = try readSource(["Schemas.swift": versions, "Plans.swift": plan("RollbackPlan", 2, 1) + "\n" + plan("MigrationPlan", 1, 2)])
+        #expect(read.versions.compactMap(\.versionIdentifiers.first) == ["1.0.0", "2.0.0"])
+        #expect(read.stages.map { "\($0.from) -> \($0.to)" } == ["1.0.0 -> 2.0.0"])
+        #expect(read.notes.contains("RollbackPlan: a SchemaMigrationPlan whose schemas do not go forward (a rollback): left out; MigrationPlan is the plan"),
+                "\(read.notes)")
+        let two = failure(versions + "\n" + plan("PlanA", 1, 2) + "\n" + plan("PlanB", 1, 2))
+        #expect(two?.hasSuffix("expected one SchemaMigrationPlan whose schemas go forward, found PlanA and PlanB (2 in increasing version order)") == true,
+                "\(two ?? "no failure")")
+    }
+
+    @Test("models listed as self.Alert.self or Self.Alert.self, behind #if canImport and @available, are the schema's own classes (were exit 65)")
+    func selfQualifiedModels() throws {
+        let plan = try readSource("""
+            #if canImport(SwiftData)
+            import SwiftData
+            #endif
+            @available(iOS 17.0, *)
+            public enum SchemaV1: VersionedSchema {
+                public static var versionIdentifier: Schema.Version { .init(1, 0, 0) }
+                public static var models: [any PersistentModel.Type] { [self.Alert.self] }
+                @Model public final class Alert { public var title: String }
+            }
+            public enum SchemaV2: VersionedSchema {
+                public static var versionIdentifier: Schema.Version { .init(2, 0, 0) }
+                public static var models: [any PersistentModel.Type] { [Self.Alert.self, self.Snippet.self] }
+                @Model public final class Alert { public var title: String; public var level: Int = 0 }
+                @Model public final class Snippet { @Attribute(.unique) public var id: UUID }
+            }
+            """)
+        #expect(plan.versions.map { $0.entities.map(\.name) } == [["Alert"], ["Alert", "Snippet"]])
+        #expect(plan.versions[1].entity("Alert")?.attribute("level")?.defaultValue == .int(0))
+    }
+
+    @Test("Models in an extension of a typealias of the schema (in another file), and a default of a UInt8 enum case's rawValue, are read (were 65, and a refused stage)")
+    func extensionOfTypealias() throws {
+        let plan = try readSource([
+            "Schemas.swift": """
+                enum Version1Schema: VersionedSchema {
+                    static var models: [any PersistentModel.Type] = [Version1Schema.Recipe.self]
+                    static var versionIdentifier = Schema.Version(0, 0, 1)
+                }
+                enum Version2Schema: VersionedSchema {
+                    static var models: [any PersistentModel.Type] = [Version2Schema.Recipe.self]
+                    static var versionIdentifier = Schema.Version(0, 0, 2)
+                }
+                typealias CurrentSchema = Version2Schema
+                typealias Recipe = CurrentSchema.Recipe
+                enum MigrationPlan: SchemaMigrationPlan {
+                    static var schemas: [any VersionedSchema.Type] = [Version1Schema.self, Version2Schema.self]
+                    static var stages: [MigrationStage] = [
+                        .custom(fromVersion: Version1Schema.self, toVersion: Version2Schema.self, willMigrate: nil, didMigrate: nil),
+                    ]
+                }
+                """,
+            "Version1Models.swift": "extension Version1Schema {\n    @Model class Recipe { var name: String }\n}\n",
+            "Recipe.swift": """
+                extension CurrentSchema {
+                    @Model class Recipe {
+                        var name: String
+                        enum Lifecycle: UInt8 { case planned = 1, pinned, library }
+                        var lifecycleRaw: UInt8 = Lifecycle.library.rawValue
+                    }
+                }
+                """,
+        ])
+        #expect(plan.versions.map { $0.entities.map(\.name) } == [["Recipe"], ["Recipe"]])
+        #expect(plan.versions[1].entity("Recipe")?.attribute("lifecycleRaw")?.defaultValue == .int(3))
+        #expect(ModelStageSteps(plan.stages[0], of: plan).steps.map(\.description) == ["add Recipe.lifecycleRaw = 3"])
+    }
+
+    @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
+    func inferredStages() throws {
+        let versions = (1...3).map { n in
+            """
+            enum V\(n): VersionedSchema {
+                static var versionIdentifier = Schema.Version(\(n), 0, 0)
+                static var models: [any PersistentModel.Type] { [Memory.self] }
+                @Model final class Memory { var id: String\(n >= 2 ? "; var notes: String = \"\"" : "")\(n == 3 ? "; var isPrivate: Bool = false" : "") }
+            }
+            """
+        }.joined(separator: "\n")
+        func plan(_ stages: String) -> String {
+            "enum Plan: SchemaMigrationPlan {\n    static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self, V3.self] }\n"
+                + "    static var stages: [MigrationStage] { [\(stages)] }\n}\n"
+        }
+        let none = try readSource(["V.swift": versions, "Plan.swift": plan("")])
+        #expect(none.stages.map { "\($0.kind) \($0.from) -> \($0.to)" } == ["lightweight 1.0.0 -> 3.0.0", "lightweight 2.0.0 -> 3.0.0"])
+        #expect(none.notes.last == "no stage from 1.0.0, 2.0.0: SwiftData migrates a store at those versions by a lightweight mapping it infers "
+                + "straight to 3.0.0, as Core Data does: the lightweight stages 1.0.0 -> 3.0.0, 2.0.0 -> 3.0.0 derived")
+        #expect(ModelStageSteps(none.stages[0], of: none).steps.map(\.description) == ["add Memory.notes = \"\"", "add Memory.isPrivate = false"])
+        // A declared stage is kept; only the version it does not leave gets one.
+        let some = try readSource(["V.swift": versions, "Plan.swift": plan(".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: nil)")])
+        #expect(some.stages.map { "\($0.kind) \($0.from) -> \($0.to)" } == ["custom 1.0.0 -> 2.0.0", "lightweight 2.0.0 -> 3.0.0"])
+        // Schemas with no plan at all: the same.
+        let noPlan = try readSource(["V.swift": versions])
+        #expect(noPlan.stages.map { "\($0.from) -> \($0.to)" } == ["1.0.0 -> 3.0.0", "2.0.0 -> 3.0.0"])
+    }
+
     @Test("A lightweight stage refuses a changed type; any stage refuses a new required attribute without a default, naming it")
     func refusals() throws {
         var text = ModelStageStepsTests.source.replacingOccurrences(of: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })",

@@ -38,12 +38,16 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     /// inverse columns that give its to-manys (worked out once per table, not per row).
     private var all: [AttributeDescription] = []
     private var relationshipCount = 0
+    /// Per attribute of the table's entity: its default when the table has no column for it, else null.
+    private var absent: [ObjectValue] = []
     private var joinsHere: [(join: Int, slot: Int)] = []
     private var inversesHere: [(inverse: Int, slot: Int)] = []
 
     /// A reader of `directory` in `format` (CSV or TSV), of `model`'s objects, the references it
-    /// removes counted in `removals` (its own when nil).
-    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil) throws {
+    /// removes counted in `removals` (its own when nil); a row repeating the unique value of an entity
+    /// `repeatsUnique` marks is given, not refused.
+    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil,
+         repeatsUnique: [Bool]? = nil) throws {
         self.model = model; self.options = options
         self.removals = removals ?? ObjectReferenceRemovals()
         self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
@@ -51,6 +55,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
         dialect = CSVDialect(format, delimiter: options.csvDelimiter)
         encoding = try TextEncoding.of(options)
         index = ObjectReferenceIndex(layout.names)
+        index.repeatsUnique = repeatsUnique ?? []
         try readNames()
         try readJoins()
     }
@@ -83,7 +88,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             let required: Bool
             switch column.role {
             case .key: required = true
-            case .attribute(let slot, let a): required = !a.isOptional || slot == layout.names.uniqueSlot[table.entity]
+            case .attribute(let slot, let a): required = (!a.isOptional && a.defaultValue == nil) || slot == layout.names.uniqueSlot[table.entity]
             case .toOne: required = false
             }
             if required { throw TripError.data("\(rows.name):1:1: missing the column \(column.name.quotedForMessage) of a \(model.entities[table.entity].name)") }
@@ -207,6 +212,12 @@ struct CSVObjectTablesReader: ObjectRecordReader {
         plan = try header(rows, layout.tables[t])
         let e = layout.tables[t].entity, lineage = model.lineage(of: e)
         all = model.allAttributes(of: e)
+        // An attribute whose column the table lacks takes its default (as the JSON and YAML readers do).
+        let present = Set(plan.compactMap { c -> Int? in
+            guard let c, case .attribute(let slot, _) = layout.tables[t].columns[c].role else { return nil }
+            return slot
+        })
+        absent = all.enumerated().map { present.contains($0.offset) || $0.element.isTransient ? .null : $0.element.defaultValue ?? .null }
         relationshipCount = model.allRelationships(of: e).count
         joinsHere = layout.joins.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
         inversesHere = layout.inverses.enumerated().filter { lineage.contains($0.element.entity) }.map { ($0.offset, $0.element.slot) }
@@ -228,7 +239,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             return .rejected(rejected)
         }
         guard rows.cellCount == width else { return reject("expected \(width) cells as the header has, found \(rows.cellCount)") }
-        var attributes = [ObjectValue](repeating: .null, count: all.count)
+        var attributes = absent
         var relationships = [[ObjectReference]](repeating: [], count: relationshipCount)
         var key: Int64?, uniqueValue: ObjectValue?
         for (i, c) in plan.enumerated() {
@@ -268,6 +279,9 @@ struct CSVObjectTablesReader: ObjectRecordReader {
         // The object's own name must be the one the first pass gave it (not a repeat of an earlier one).
         let found = layout.names.hasKey(e) ? key.flatMap { index.resolve(String($0), destination: e) }
             : uniqueValue.flatMap { ObjectValueText.text($0) }.flatMap { index.resolve($0, destination: e) }
+        if let found, found.ordinal != ordinal, !layout.names.hasKey(e), let own = index.repeated(e, ordinal: ordinal) {
+            return .object(ObjectRecord(entity: e, key: own.key, attributes: attributes, relationships: relationships, origin: origin))
+        }
         guard let found, found.ordinal == ordinal else {
             if !layout.names.hasKey(e) && uniqueValue == nil, let slot = layout.names.uniqueSlot[e] {
                 return reject("\(all[slot].name): no value to refer to the \(model.entities[e].name) by")

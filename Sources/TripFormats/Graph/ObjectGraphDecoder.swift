@@ -39,6 +39,9 @@ struct ObjectGraphIndex {
     let model: ObjectModel
     let slots: [Int?]
     let referred: [Bool]
+    /// Per entity: whether a second object with its unique value is given, not refused (the run
+    /// deduplicates on that value: `ObjectMigration.repeatsUnique`); references find the first.
+    var repeatsUnique: [Bool]
     let roots: [Int]
     let attributes: [[AttributeDescription]]
     /// Shared by the copies of the index (the passes' decoders): written by the first pass alone.
@@ -54,6 +57,7 @@ struct ObjectGraphIndex {
         self.removals = removals ?? ObjectReferenceRemovals()
         slots = model.entities.indices.map(model.referenceAttribute)
         referred = model.referredEntities
+        repeatsUnique = Array(repeating: false, count: model.entities.count)
         roots = model.entities.indices.map { model.lineage(of: $0)[0] }
         attributes = model.entities.indices.map(model.allAttributes)
         ordinals = Array(repeating: 0, count: model.entities.count)
@@ -271,7 +275,8 @@ struct ObjectGraphDecoder {
                 return "\(name) requires \(attributes[a].name.quotedForMessage), which is missing"
             }
         }
-        if resolvesReferences, let slot = index.slots[entity], index.referred[entity], let text = ObjectValueText.text(values[slot]),
+        if resolvesReferences, !index.repeatsUnique[entity], let slot = index.slots[entity], index.referred[entity],
+           let text = ObjectValueText.text(values[slot]),
            let first = try index.reference(index.roots[entity], text: text), first != ObjectReference(entity: entity, key: key) {
             return "a second \(name) whose \(attributes[slot].name.quotedForMessage) is \(text.quotedForMessage)"
         }

@@ -63,11 +63,14 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     private var only: [Bool]?
 
     /// The passes over what `open` parses, the index's entries kept in `keys` (in memory when nil), the
-    /// references removed counted in `removals` (its own when nil).
-    init(model: ObjectModel, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil, open: @escaping () throws -> Parser) throws {
+    /// references removed counted in `removals` (its own when nil); a second object with the unique
+    /// value of an entity `repeatsUnique` marks is given, not refused.
+    init(model: ObjectModel, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil,
+         open: @escaping () throws -> Parser) throws {
         self.open = open
         var first = try open()
         var index = ObjectGraphIndex(model, keys: keys, removals: removals)
+        if let repeatsUnique, repeatsUnique.count == model.entities.count { index.repeatsUnique = repeatsUnique }
         var checker = ObjectGraphDecoder(index, resolvesReferences: false)
         var check = ObjectGraphCheck(index)
         var present = Set<Int>()

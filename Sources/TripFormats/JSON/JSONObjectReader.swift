@@ -31,9 +31,10 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
     }
 
     /// Opens `input`, the index's entries kept in `keys` (a run's, under its budget; in memory when nil),
-    /// the references it removes counted in `removals` (its own when nil).
+    /// the references it removes counted in `removals` (its own when nil), a second object with the
+    /// unique value of an entity `repeatsUnique` marks given rather than refused.
     package init(_ input: InputLocation, format: Format, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable?,
-                 removals: ObjectReferenceRemovals? = nil) throws {
+                 removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil) throws {
         guard format == .json || format == .jsonl else {
             throw TripError.usage("the JSON reader of objects reads json or jsonl, not \(format.rawValue)")
         }
@@ -41,7 +42,7 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        passes = try ObjectGraphPasses(model: model, keys: keys, removals: removals) {
+        passes = try ObjectGraphPasses(model: model, keys: keys, removals: removals, repeatsUnique: repeatsUnique) {
             JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
         }
     }

@@ -146,7 +146,8 @@ public enum PGStoreMigration {
     /// it is at the target already. With `dryRun`, everything is done and then rolled back: the
     /// report says what would happen, and `sharedName` gets each name several trips share first, with
     /// the fields on which they differ.
-    /// The trips merged or dropped go to `setAside` after the commit.
+    /// The trips merged or dropped go to `setAside` after the commit. A schema that does not exist is
+    /// `.noInput` (exit 66), as a missing store file and a store of objects' (`migrate --model`).
     public static func migrate(address: String, schema: String? = nil, to target: any VersionedSchema.Type,
                                policy: DeduplicationPolicy = .merge, toolVersion: String = WriteOptions().toolVersion,
                                memoryLimit: Int? = nil, temporaryDirectory: String? = nil, dryRun: Bool = false,
@@ -155,6 +156,8 @@ public enum PGStoreMigration {
                                sharedName: ((StoreMigrationPreview.DuplicateName) throws -> Void)? = nil) throws -> StoreMigrationReport? {
         let budget = SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory)
         let c = try PGConnection(address, schema: schema)
+        // Not there is no input, named (was: "not a trip store: it has no trips table", 65).
+        _ = try PGStoreStructure(c).currentSchema()
         try c.execute("BEGIN")
         do {
             // How long to wait for the loads under way (and any other lock): then exit 75.

@@ -46,18 +46,35 @@ final class PGObjectStoreSwap {
                             + "while it was looked at; \(nothing)", notes: [appending ? "run the conversion again" : "run the migration again"])
         }
         let tables = try PGStoreStructure(c).tableNames()
+        let ours = try Self.storeAlone(c, tables, appending: appending)
+        // Readers go on (ACCESS SHARE); writers, ours and anyone's, wait for the commit.
+        try c.execute("LOCK TABLE " + tables.filter(ours.contains).map(quoted).joined(separator: ", ") + " IN EXCLUSIVE MODE",
+                      doing: "cannot lock the store")
+    }
+
+    /// The store's own tables among the schema's `tables`; a table there that is not the store's is
+    /// `.cantCreate` (exit 73), naming it: the migration or the append would drop or leave it beside
+    /// tables it replaces.
+    private static func storeAlone(_ c: PGConnection, _ tables: [String], appending: Bool) throws -> Set<String> {
         let (ours, _, others) = PGObjectWriter.relations(c, tables)
         guard others.isEmpty else {
             throw TripError(.cantCreate, "\(c.name): holds tables that are not of the store (\(others.prefix(5).joined(separator: ", "))"
-                            + "\(others.count > 5 ? ", …" : "")); \(nothing)",
+                            + "\(others.count > 5 ? ", …" : "")); \(appending ? "nothing was written" : "nothing was migrated")",
                             notes: [appending ? "objects are appended to a store only in a schema of its own: move those tables to another schema, "
                                     + "or write the objects to another with --pg-schema"
                                     : "a store is migrated in place only in a schema of its own: move those tables to another schema, "
                                     + "or write a migrated copy with `tripconv ADDRESS --model PLAN -o NEW`"])
         }
-        // Readers go on (ACCESS SHARE); writers, ours and anyone's, wait for the commit.
-        try c.execute("LOCK TABLE " + tables.filter(ours.contains).map(quoted).joined(separator: ", ") + " IN EXCLUSIVE MODE",
-                      doing: "cannot lock the store")
+        return ours
+    }
+
+    /// What `lock` refuses of the schema of the store at `address` (in `schema`), looked at without a
+    /// transaction or a lock: a dry run (`migrate --model --dry-run`) fails as the migration would, with
+    /// the same message and exit status (was: it said nothing of a table not of the store, exit 0).
+    static func refuseTablesNotOfTheStore(address: String, schema: String?) throws {
+        let c = try PGConnection(address, schema: schema)
+        try PGStoreStructure(c).confine()
+        _ = try storeAlone(c, try PGStoreStructure(c).tableNames(), appending: false)
     }
 
     /// The largest key among the store's `tables` (0 for none), read in this transaction under its

@@ -76,8 +76,22 @@ public struct ObjectConversion {
     public init(input: String, format: Format? = nil, modelPath: String?, options: RunOptions,
                 sourceVersion given: String? = nil, targetVersion: String? = nil, policy: DeduplicationPolicy = .merge) throws {
         self.input = input; self.options = options; self.policy = policy
+        // A model that is not there is no input (66), whatever the input (was: ignored for a store of objects, which carries its own).
+        if let modelPath, !Format.isPostgreSQLAddress(modelPath) { _ = try FileSystem.kind(of: modelPath, failing: .noInput) }
         let isSwift = modelPath.map { ModelPlanSource.isSwiftSource($0) } ?? false
-        let plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }.map { try $0.givingDefaults(options.modelDefaults) }
+        var plan = try modelPath.flatMap { try ModelPlanSource.versioned($0, isSwift: isSwift) }
+        // Source without a VersionedSchema (or plan JSON of one unnamed version) is one model, read and
+        // written as it is: no version to tell, no stage to run.
+        var unversioned: ObjectModel?
+        if let declared = plan, declared.isUnversioned, let modelPath {
+            if let named = given ?? targetVersion {
+                throw TripError.usage("\(modelPath) declares no VersionedSchema: it is one model with no versions, so there is no version \(named) to read or write at",
+                                      notes: ["drop --source-version and --target-version, or give --model the app's VersionedSchema enums and SchemaMigrationPlan"])
+            }
+            unversioned = declared.current
+            plan = nil
+        }
+        plan = try plan.map { try $0.givingDefaults(options.modelDefaults) }
         if plan == nil, let first = options.modelDefaults.first {
             throw TripError.usage("--default \(first.entity).\(first.attribute): defaults are given to an app's plan (--model naming its Swift "
                                   + "source, plan JSON or an .xcdatamodeld of several versions)")
@@ -92,8 +106,8 @@ public struct ObjectConversion {
         } else if StoreModel.isStoreFile(input) {
             let store = try StoreModel.read(storeAt: input, modelPath: plan == nil ? modelPath : nil)
             read = (store.model, store.source, store.entityNumbers.mapValues(Int64.init), .coredata)
-        } else if let plan, let modelPath {
-            guard let current = plan.current else { throw TripError.data("\(modelPath): a plan without a version") }
+        } else if plan != nil || unversioned != nil, let modelPath {
+            guard let current = unversioned ?? plan?.current else { throw TripError.data("\(modelPath): a plan without a version") }
             guard let f = format ?? Format(streamPath: input), ObjectConversion.outputFormats.contains(f) else {
                 throw TripError.usage("\(input): objects of a model are read from JSON, JSON Lines, YAML, XML, or a CSV or TSV tables directory; pass --from")
             }
@@ -105,9 +119,14 @@ public struct ObjectConversion {
         if read.format == .csv || read.format == .tsv, FileSystem.kind(input) != .directory {
             throw TripError.usage("\(input): the objects of a model in \(read.format.rawValue) are a directory of tables, one file per entity; name the directory")
         }
+        // An export's objects are deduplicated on what the model written makes unique (a store's were
+        // kept unique by the framework or tripconv that wrote it): as SwiftData's insert of a second
+        // object with a unique value updates the first, under --dedupe.
+        let isExport = ![.coredata, .sqlite, .postgresql].contains(read.format)
         guard let plan else {
             model = read.model; modelSource = read.source
-            migration = nil; sourceVersion = nil; sourceVersionEvidence = nil
+            migration = isExport ? ObjectMigration(deduplicating: read.model) : nil
+            sourceVersion = nil; sourceVersionEvidence = nil
             return
         }
         let (version, evidence) = try ObjectConversion.sourceVersion(of: plan, input: input, format: read.format,
@@ -120,9 +139,9 @@ public struct ObjectConversion {
         // Data store and an export in the plan's version.
         let own = read.format == .sqlite || read.format == .postgresql ? read.model : nil
         let target = targetVersion ?? plan.current?.versionIdentifiers.first ?? version
-        let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own)
+        let migration = try ObjectMigration(plan: plan, from: version, to: target, reading: own, deduplicatesTarget: isExport)
         model = migration.source
-        self.migration = migration.stages.isEmpty ? nil : migration
+        self.migration = migration.stages.isEmpty && migration.deduplications.isEmpty ? nil : migration
     }
 
     /// Where a plan came from, as the run's model source says it.
@@ -195,17 +214,20 @@ public struct ObjectConversion {
                                             temporaryDirectory: options.temporaryDirectory)
         case .json, .jsonl:
             return try JSONObjectReader(InputLocation(input), format: format, model: model, options: options.reading, keys: keys,
-                                        removals: referenceRemovals)
+                                        removals: referenceRemovals, repeatsUnique: migration?.repeatsUnique)
         case .yaml:
-            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals)
+            return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals,
+                                        repeatsUnique: migration?.repeatsUnique)
         case .xml:
-            return try XMLObjectReader(path: input, model: model, options: options.reading, removals: referenceRemovals)
+            return try XMLObjectReader(path: input, model: model, options: options.reading, removals: referenceRemovals,
+                                       repeatsUnique: migration?.repeatsUnique)
         case .sqlite:
             return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
         case .postgresql:
             return try PGObjectReader(address: input, schema: options.reading.pgSchema)
         case .csv, .tsv:
-            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, removals: referenceRemovals)
+            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, removals: referenceRemovals,
+                                             repeatsUnique: migration?.repeatsUnique)
         default:
             throw TripError.usage("\(input): \(format.rawValue) holds no objects of another app's model")
         }
@@ -214,14 +236,16 @@ public struct ObjectConversion {
     /// The input's objects as the run writes them: through the plan's stages and the duplicates'
     /// resolution (a first pass over a reader of its own when needed, its state in `states`: in memory
     /// up to the budget and in a temporary database past it), or as read; and the plan's reader.
-    func openSource(_ holdings: SpillingObjectHoldings) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
+    /// `rowsStraight`: a Core Data store whose rows `CoreDataJSONRun` writes as they are read, on the
+    /// writing thread: its reader as it is, not read ahead (with no plan to run).
+    func openSource(_ holdings: SpillingObjectHoldings, rowsStraight: Bool = false) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
         // Each read of the input counts its removals anew (a plan's first read, an append's two): the last read's are the run's.
         let removals = referenceRemovals
         guard let migration else {
             removals.reset()
             // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
             let source = try reader(keys: holdings.keys())
-            return (readsAhead ? ObjectReadAhead.reading(source) : source, nil)
+            return (readsAhead && !rowsStraight ? ObjectReadAhead.reading(source) : source, nil)
         }
         let ahead = readsAhead
         // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
@@ -257,14 +281,14 @@ public struct ObjectConversion {
         let budget = SpillBudget(limit: options.memoryLimit, directory: options.temporaryDirectory)
         let holdings = SpillingObjectHoldings(budget: budget)
         // A store to JSON or JSON Lines with no stage: its rows written as they are read, on this thread.
-        if migration == nil, writesRowsStraight, format == .coredata, out == .json || out == .jsonl,
-           let store = try reader(keys: holdings.keys()) as? CoreDataObjectReader {
+        let rowsStraight = migration == nil && writesRowsStraight && format == .coredata && (out == .json || out == .jsonl)
+        let opened = try openSource(holdings, rowsStraight: rowsStraight)
+        if rowsStraight, let store = opened.0 as? CoreDataObjectReader {
             var writer = try JSONObjectWriter(output, format: out, options: options.writeOptions(TripMigrationPlan.currentSchema, budget: budget))
             try CoreDataJSONRun.run(store, into: &writer, summary: &summary, setAside: setAside)
             summary.note(spilled: holdings)
             return summary
         }
-        let opened = try openSource(holdings)
         var source = opened.0
         let planReader = opened.1
         let writeOptions = options.writeOptions(TripMigrationPlan.currentSchema, budget: budget)

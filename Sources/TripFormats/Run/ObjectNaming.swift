@@ -383,8 +383,16 @@ struct ObjectReferenceIndex {
     private var byValue: [Int: [ObjectValue: (reference: ObjectReference, ordinal: Int)]] = [:]
     private var byKey: [Int: [Int64: (entity: Int, ordinal: Int)]] = [:]
     private var counts: [Int: Int64] = [:]
+    /// Per entity: whether an object repeating an earlier one's unique value is given a key of its
+    /// own (the run deduplicates on that value) rather than refused; references find the first.
+    var repeatsUnique: [Bool] = []
+    /// The keys of those repeats, by entity and ordinal: one entry per repeat, for the whole read.
+    private var repeats: [Int: [Int: ObjectReference]] = [:]
 
     init(_ names: ObjectNaming) { self.names = names }
+
+    /// The reference a repeat of a unique value (`add` with `repeatsUnique`) was given, by its ordinal.
+    func repeated(_ entity: Int, ordinal: Int) -> ObjectReference? { repeats[entity]?[ordinal] }
 
     private func root(_ entity: Int) -> Int { names.model.lineage(of: entity)[0] }
 
@@ -393,11 +401,17 @@ struct ObjectReferenceIndex {
     mutating func add(entity: Int, key: Int64?, value: ObjectValue?, ordinal: Int) -> ObjectReference? {
         let r = root(entity)
         if names.uniqueSlot[entity] != nil {
-            guard let value, !value.isNull, byValue[r]?[value] == nil else { return nil }
+            guard let value, !value.isNull else { return nil }
+            let isRepeat = byValue[r]?[value] != nil
+            guard !isRepeat || (entity < repeatsUnique.count && repeatsUnique[entity]) else { return nil }
             let next = (counts[r] ?? 0) + 1
             counts[r] = next
             let reference = ObjectReference(entity: entity, key: next)
-            byValue[r, default: [:]][value] = (reference, ordinal)
+            if isRepeat {
+                repeats[entity, default: [:]][ordinal] = reference
+            } else {
+                byValue[r, default: [:]][value] = (reference, ordinal)
+            }
             return reference
         }
         guard let key, byKey[r]?[key] == nil else { return nil }

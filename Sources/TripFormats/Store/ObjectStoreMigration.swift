@@ -92,10 +92,11 @@ public struct ObjectStoreMigration {
     /// What the migration would do, found without writing a byte of the store's files: the objects
     /// are read and migrated as `migrate` would, and counted, not written; each one that would be
     /// merged, dropped or rejected goes to `setAside`. A migration that would fail (`--dedupe fail`
-    /// meeting duplicates) throws as it would.
+    /// meeting duplicates, a PostgreSQL store's schema holding a table not of the store) throws as it would.
     public func preview(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int = 5000, temporaryDirectory: String? = nil,
                         memoryLimit: Int? = nil,
                         setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
+        if Format.isPostgreSQLAddress(store) { try PGObjectStoreSwap.refuseTablesNotOfTheStore(address: store, schema: pgSchema) }
         var summary = ObjectConversionSummary()
         let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
                                          temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)

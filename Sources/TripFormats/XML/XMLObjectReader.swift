@@ -24,12 +24,14 @@ struct XMLObjectReader: ObjectRecordReader {
     private var ordinal = 0
 
     /// A reader of the document at `path`, of `model`'s objects, the references it removes counted in
-    /// `removals` (its own when nil).
-    init(path: String, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil) throws {
+    /// `removals` (its own when nil); an object repeating the unique value of an entity `repeatsUnique`
+    /// marks is given, not refused.
+    init(path: String, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil) throws {
         self.model = model; self.path = path; self.options = options
         self.removals = removals ?? ObjectReferenceRemovals()
         names = ObjectNaming(model) { _, _ in true }
         index = ObjectReferenceIndex(names)
+        index.repeatsUnique = repeatsUnique ?? []
         elements = try XMLObjectElements(path: path, options: options)
         var first = try XMLObjectElements(path: path, options: options)
         var n = 0
@@ -91,6 +93,10 @@ struct XMLObjectReader: ObjectRecordReader {
                 return reject("<\(child.name)> is no attribute or relationship of a \(entity.name)")
             }
         }
+        // An attribute with a default, not given, takes it (as the JSON and YAML readers do).
+        for (slot, a) in attributes.enumerated() where !a.isTransient && !seen.contains(a.name) {
+            if let d = a.defaultValue { values[slot] = d }
+        }
         for (slot, a) in attributes.enumerated() where !a.isOptional && !a.isTransient && values[slot].isNull {
             return reject("<\(a.name)>: a \(entity.name) must have one")
         }
@@ -107,6 +113,9 @@ struct XMLObjectReader: ObjectRecordReader {
                 return reject("expected a key=\"…\" attribute (a whole number), found \((element.key ?? "none").quotedForMessage)")
             }
             found = index.resolve(key, destination: e)
+        }
+        if let found, found.ordinal != ordinal, let own = index.repeated(e, ordinal: ordinal) {
+            return .object(ObjectRecord(entity: e, key: own.key, attributes: values, relationships: refs, origin: origin))
         }
         guard let found, found.ordinal == ordinal else { return reject("the same name as an earlier \(entity.name)") }
         return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: values, relationships: refs, origin: origin))

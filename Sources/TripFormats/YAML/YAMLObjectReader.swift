@@ -21,14 +21,17 @@ public struct YAMLObjectReader: ObjectRecordReader, ReopenableObjectReader {
     }
 
     /// Opens `input`, the index's entries kept in `keys` (a run's, under its budget; in memory when nil),
-    /// the references it removes counted in `removals` (its own when nil).
+    /// the references it removes counted in `removals` (its own when nil), a second object with the
+    /// unique value of an entity `repeatsUnique` marks given rather than refused.
     package init(_ input: InputLocation, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable?,
-                 removals: ObjectReferenceRemovals? = nil) throws {
+                 removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil) throws {
         guard input != .standardInput else {
             throw TripError.usage("objects are read from a file, which is read twice (references may come before the objects they name), not from standard input")
         }
         self.model = model
-        passes = try ObjectGraphPasses(model: model, keys: keys, removals: removals) { YAMLGraphParser(try ByteInput(input, options: options), model: model) }
+        passes = try ObjectGraphPasses(model: model, keys: keys, removals: removals, repeatsUnique: repeatsUnique) {
+            YAMLGraphParser(try ByteInput(input, options: options), model: model)
+        }
     }
 
     /// The next object or rejection, entity by entity in the model's order; nil at the end.

@@ -47,6 +47,11 @@ public struct ModelPlan: Sendable, Hashable {
     /// The current version: the plan's last schema.
     public var current: ObjectModel? { versions.last }
 
+    /// Whether this is one model that names no version: an app's source with `@Model` classes and no
+    /// `VersionedSchema` (most apps' shape), or plan JSON of one version without an identifier. Its
+    /// objects are read and written in that model; there is no version to tell or stage to run.
+    public var isUnversioned: Bool { versions.count == 1 && versions[0].versionIdentifiers.isEmpty }
+
     /// The place of a declaration of `version` (`Entity` or `Entity.property`), when known.
     public func place(_ version: String, _ declaration: String) -> String? { places["\(version)/\(declaration)"] }
 }

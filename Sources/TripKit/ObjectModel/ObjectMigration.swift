@@ -47,7 +47,9 @@ public struct ObjectMigration: Sendable {
     /// The stages run, in order, with their derived steps.
     public let stages: [ModelPlan.Stage]
     public let steps: [ModelStageSteps]
-    /// The deduplications the stages ask for, each on its stage's target model.
+    /// The deduplications the stages ask for, each on its stage's source model; then, with
+    /// `stage == stages.count`, those of the target's own uniqueness that no stage brings, on the
+    /// target's objects (`deduplicatesTarget`).
     public let deduplications: [ObjectDeduplication]
     let maps: [ObjectStageMap]
 
@@ -55,7 +57,10 @@ public struct ObjectMigration: Sendable {
     /// objects are read in `reading` (the version's model when nil: a store of tripconv's carries its
     /// own, matched to the version by names). A missing chain, a version the plan does not list or a
     /// stage with refusals is `.data` (exit 65), before any object is read, with every refusal.
-    public init(plan: ModelPlan, from: String, to: String? = nil, reading: ObjectModel? = nil) throws {
+    /// `deduplicatesTarget`: the objects written are deduplicated on what the target makes unique
+    /// and no stage of the chain brings (an export, which nothing kept unique, as SwiftData's insert
+    /// of a second object with a unique value updates the first); a store kept its own constraints.
+    public init(plan: ModelPlan, from: String, to: String? = nil, reading: ObjectModel? = nil, deduplicatesTarget: Bool = false) throws {
         self.plan = plan
         guard let first = plan.version(from) else {
             throw TripError.data("version \(from) is not among the plan's versions (\(ObjectMigration.identifiers(plan)))")
@@ -95,7 +100,36 @@ public struct ObjectMigration: Sendable {
             model = next
         }
         self.maps = maps
-        deduplications = ObjectDeduplication.derive(chain: chain, steps: steps, plan: plan, source: source)
+        let brought = ObjectDeduplication.derive(chain: chain, steps: steps, plan: plan, source: source)
+        let own = deduplicatesTarget ? ObjectDeduplication.uniqueness(of: target, after: chain.count, except: brought, unnamed: "the model") : []
+        deduplications = brought + own
+    }
+
+    /// No stage: the objects of `model` as they are, deduplicated on what it makes unique (an export
+    /// read with a model of one version: a store's, an Xcode model, source without a VersionedSchema).
+    /// Nil when it makes nothing unique.
+    public init?(deduplicating model: ObjectModel) {
+        let own = ObjectDeduplication.uniqueness(of: model, after: 0, except: [], unnamed: "the model")
+        guard !own.isEmpty else { return nil }
+        plan = ModelPlan(versions: [model], stages: [])
+        source = model; target = model
+        stages = []; steps = []; maps = []
+        deduplications = own
+    }
+
+    /// Whether it runs no stage: it only deduplicates the objects on their model's uniqueness.
+    public var onlyDeduplicates: Bool { stages.isEmpty }
+
+    /// Per entity of the source: whether a reader should give a second object with the value of its
+    /// reference attribute (`referenceAttribute`, its one unique attribute), rather than refuse it,
+    /// because the run deduplicates the entity on that value. Only when no stage runs (the source is
+    /// the target); through stages, a repeat of a value the source makes unique is refused, as before.
+    public var repeatsUnique: [Bool] {
+        source.entities.indices.map { e in
+            guard stages.isEmpty, let slot = source.referenceAttribute(of: e) else { return false }
+            let lineage = source.lineage(of: e)
+            return deduplications.contains { lineage.contains($0.entity) && $0.attributes == [slot] }
+        }
     }
 
     private static func identifiers(_ plan: ModelPlan) -> String {
@@ -135,11 +169,18 @@ public struct ObjectMigration: Sendable {
             case .setAside(let record): return .setAside(record)
             }
         }
+        // The target's own uniqueness, on the objects as they are written.
+        if deduplicatesWritten { return try before(maps.count, current, &counts) }
         return .object(current)
     }
 
     /// The model of the version stage `i` of the chain starts from (the objects' own for the first).
-    public func model(before i: Int) -> ObjectModel { i == 0 ? source : plan.version(stages[i].from) ?? source }
+    public func model(before i: Int) -> ObjectModel {
+        i == 0 ? source : i == stages.count ? target : plan.version(stages[i].from) ?? source
+    }
+
+    /// Whether the objects the last stage gives are deduplicated on the target's own uniqueness.
+    public var deduplicatesWritten: Bool { deduplications.last.map { $0.stage == stages.count } ?? false }
 
     /// One sentence per stage: what it is and what tripconv did for it, for the summary and `-v`
     /// ("custom stage 1.0.0 -> 2.0.0: its willMigrate code is not run; deduplicating Recipe on title,
@@ -158,6 +199,9 @@ public struct ObjectMigration: Sendable {
                 }
             }
             return "\(stage.kind) stage \(stage.from) -> \(stage.to): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: "; "))
+        } + deduplications.filter { $0.stage == stages.count }.map { d in
+            let by = target.versionIdentifiers.first.map { "as \($0) makes it unique" } ?? "as the model makes it unique"
+            return "deduplicating \(d.entityName) on \(d.names.joined(separator: ", ")), \(by) (--dedupe \(policy.rawValue))"
         }
     }
 }

@@ -24,7 +24,8 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     public let policy: DeduplicationPolicy
     public let tally = Tally()
     private var input: any ObjectRecordReader
-    /// Per stage of the chain, its resolver of duplicates (nil where the stage deduplicates nothing).
+    /// Per stage of the chain, its resolver of duplicates (nil where the stage deduplicates nothing);
+    /// one more after the last stage when the target's own uniqueness is deduplicated.
     private let deduplicators: [ObjectDeduplicator?]
     /// The objects pass 1 saw set aside or dropped, where the target would have them: references to
     /// them are removed.
@@ -54,7 +55,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         self.migration = migration; self.policy = policy
         self.setAside = setAside ?? InMemoryReferenceSet()
         tally.stageInputs = Array(repeating: 0, count: migration.stages.count)
-        deduplicators = try migration.stages.indices.map { i in
+        deduplicators = try (0..<(migration.stages.count + (migration.deduplicatesWritten ? 1 : 0))).map { i in
             let here = migration.deduplications.filter { $0.stage == i }
             return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy,
                                                            state: try state?(here.count))
@@ -84,7 +85,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         while let item = try input.next() {
             guard case .object(let object) = item else { return item }
             let outcome = try migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
-                tally.stageInputs[i] += 1
+                if i < tally.stageInputs.count { tally.stageInputs[i] += 1 }
                 return try deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
             }
             switch outcome {
@@ -164,7 +165,9 @@ extension ObjectMigration {
                 mayBeNil = next
                 entity = to.target
             }
-            return false
+            // The target's own uniqueness, on the objects written.
+            let lineage = target.lineage(of: entity)
+            return deduplications.contains { $0.stage == maps.count && lineage.contains($0.entity) }
         }
     }
 }
@@ -187,6 +190,8 @@ extension ObjectConversionSummary {
     /// Notes what a plan's run did (`reader`'s stages and counts), for the summary line and the report.
     public mutating func note(_ reader: ObjectMigrationReader) {
         let m = reader.migration
+        // No stage ran: the objects were only deduplicated (merged and dropped count it).
+        if m.onlyDeduplicates { deduplicated = true; return }
         let from = m.stages.first?.from ?? "", to = m.stages.last?.to ?? from
         migration = ("\(from) -> \(to)", m.stageSentences(policy: reader.policy), reader.tally.counts)
     }

@@ -79,7 +79,7 @@ public struct ObjectConversionSummary: Sendable, Hashable {
     public var written = 0
     public var rejected = 0
     /// Duplicates merged into another, and objects dropped: duplicates by the policy, or of an entity
-    /// the plan removes. Both 0 unless a plan ran.
+    /// the plan removes. Both 0 unless a plan ran or the objects were deduplicated.
     public var merged = 0
     public var dropped = 0
     /// The plan's run: the versions read and written ("1.0.0 -> 3.0.0"), one sentence per stage, and
@@ -89,6 +89,10 @@ public struct ObjectConversionSummary: Sendable, Hashable {
         set { migrationValue = newValue.map { MigrationRun(versions: $0.0, stages: $0.1, counts: $0.2) } }
     }
     private var migrationValue: MigrationRun?
+    /// Whether the objects were deduplicated on their model's uniqueness with no stage run (an
+    /// export read with a model of one version, or at the plan's target): `merged` and `dropped` say
+    /// what it did.
+    public var deduplicated = false
     private struct MigrationRun: Sendable, Hashable {
         var versions: String
         var stages: [String]
