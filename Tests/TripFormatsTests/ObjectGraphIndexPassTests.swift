@@ -61,11 +61,74 @@ import TripTestSupport
                 let name = index.slots[e].map { index.attributes[e][$0].name } ?? "@key"
                 let field = index.referred[e] ? fields.first { $0.name == name } : nil
                 seen.append(Seen(entity: e, isValid: true, identity: field.map { ObjectGraphDecoder.describe($0.value) }))
-            case .parsed(.rejected):
+            case .parsed(.rejected), .decoded:
                 continue
             }
         }
         return (seen, checked)
+    }
+
+    /// The index a first pass over `path` makes (as `ObjectGraphPasses` makes it), with removals of its own.
+    static func firstPass(_ path: String, model: ObjectModel) throws -> ObjectGraphIndex {
+        var parser = JSONGraphParser(try ByteInput(.file(path), options: ReadOptions()), isLines: true, model: model)
+        var index = ObjectGraphIndex(model, removals: ObjectReferenceRemovals())
+        var checker = ObjectGraphDecoder(index, resolvesReferences: false)
+        var check = ObjectGraphCheck(index)
+        while let item = try parser.nextIndexed(&check) {
+            switch item {
+            case .checked(let o): try index.note(entity: o.entity, identity: o.identity, isValid: o.isValid || !index.referred[o.entity])
+            case .parsed(.object(let e, let fields, let origin)):
+                var isValid = !index.referred[e]
+                if isValid { checker.skip(e) } else if case .object = try checker.decode(entity: e, fields: fields, origin: origin) { isValid = true }
+                try index.note(entity: e, fields: fields, isValid: isValid)
+            case .parsed(.rejected), .decoded: continue
+            }
+        }
+        return index
+    }
+
+    /// Every item of an objects' pass over `path`: each object decoded as it is parsed where it can be
+    /// (`decodeAsParsed`), else its members given to `decode`; and the references removed, and how many were decoded as parsed.
+    static func objectsPass(_ path: String, model: ObjectModel, decodeAsParsed: Bool) throws -> (items: [String], removed: [String], fast: Int) {
+        let index = try firstPass(path, model: model)
+        var parser = JSONGraphParser(try ByteInput(.file(path), options: ReadOptions()), isLines: true, model: model)
+        var decoder = ObjectGraphDecoder(index)
+        var items: [String] = []
+        var fast = 0
+        while let got = try decodeAsParsed ? parser.nextDecoded(&decoder, skipping: nil, taking: { _ in true }) : parser.next().map(GraphIndexItem.parsed) {
+            switch got {
+            case .decoded(let item):
+                fast += 1
+                items.append("\(item)")
+            case .parsed(.object(let e, let fields, let origin)): items.append("\(try decoder.decode(entity: e, fields: fields, origin: origin))")
+            case .parsed(.rejected(let r)): items.append("\(r)")
+            case .checked(let o): items.append("checked \(o.entity)")
+            }
+        }
+        return (items, index.removals.firstMessages + ["\(index.removals.count)"], fast)
+    }
+
+    @Test("an objects' pass decoding lines as it parses them gives every object, rejection and removed reference decode gives",
+          .needsPython3)
+    func objectsPassAsTheDecoderReadsIt() throws {
+        let dir = ScratchDirectory()
+        // The tricky lines, then references good and bad to objects among them.
+        let script = Self.script.replacingOccurrences(of: "sys.stdout.write", with: """
+            for refs in [[1], [1, 1], [9], [1, 9, 1], [], [102, 102]]:
+                add({"@entity": "Tag", "name": "refs %s" % refs, "things": refs})
+            for parent in [1, 9, None, "Iron", 7]:
+                add({"@entity": "Thing", "@key": 900 + len(lines), "i64": 1, "str": "p", "parent": parent})
+            sys.stdout.write
+            """)
+        let path = dir.file("tricky.jsonl", try ExternalTool.python(script).out)
+        let slow = try Self.objectsPass(path, model: ObjectGraphSample.model, decodeAsParsed: false)
+        let fast = try Self.objectsPass(path, model: ObjectGraphSample.model, decodeAsParsed: true)
+        #expect(fast.items == slow.items)
+        #expect(fast.removed == slow.removed && slow.removed != ["0"], "\(fast.removed) \(slow.removed)")
+        // Some objects are decoded as they are parsed, and not those decode refuses or removes a reference of.
+        let objects = slow.items.filter { $0.hasPrefix("object(") }.count
+        #expect(fast.fast > 10 && fast.fast < objects, "\(fast.fast) of \(objects)")
+        #expect(slow.fast == 0 && slow.items.count > 90)
     }
 
     /// Lines of the sample model's objects, good and bad, as python3's json writes them (and a few

@@ -36,6 +36,8 @@ struct GraphIndexedObject {
 enum GraphIndexItem {
     case checked(GraphIndexedObject)
     case parsed(GraphParsedItem)
+    /// An object an objects' pass decoded as it was parsed (`GraphParsing.nextDecoded`).
+    case decoded(ObjectReadItem)
 }
 
 /// The first pass's check of an object's own members, made as a parser meets them, without their
@@ -54,10 +56,12 @@ struct ObjectGraphCheck: GraphMemberSink {
 
     private struct Entity {
         /// Attribute then relationship names; whether they and the names met are compared as bytes
-        /// (all ASCII: bytes equal exactly when the `String`s are).
-        var names: [[UInt8]]
+        /// (all ASCII: bytes equal exactly when the `String`s are), and whether they are distinct (a
+        /// name is then looked for where the previous member's next one is first).
+        var names: GraphNames
         var strings: [String]
         var isASCII: Bool
+        var isDistinct: Bool
         var kinds: [AttributeKind]
         var optional: [Bool]
         /// The attributes an object must give: neither optional, transient nor defaulted.
@@ -71,6 +75,8 @@ struct ObjectGraphCheck: GraphMemberSink {
     private var current = 0
     private var given = GivenMembers()
     private var hasKey = false
+    /// The position after the last member found: where the next is looked for first.
+    private var hint = 0
     /// Whether the object begun is valid so far, and the scalar the index keeps it by.
     private(set) var isValid = true
     private(set) var identity: GraphScalar?
@@ -80,8 +86,8 @@ struct ObjectGraphCheck: GraphMemberSink {
         entities = model.entities.indices.map { e in
             let attributes = index.attributes[e], relationships = model.allRelationships(of: e)
             let strings = attributes.map(\.name) + relationships.map(\.name)
-            return Entity(names: strings.map { Array($0.utf8) }, strings: strings,
-                          isASCII: strings.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } },
+            return Entity(names: GraphNames(strings), strings: strings,
+                          isASCII: strings.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }, isDistinct: Set(strings).count == strings.count,
                           kinds: attributes.map(\.kind), optional: attributes.map(\.isOptional),
                           required: attributes.indices.filter {
                               !(attributes[$0].isOptional || attributes[$0].isTransient) && attributes[$0].defaultValue == nil
@@ -95,22 +101,26 @@ struct ObjectGraphCheck: GraphMemberSink {
         current = entity
         given = GivenMembers()
         hasKey = false
+        hint = 0
         isValid = true
         identity = nil
     }
 
     /// What the member named by these (decoded UTF-8) bytes is: the first of the entity's members
     /// whose name is the same `String`, as the decoder looks it up.
+    /// Names equal as bytes are equal `String`s; with ASCII names, bytes that match none are another
+    /// name unless they are not ASCII (which may equal a name as a `String`: U+212A is `K`).
     mutating func member(_ name: UnsafeRawBufferPointer) -> Member {
-        let entity = entities[current]
-        if entity.isASCII && name.allSatisfy({ $0 < 0x80 }) {
-            if name.elementsEqual("@entity".utf8) { return .entity }
-            if entity.slot == nil && name.elementsEqual("@key".utf8) { return .key }
-            for i in entity.names.indices where entity.names[i].count == name.count {
-                if entity.names[i].withUnsafeBytes({ $0.elementsEqual(name) }) { return .at(i) }
+        if entities[current].isASCII {
+            if JSONFieldTable.equals(name, "@entity") { return .entity }
+            if entities[current].slot == nil && JSONFieldTable.equals(name, "@key") { return .key }
+            if let i = entities[current].names.find(name, from: entities[current].isDistinct ? hint : nil) {
+                hint = i + 1
+                return .at(i)
             }
-            return .unknown
+            if name.allSatisfy({ $0 < 0x80 }) { return .unknown }
         }
+        let entity = entities[current]
         let text = String(decoding: name, as: UTF8.self)
         if text == "@entity" { return .entity }
         if entity.slot == nil && text == "@key" { return .key }
@@ -193,6 +203,17 @@ struct ObjectGraphCheck: GraphMemberSink {
         let negative = t.first == 0x2D
         if negative || t.first == 0x2B { i = 1 }
         guard i < t.count else { return nil }
+        if t.count - i <= 18 {
+            // No 18 digits overflow: the usual key, count or reference, read without the checks.
+            var value: Int64 = 0
+            while i < t.count {
+                let d = t[i] &- 0x30
+                guard d < 10 else { return nil }
+                value = value &* 10 &+ Int64(d)
+                i += 1
+            }
+            return negative ? 0 &- value : value
+        }
         var magnitude: UInt64 = 0
         while i < t.count {
             let d = t[i] &- 0x30
@@ -231,4 +252,36 @@ struct GraphMemberSkip: GraphMemberSink {
     func list(_ member: Void, nested: Bool) {}
     func other(_ member: Void) {}
     func finish() -> Bool { false }
+}
+
+/// Names as bytes in one buffer, found by a name's bytes without making a `String`.
+struct GraphNames {
+    private var bytes: [UInt8] = []
+    private var spans: [(start: Int, count: Int)] = []
+
+    init(_ names: [String] = []) {
+        for name in names { append(name.utf8) }
+    }
+
+    var count: Int { spans.count }
+
+    mutating func append(_ name: some Collection<UInt8>) {
+        spans.append((bytes.count, name.count))
+        bytes.append(contentsOf: name)
+    }
+
+    /// The first name whose bytes are `raw`'s, looked for at `hint` first (where the names are distinct).
+    func find(_ raw: UnsafeRawBufferPointer, from hint: Int?) -> Int? {
+        bytes.withUnsafeBytes { b in
+            spans.withUnsafeBufferPointer { s in
+                @inline(__always) func matches(_ i: Int) -> Bool {
+                    s[i].count == raw.count
+                        && (raw.count == 0 || JSONFieldTable.bytesEqual(b.baseAddress! + s[i].start, raw.baseAddress!, raw.count))
+                }
+                if let hint, hint < s.count, matches(hint) { return hint }
+                for i in 0..<s.count where matches(i) { return i }
+                return nil
+            }
+        }
+    }
 }

@@ -69,6 +69,9 @@ struct ObjectGraphIndex {
         return Int64(ordinals[roots[entity]])
     }
 
+    /// The key `nextOrdinal(entity)` will give, without taking it.
+    func peekOrdinal(_ entity: Int) -> Int64 { Int64(ordinals[roots[entity]] + 1) }
+
     /// Numbers the objects from 1 again, for the second pass.
     mutating func restartNumbering() { ordinals = Array(repeating: 0, count: ordinals.count) }
 
@@ -129,6 +132,8 @@ struct ObjectGraphDecoder {
     /// and whether they are all distinct (else a name is looked for from the start, as the first wins).
     let members: [[String]]
     let membersDistinct: [Bool]
+    /// Finds a member by its name's bytes for `decodeMembers`' objects (the index pass's lookup).
+    private var lookup: ObjectGraphCheck
 
     /// Whether references are looked up (false: the first pass's check of an object's own members).
     let resolvesReferences: Bool
@@ -147,6 +152,7 @@ struct ObjectGraphDecoder {
         let members = model.entities.indices.map { index.attributes[$0].map(\.name) + relationships[$0].map(\.name) }
         self.members = members
         membersDistinct = members.map { Set($0).count == $0.count }
+        lookup = ObjectGraphCheck(index)
     }
 
     /// Counts an object of `entity` that another pass gives.
@@ -168,14 +174,8 @@ struct ObjectGraphDecoder {
         var name: String { index.model.entities[entity].name }
         let attributes = index.attributes[entity]
         let names = members[entity]
-        let attributeCount = attributes.count, relationshipCount = names.count - attributeCount
-        // Appended rather than `Array(repeating:count:)`, whose buffer is made through the generic runtime.
-        var values: [ObjectValue] = []
-        values.reserveCapacity(attributeCount)
-        for _ in 0..<attributeCount { values.append(.null) }
-        var related: [[ObjectReference]] = []
-        related.reserveCapacity(relationshipCount)
-        for _ in 0..<relationshipCount { related.append([]) }
+        let attributeCount = attributes.count
+        var (values, related) = emptyArrays(entity)
         var given = GivenMembers()
         var key: Int64? = index.slots[entity] != nil ? ordinal : nil
         var hint = membersDistinct[entity] ? 0 : Int.max
@@ -246,19 +246,118 @@ struct ObjectGraphDecoder {
             }
         }
         guard let key else { return reject("\(name) needs \"@key\", the number other objects refer to it by", nil) }
-        for a in 0..<attributeCount where !given.contains(a) {
+        if let reason = try complete(entity, key: key, &values, given) { return reject(reason, nil) }
+        return .object(ObjectRecord(entity: entity, key: key, attributes: values, relationships: related, origin: origin))
+    }
+
+    /// An object of `entity`'s values (all null) and relationships (all empty), to be filled.
+    private func emptyArrays(_ entity: Int) -> ([ObjectValue], [[ObjectReference]]) {
+        let attributeCount = index.attributes[entity].count, relationshipCount = members[entity].count - attributeCount
+        // Appended rather than `Array(repeating:count:)`, whose buffer is made through the generic runtime.
+        var values: [ObjectValue] = []
+        values.reserveCapacity(attributeCount)
+        for _ in 0..<attributeCount { values.append(.null) }
+        var related: [[ObjectReference]] = []
+        related.reserveCapacity(relationshipCount)
+        for _ in 0..<relationshipCount { related.append([]) }
+        return (values, related)
+    }
+
+    /// The attributes not `given` filled with their defaults, and the unique value checked: why the
+    /// object of `entity` keyed `key` is refused, nil when it is not.
+    private func complete(_ entity: Int, key: Int64, _ values: inout [ObjectValue], _ given: GivenMembers) throws -> String? {
+        let attributes = index.attributes[entity]
+        var name: String { index.model.entities[entity].name }
+        for a in 0..<attributes.count where !given.contains(a) {
             if let d = attributes[a].defaultValue {
                 values[a] = d
             } else if !(attributes[a].isOptional || attributes[a].isTransient) {
-                return reject("\(name) requires \(attributes[a].name.quotedForMessage), which is missing", nil)
+                return "\(name) requires \(attributes[a].name.quotedForMessage), which is missing"
             }
         }
         if resolvesReferences, !index.repeatsUnique[entity], let slot = index.slots[entity], index.referred[entity],
            let text = ObjectValueText.text(values[slot]),
            let first = try index.reference(index.roots[entity], text: text), first != ObjectReference(entity: entity, key: key) {
-            return reject("a second \(name) whose \(attributes[slot].name.quotedForMessage) is \(text.quotedForMessage)", nil)
+            return "a second \(name) whose \(attributes[slot].name.quotedForMessage) is \(text.quotedForMessage)"
         }
-        return .object(ObjectRecord(entity: entity, key: key, attributes: values, relationships: related, origin: origin))
+        return nil
+    }
+
+    /// An object being decoded as its members are parsed (`begin`, `member`, `scalar`, `listItem`, `finish`).
+    struct Building {
+        var entity: Int
+        var values: [ObjectValue]
+        var related: [[ObjectReference]]
+        var given = GivenMembers()
+        var key: Int64?
+        var origin: RecordOrigin
+    }
+
+    /// Starts an object of `entity` decoded as it is parsed, without its members' `GraphField`s: only
+    /// one `decode` would take as it is. Any member it would refuse, or reference it would remove,
+    /// makes `scalar`, `listItem` or `finish` give false or nil, and the parser then gives the
+    /// object's members to `decode` (which says why); nothing is noted until `finish` takes it.
+    mutating func begin(_ entity: Int, origin: RecordOrigin) -> Building {
+        let (values, related) = emptyArrays(entity)
+        lookup.begin(entity)
+        return Building(entity: entity, values: values, related: related,
+                        key: index.slots[entity] != nil ? index.peekOrdinal(entity) : nil, origin: origin)
+    }
+
+    /// What the member of the object being built named by these bytes is.
+    mutating func member(_ name: UnsafeRawBufferPointer) -> ObjectGraphCheck.Member { lookup.member(name) }
+
+    /// Takes a scalar as `member`'s value, as `decode` takes it; false where `decode` refuses it or
+    /// removes the reference.
+    func scalar(_ member: ObjectGraphCheck.Member, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
+        let entity = object.entity
+        switch member {
+        case .entity: return true
+        case .unknown: return false
+        case .key:
+            guard object.key == nil, case .number(let t) = raw, let k = ObjectGraphCheck.integer(t),
+                  try !index.isRepeated(index.roots[entity], key: k) else { return false }
+            object.key = k
+            return true
+        case .at(let m):
+            guard object.given.insert(m) else { return false }
+            let attributes = index.attributes[entity]
+            if m < attributes.count {
+                if case .null = raw { return attributes[m].isOptional }
+                guard let v = Self.value(raw.scalar, attributes[m].kind) else { return false }
+                object.values[m] = v
+                return true
+            }
+            let r = m - attributes.count
+            guard !relationships[entity][r].isToMany else { return false }
+            if case .null = raw { return true }
+            guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[entity][r]) else { return false }
+            object.related[r] = [reference]
+            return true
+        }
+    }
+
+    /// Starts an array as `member`'s value: the position of its to-many relationship, nil where
+    /// `decode` refuses it.
+    func list(_ member: ObjectGraphCheck.Member, _ object: inout Building) -> Int? {
+        guard case .at(let m) = member, object.given.insert(m) else { return nil }
+        let r = m - index.attributes[object.entity].count
+        guard r >= 0, relationships[object.entity][r].isToMany else { return nil }
+        return r
+    }
+
+    /// Takes an element of the array of relationship `r`: false where it names no object.
+    func listItem(_ r: Int, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
+        guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[object.entity][r]) else { return false }
+        object.related[r].append(reference)
+        return true
+    }
+
+    /// The object built, its number taken; nil where `decode` refuses it.
+    mutating func finish(_ object: inout Building) throws -> ObjectReadItem? {
+        guard let key = object.key, try complete(object.entity, key: key, &object.values, object.given) == nil else { return nil }
+        _ = index.nextOrdinal(object.entity)
+        return .object(ObjectRecord(entity: object.entity, key: key, attributes: object.values, relationships: object.related, origin: object.origin))
     }
 
     /// The position of the member `name` among an entity's attribute and relationship names, looked

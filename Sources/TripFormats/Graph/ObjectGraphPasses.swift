@@ -8,11 +8,18 @@ protocol GraphParsing {
     /// The next item for a pass giving only the objects of the entities `only` marks: another's object
     /// may be `.checked` (to be counted; its members parsed and not made), or what `next()` gives.
     mutating func nextSkipping(_ only: [Bool]) throws -> GraphIndexItem?
+    /// The next item for a pass giving objects: an object of an entity `taking` takes decoded by
+    /// `decoder` as it is parsed (`.decoded`), where the parser can and `decoder` takes it as it is,
+    /// else what `nextSkipping(skipping)` gives (`next()` when nil).
+    mutating func nextDecoded(_ decoder: inout ObjectGraphDecoder, skipping: [Bool]?, taking: (Int) -> Bool) throws -> GraphIndexItem?
 }
 
 extension GraphParsing {
     mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem? { try next().map(GraphIndexItem.parsed) }
     mutating func nextSkipping(_ only: [Bool]) throws -> GraphIndexItem? { try next().map(GraphIndexItem.parsed) }
+    mutating func nextDecoded(_ decoder: inout ObjectGraphDecoder, skipping: [Bool]?, taking: (Int) -> Bool) throws -> GraphIndexItem? {
+        try skipping.map { try nextSkipping($0) } ?? next().map(GraphIndexItem.parsed)
+    }
 }
 
 /// A graph reader that can read its input again with the index its first pass made (JSON, JSON
@@ -76,7 +83,7 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             case .checked(let object):
                 entity = object.entity
                 try index.note(entity: entity, identity: object.identity, isValid: object.isValid || !index.referred[entity])
-            case .parsed(.rejected):
+            case .parsed(.rejected), .decoded:
                 continue
             case .parsed(.object(let e, let fields, let origin)):
                 entity = e
@@ -135,7 +142,10 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
 
     mutating func next() throws -> ObjectReadItem? {
         while true {
-            let got = try only.map { try parser.nextSkipping($0) } ?? parser.next().map(GraphIndexItem.parsed)
+            let passEntity = current, only = self.only
+            let got = try parser.nextDecoded(&decoder, skipping: only) { e in
+                (passEntity == nil || e == passEntity) && (only.map { e < $0.count && $0[e] } ?? true)
+            }
             guard let got else {
                 guard var passes = remaining, !passes.isEmpty else { return nil }
                 current = passes.removeFirst()
@@ -145,8 +155,12 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
                 decoder = ObjectGraphDecoder(index)
                 continue
             }
-            guard case .parsed(let item) = got else {
-                if case .checked(let object) = got { decoder.skip(object.entity) }
+            let item: GraphParsedItem
+            switch got {
+            case .parsed(let parsed): item = parsed
+            case .decoded(let decoded): return decoded
+            case .checked(let object):
+                decoder.skip(object.entity)
                 continue
             }
             switch item {

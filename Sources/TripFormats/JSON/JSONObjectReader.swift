@@ -70,7 +70,8 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
 /// The JSON and JSON Lines shapes of a graph, parsed into members per object.
 struct JSONGraphParser: GraphParsing {
     private let input: ByteInput
-    private var scanner: JSONScanner
+    /// Read by the objects' pass's decoding too (JSONObjectReader+Decoding.swift).
+    var scanner: JSONScanner
     private let name: String
     private let isLines: Bool
     private let model: ObjectModel
@@ -78,9 +79,11 @@ struct JSONGraphParser: GraphParsing {
     private var phase = Phase.start
     private var entity = -1
     private var record = 0
-    /// Member names met so far (up to 64), each made a `String` once rather than once an object.
-    private var nameBytes: [[UInt8]] = []
+    /// Member names met so far (up to 64), each made a `String` once rather than once an object, and
+    /// where the next is looked for first (after the last found: members come in the same order).
+    private var nameBytes = GraphNames()
     private var nameStrings: [String] = []
+    private var nameHint = 0
     /// The entity an index's pass looked up last by its name's bytes.
     private var lastEntity: (name: [UInt8], index: Int) = ([], -1)
 
@@ -112,6 +115,20 @@ struct JSONGraphParser: GraphParsing {
         var some: ObjectGraphCheck? = check
         defer { if let some { check = some } }
         return try nextItem(&some)
+    }
+
+    /// An objects' pass: a JSON Lines object whose first member is `"@entity"` decoded as it is parsed
+    /// (`decodeLine`), without its `GraphField`s, where `decoder` takes it as it is; else what
+    /// `nextSkipping(skipping)` gives (`next()` when nil).
+    mutating func nextDecoded(_ decoder: inout ObjectGraphDecoder, skipping: [Bool]?, taking: (Int) -> Bool) throws -> GraphIndexItem? {
+        var none: ObjectGraphCheck?
+        guard isLines else { return try nextItem(&none, skipping: skipping) }
+        do {
+            return try withUnsafeMutablePointer(to: &decoder) { try nextLine(&none, skipping, decoding: $0, taking: taking) }
+        } catch let e as JSONSyntaxError {
+            phase = .done
+            throw TripError.data("\(name):\(e.line):\(e.column): \(e.message)")
+        }
     }
 
     private mutating func nextItem(_ check: inout ObjectGraphCheck?, skipping: [Bool]? = nil) throws -> GraphIndexItem? {
@@ -189,7 +206,11 @@ struct JSONGraphParser: GraphParsing {
         }
     }
 
-    private mutating func nextLine(_ check: inout ObjectGraphCheck?, _ skipping: [Bool]?) throws -> GraphIndexItem? {
+    /// The next line's item: `check`ed (the index's pass), skipped (an entity `skipping` does not
+    /// mark), decoded by `decoding` (an objects' pass, for the entities `taking` takes), else parsed.
+    private mutating func nextLine(_ check: inout ObjectGraphCheck?, _ skipping: [Bool]?,
+                                   decoding: UnsafeMutablePointer<ObjectGraphDecoder>? = nil,
+                                   taking: (Int) -> Bool = { _ in true }) throws -> GraphIndexItem? {
         if case .start = phase { try scanner.skipByteOrderMark(); phase = .objects(first: true) }
         while true {
             if case .done = phase { return nil }
@@ -213,6 +234,10 @@ struct JSONGraphParser: GraphParsing {
                 if check != nil, let checked = try checkLine(&check!) {
                     finishLine(lineEnd, hasNewline)
                     return .checked(checked)
+                }
+                if let decoding, let decoded = try decodeLine(&decoding.pointee, taking: taking, origin: origin) {
+                    finishLine(lineEnd, hasNewline)
+                    return .decoded(decoded)
                 }
                 var skip = GraphMemberSkip()
                 if let skipping, let skipped = try checkLine(&skip, taking: { !skipping[$0] }) {
@@ -255,7 +280,7 @@ struct JSONGraphParser: GraphParsing {
     private mutating func checkLine<Sink: GraphMemberSink>(_ check: inout Sink, taking: (Int) -> Bool = { _ in true }) throws -> GraphIndexedObject? {
         let start = scanner.pos
         scanner.pos += 1
-        guard try scanner.peek() == 0x22, try scanner.readPlainString().elementsEqual("@entity".utf8),
+        guard try scanner.peek() == 0x22, JSONFieldTable.equals(try scanner.readPlainString(), "@entity"),
               try scanner.peek() == 0x3A else { scanner.pos = start; return nil }
         scanner.pos += 1
         guard try scanner.peek() == 0x22, let e = entityIndex(try scanner.readPlainString()), taking(e) else { scanner.pos = start; return nil }
@@ -266,8 +291,9 @@ struct JSONGraphParser: GraphParsing {
     }
 
     /// The model's entity named by these bytes (the one looked up last, without a `String`).
-    private mutating func entityIndex(_ raw: UnsafeRawBufferPointer) -> Int? {
-        if lastEntity.index >= 0, lastEntity.name.count == raw.count, lastEntity.name.withUnsafeBytes({ $0.elementsEqual(raw) }) {
+    mutating func entityIndex(_ raw: UnsafeRawBufferPointer) -> Int? {
+        if lastEntity.index >= 0, lastEntity.name.count == raw.count,
+           raw.isEmpty || lastEntity.name.withUnsafeBytes({ JSONFieldTable.bytesEqual($0.baseAddress!, raw.baseAddress!, raw.count) }) {
             return lastEntity.index
         }
         guard let e = model.entityIndex(String(decoding: raw, as: UTF8.self)) else { return nil }
@@ -328,10 +354,10 @@ struct JSONGraphParser: GraphParsing {
     }
 
     /// `readScalar`'s token, its bytes the scanner's.
-    private mutating func readRawScalar(_ b: UInt8) throws -> GraphRawScalar {
+    mutating func readRawScalar(_ b: UInt8) throws -> GraphRawScalar {
         switch b {
         case 0x22: return .string(try scanner.readPlainString())
-        case 0x2D, 0x30...0x39: return .number(try scanner.readNumber())
+        case 0x2D, 0x30...0x39: return .number(try scanner.readPlainInteger() ?? scanner.readNumber())
         case 0x74, 0x66, 0x6E:
             switch try scanner.readLiteral() {
             case .true: return .bool(true)
@@ -381,12 +407,13 @@ struct JSONGraphParser: GraphParsing {
 
     /// The member name of these bytes: the `String` made when they were first met.
     private mutating func memberName(_ raw: UnsafeRawBufferPointer) -> String {
-        for i in nameBytes.indices where nameBytes[i].count == raw.count {
-            if nameBytes[i].withUnsafeBytes({ $0.elementsEqual(raw) }) { return nameStrings[i] }
+        if let i = nameBytes.find(raw, from: nameHint) {
+            nameHint = i + 1
+            return nameStrings[i]
         }
         let name = String(decoding: raw, as: UTF8.self)
         if nameBytes.count < 64 {
-            nameBytes.append(Array(raw))
+            nameBytes.append(raw)
             nameStrings.append(name)
         }
         return name

@@ -89,8 +89,9 @@ final class JSONFieldTable {
         return true
     }
 
+    @inline(__always)
     static func equals(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-        key.count == name.utf8CodeUnitCount && (key.count == 0 || memcmp(key.baseAddress!, name.utf8Start, key.count) == 0)
+        key.count == name.utf8CodeUnitCount && (key.count == 0 || bytesEqual(key.baseAddress!, name.utf8Start, key.count))
     }
 }
 

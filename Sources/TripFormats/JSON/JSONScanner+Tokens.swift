@@ -268,6 +268,23 @@ extension JSONScanner {
     }
 
     /// Reads a number at `pos` and returns its text, valid until the scanner moves on.
+    /// A whole number at `pos` as JSON writes one (an optional `-`, then `0` or digits not starting
+    /// with `0`), followed within the bytes read by a byte no number has: its text, as `readNumber`
+    /// gives it, without its syntax check. Nil, `pos` unmoved, for anything else (`readNumber` then
+    /// reads it, and says what is wrong with it).
+    @inline(__always)
+    mutating func readPlainInteger() -> UnsafeRawBufferPointer? {
+        var p = pos
+        if p < end && base[p] == 0x2D { p &+= 1 }
+        let first = p
+        while p < end && base[p] &- 0x30 < 10 { p &+= 1 }
+        guard p > first, p < end, !JSONScanner.isNumberByte(base[p]), p &- first == 1 || base[first] != 0x30,
+              p &- pos <= limits.maxNumberBytes else { return nil }
+        let text = UnsafeRawBufferPointer(start: base + pos, count: p &- pos)
+        pos = p
+        return text
+    }
+
     mutating func readNumber() throws -> UnsafeRawBufferPointer {
         var start = pos
         var p = pos

@@ -118,7 +118,8 @@ public final class ObjectDeduplicator {
     /// survivors), or the record of a duplicate merged into its survivor or dropped by the policy.
     public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) throws -> ObjectMigration.Outcome {
         guard state.hasDuplicates else { return .object(object) }
-        if let g = try state.duplicate(object.reference) {
+        let isDeduplicated = isDeduplicated(object.entity)
+        if isDeduplicated, let g = try state.duplicate(object.reference) {
             // Pass 1 refused any duplicate under `fail`: a record is set aside.
             let group = try state.group(at: g)
             let record = resolver.setAsideObject(at: object.origin, described: describe(group), survivor: group.origin)!
@@ -126,18 +127,46 @@ public final class ObjectDeduplicator {
             return .setAside(record)
         }
         var out = object
-        if let g = try state.merging(object.reference), let later = try state.group(at: g).later {
+        if isDeduplicated, let g = try state.merging(object.reference), let later = try state.group(at: g).later {
             out = ObjectDeduplicator.merge(out, later, model.allRelationships(of: object.entity))
         }
         for r in out.relationships.indices where !out.relationships[r].isEmpty {
-            var seen = Set<ObjectReference>(), list: [ObjectReference] = []
-            for reference in out.relationships[r] {
-                let to = try state.duplicate(reference).map { try state.group(at: $0).survivor } ?? reference
-                if seen.insert(to).inserted { list.append(to) }
-            }
-            out.relationships[r] = list
+            if let list = try survivors(out.relationships[r]) { out.relationships[r] = list }
         }
         return .object(out)
+    }
+
+    /// Whether objects of `entity` fall under a deduplication: only they are noted as duplicates or
+    /// survivors that merge (`note`), so only they are looked up.
+    private func isDeduplicated(_ entity: Int) -> Bool { entity >= 0 && entity < applying.count && !applying[entity].isEmpty }
+
+    /// `references` each pointed at its survivor, each once (its first place); nil when that is
+    /// `references` as they are (no duplicate named, none twice), which then need no copy.
+    private func survivors(_ references: [ObjectReference]) throws -> [ObjectReference]? {
+        func survivor(_ reference: ObjectReference) throws -> ObjectReference {
+            guard isDeduplicated(reference.entity) else { return reference }
+            return try state.duplicate(reference).map { try state.group(at: $0).survivor } ?? reference
+        }
+        if references.count > 64 {
+            var seen = Set<ObjectReference>(), list: [ObjectReference] = []
+            for reference in references {
+                let to = try survivor(reference)
+                if seen.insert(to).inserted { list.append(to) }
+            }
+            return list
+        }
+        // Short lists are searched rather than hashed; the prefix before the first change is distinct and as it was.
+        var list: [ObjectReference]?
+        for i in references.indices {
+            let to = try survivor(references[i])
+            if list == nil {
+                if to == references[i] && !references[..<i].contains(to) { continue }
+                list = Array(references[..<i])
+                list!.reserveCapacity(references.count)
+            }
+            if !list!.contains(to) { list!.append(to) }
+        }
+        return list
     }
 
     /// `earlier` with what `later` brings: its non-nil values win, its to-many references are added
