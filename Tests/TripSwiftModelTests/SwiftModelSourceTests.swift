@@ -14,6 +14,20 @@ func readSource(_ files: [String: String]) throws -> ModelPlan {
 
 func readSource(_ text: String) throws -> ModelPlan { try readSource(["Model.swift": text]) }
 
+/// Versions V1…V`count` of one model class `name`, each its own schema (1.0.0, 2.0.0…), the class's
+/// members in version `n` being `members(n)`.
+func schemas(_ count: Int, of name: String, members: (Int) -> String) -> String {
+    (1...count).map { n in
+        """
+        enum V\(n): VersionedSchema {
+            static var versionIdentifier = Schema.Version(\(n), 0, 0)
+            static var models: [any PersistentModel.Type] { [\(name).self] }
+            @Model final class \(name) { \(members(n)) }
+        }
+        """
+    }.joined(separator: "\n")
+}
+
 /// The message a source that cannot be read gives.
 func failure(_ text: String) -> String? {
     do {
@@ -261,15 +275,7 @@ struct ModelStageStepsTests {
 
     @Test("Of a plan and a rollback plan (its schemas in decreasing order), the plan is read and the rollback named; two forward plans are an error")
     func rollbackPlan() throws {
-        let versions = (1...2).map { n in
-            """
-            enum V\(n): VersionedSchema {
-                static var versionIdentifier = Schema.Version(\(n), 0, 0)
-                static var models: [any PersistentModel.Type] { [Animal.self] }
-                @Model final class Animal { var name: String?\(n == 2 ? "; var extinct: Bool? = false" : "") }
-            }
-            """
-        }.joined(separator: "\n")
+        let versions = schemas(2, of: "Animal") { n in "var name: String?" + (n == 2 ? "; var extinct: Bool? = false" : "") }
         func plan(_ name: String, _ from: Int, _ to: Int) -> String {
             """
             enum \(name): SchemaMigrationPlan {
@@ -413,15 +419,9 @@ struct ModelStageStepsTests {
 
     @Test("A version no declared stage leaves gets SwiftData's inferred lightweight stage straight to the current one, said in the notes")
     func inferredStages() throws {
-        let versions = (1...3).map { n in
-            """
-            enum V\(n): VersionedSchema {
-                static var versionIdentifier = Schema.Version(\(n), 0, 0)
-                static var models: [any PersistentModel.Type] { [Memory.self] }
-                @Model final class Memory { var id: String\(n >= 2 ? "; var notes: String = \"\"" : "")\(n == 3 ? "; var isPrivate: Bool = false" : "") }
-            }
-            """
-        }.joined(separator: "\n")
+        let versions = schemas(3, of: "Memory") { n in
+            "var id: String" + (n >= 2 ? "; var notes: String = \"\"" : "") + (n == 3 ? "; var isPrivate: Bool = false" : "")
+        }
         func plan(_ stages: String) -> String {
             "enum Plan: SchemaMigrationPlan {\n    static var schemas: [any VersionedSchema.Type] { [V1.self, V2.self, V3.self] }\n"
                 + "    static var stages: [MigrationStage] { [\(stages)] }\n}\n"
