@@ -11,7 +11,7 @@ struct SwiftEntityReader {
     var notes: [(place: String, text: String)] = []
     var places: [String: String] = [:]
 
-    private static let kinds: [String: AttributeKind] = [
+    static let kinds: [String: AttributeKind] = [
         "String": .string, "Substring": .string, "Int": .int64, "Int64": .int64, "UInt": .int64, "UInt64": .int64,
         "Int32": .int32, "UInt32": .int64, "Int16": .int16, "UInt16": .int32, "Int8": .int16, "UInt8": .int16,
         "Double": .double, "CGFloat": .double, "Float": .float, "Float32": .float, "Float64": .double, "Decimal": .decimal,

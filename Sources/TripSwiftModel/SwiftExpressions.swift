@@ -28,17 +28,17 @@ enum SwiftExpressions {
     /// name `Kind`, which the reader then looks for among the source's enums). Nil otherwise.
     static func initialValueType(_ e: ExprSyntax) -> String? {
         if let literal = literalType(e) { return literal }
-        let stored: Set<String> = ["Date", "UUID", "Data", "String", "Int", "Int64", "Int32", "Int16", "Int8", "UInt", "UInt64", "UInt32",
-                                   "UInt16", "UInt8", "Double", "Float", "Bool", "Decimal"]
+        // The types SwiftData stores by kind; not URL, whose `URL(string:)` gives an optional.
+        let stored = { (name: String) in SwiftEntityReader.kinds[name] != nil && name != "URL" }
         if let call = e.as(FunctionCallExprSyntax.self) {
             var called = call.calledExpression
             if let m = called.as(MemberAccessExprSyntax.self), m.declName.baseName.text == "init", let base = m.base { called = base }
-            if let name = called.as(DeclReferenceExprSyntax.self)?.baseName.text, stored.contains(name) { return name }
+            if let name = called.as(DeclReferenceExprSyntax.self)?.baseName.text, stored(name) { return name }
             return nil
         }
         if let m = e.as(MemberAccessExprSyntax.self), let base = m.base?.trimmedDescription, !base.isEmpty {
             if base == "Date", ["now", "distantPast", "distantFuture"].contains(m.declName.baseName.text) { return "Date" }
-            if m.declName.baseName.text.first?.isLowercase == true, base.first?.isUppercase == true, !stored.contains(base) { return base }
+            if m.declName.baseName.text.first?.isLowercase == true, base.first?.isUppercase == true, !stored(base) { return base }
         }
         return nil
     }
