@@ -86,7 +86,7 @@ struct ModelUniquenessCLITests {
         #expect(counts.out == "6 5 1 0 0\n", "\(counts.stderr)")
     }
 
-    @Test("An XML document (ElementTree) and a tables directory (Python's csv) with the repeat are merged too (were refused)",
+    @Test("An XML document (ElementTree), a tables directory (Python's csv) and YAML (PyYAML) with the repeat are merged too (were refused)",
           .needsPython3)
     func xmlAndTables() throws {
         let dir = try Self.app()
@@ -111,9 +111,13 @@ struct ModelUniquenessCLITests {
                 w = csv.writer(f); w.writerows([['title', 'colour'], ['Work', ''], ['Work', 'red']])
             with open(sys.argv[2] + '/Note.csv', 'w', newline='') as f:
                 w = csv.writer(f); w.writerows([['@key', 'text', 'folder'], ['1', 'call Ann', 'Work'], ['2', 'mail Bo', 'Work']])
-            """, [dir.path + "/notes.xml", dir.path + "/tables"])
+            import yaml
+            yaml.safe_dump({'Folder': [{'title': 'Work', 'notes': [1]}, {'title': 'Work', 'colour': 'red', 'notes': [2]}],
+                            'Note': [{'@key': 1, 'text': 'call Ann', 'folder': 'Work'}, {'@key': 2, 'text': 'mail Bo', 'folder': 'Work'}]},
+                           open(sys.argv[3], 'w'))
+            """, [dir.path + "/notes.xml", dir.path + "/tables", dir.path + "/notes.yaml"])
         #expect(made.status == 0, "\(made.stderr)")
-        for input in ["notes.xml", "tables"] {
+        for input in ["notes.xml", "tables", "notes.yaml"] {
             let out = dir.path + "/\(input).json"
             let r = try CLI.tripconv(dir.path + "/" + input, "--model", model, "-o", out)
             #expect(r.status == 0, "\(input): \(r.stderr)")
