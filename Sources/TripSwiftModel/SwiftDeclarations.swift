@@ -116,6 +116,15 @@ struct SwiftDeclarations {
         }
     }
 
+    /// The member declarations of a type's body, those under `#if` taken as `SwiftConditions` reads it.
+    static func members(_ list: MemberBlockItemListSyntax) -> [DeclSyntax] {
+        list.flatMap { member -> [DeclSyntax] in
+            guard let i = member.decl.as(IfConfigDeclSyntax.self) else { return [member.decl] }
+            guard case .decls(let inner)? = SwiftConditions.active(i) else { return [] }
+            return members(inner)
+        }
+    }
+
     private mutating func index(_ items: [CodeBlockItemSyntax.Item], file: SourceFile, scope: [String]) throws {
         for item in items {
             if case .decl(let decl) = item { try index(decl, file: file, scope: scope) }

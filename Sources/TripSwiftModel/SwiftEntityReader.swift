@@ -35,22 +35,15 @@ struct SwiftEntityReader {
            let parent = declarations.resolve(first, from: model.scope, in: { declarations.models[$0] != nil }) {
             entity.superentity = String(parent.split(separator: ".").last!)
         }
-        try members(c.memberBlock.members, scope: scope, file: model.file, into: &entity)
-        return entity
-    }
-
-    /// The stored properties and macros among `list`, those under `#if` as `SwiftConditions` reads it.
-    private mutating func members(_ list: MemberBlockItemListSyntax, scope: [String], file: SwiftDeclarations.SourceFile,
-                                  into entity: inout EntityDescription) throws {
-        for member in list {
-            if let v = member.decl.as(VariableDeclSyntax.self) {
-                try property(v, scope: scope, file: file, into: &entity)
-            } else if let m = member.decl.as(MacroExpansionDeclSyntax.self) {
-                try macro(m, file: file, into: &entity)
-            } else if let i = member.decl.as(IfConfigDeclSyntax.self), case .decls(let inner)? = SwiftConditions.active(i) {
-                try members(inner, scope: scope, file: file, into: &entity)
+        // Its stored properties and macros, those under `#if` as `SwiftConditions` reads it.
+        for decl in SwiftDeclarations.members(c.memberBlock.members) {
+            if let v = decl.as(VariableDeclSyntax.self) {
+                try property(v, scope: scope, file: model.file, into: &entity)
+            } else if let m = decl.as(MacroExpansionDeclSyntax.self) {
+                try macro(m, file: model.file, into: &entity)
             }
         }
+        return entity
     }
 
     private mutating func macro(_ m: MacroExpansionDeclSyntax, file: SwiftDeclarations.SourceFile, into entity: inout EntityDescription) throws {

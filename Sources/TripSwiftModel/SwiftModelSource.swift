@@ -195,8 +195,8 @@ public enum SwiftModelSource {
             defer { i += 1 }
             guard let located = d.models[out[i]] else { continue }
             let scope = located.scope + [located.node.name.text]
-            for member in located.node.memberBlock.members {
-                guard let v = member.decl.as(VariableDeclSyntax.self), !v.modifiers.contains(where: { $0.name.text == "static" }) else { continue }
+            for decl in SwiftDeclarations.members(located.node.memberBlock.members) {
+                guard let v = decl.as(VariableDeclSyntax.self), !v.modifiers.contains(where: { $0.name.text == "static" }) else { continue }
                 for binding in v.bindings {
                     guard let written = binding.typeAnnotation?.type.trimmedDescription else { continue }
                     let bare = written.filter { !"?![] ".contains($0) }

@@ -363,7 +363,9 @@ struct ModelStageStepsTests {
                 @Model final class Item {
                     @Attribute(.unique) var id: UUID
                     @Relationship(deleteRule: .cascade) var details: Details?
+                    #if canImport(SwiftData)
                     var tags: [Tag] = []
+                    #endif
                 }
                 @Model final class Details { var data: Data; var item: Item? }
                 @Model final class Tag { var title: String }
