@@ -78,11 +78,16 @@ struct ObjectGraphIndex {
     /// Notes an object of the first pass; one the second pass will refuse for its own members
     /// (`isValid` false) is counted but not kept, so that a reference to it is refused too.
     mutating func note(entity: Int, fields: [GraphField], isValid: Bool = true) throws {
+        try note(entity: entity, identity: identity(entity: entity, fields: fields, isValid: isValid), isValid: isValid)
+    }
+
+    /// The scalar an object of the first pass with these members is noted by (`note(entity:identity:isValid:)`).
+    func identity(entity: Int, fields: [GraphField], isValid: Bool) -> GraphScalar? {
         let name = slots[entity].map { attributes[entity][$0].name } ?? "@key"
         guard referred[entity], isValid, let field = fields.first(where: { $0.name == name }), case .scalar(let s) = field.value else {
-            return try note(entity: entity, identity: nil, isValid: isValid)
+            return nil
         }
-        try note(entity: entity, identity: s, isValid: isValid)
+        return s
     }
 
     /// Notes an object of the first pass by `identity`, the scalar of its unique attribute (else of its `@key`).
@@ -137,6 +142,8 @@ struct ObjectGraphDecoder {
 
     /// Whether references are looked up (false: the first pass's check of an object's own members).
     let resolvesReferences: Bool
+    /// The elements of the list being decoded (`list`, `listItem`, `endList`).
+    private var listed: [ObjectReference] = []
 
     /// A decoder for the second pass, with what the first learnt in `index` (its numbering
     /// restarted); or, `resolvesReferences` false, the first pass's checker.
@@ -338,19 +345,33 @@ struct ObjectGraphDecoder {
     }
 
     /// Starts an array as `member`'s value: the position of its to-many relationship, nil where
-    /// `decode` refuses it.
-    func list(_ member: ObjectGraphCheck.Member, _ object: inout Building) -> Int? {
+    /// `decode` refuses it. Its elements (`listItem`) are gathered in `listed`, and made the relationship's
+    /// array at its end (`endList`): one allocation a list, rather than one each time an array grows.
+    mutating func list(_ member: ObjectGraphCheck.Member, _ object: inout Building) -> Int? {
         guard case .at(let m) = member, object.given.insert(m) else { return nil }
         let r = m - index.attributes[object.entity].count
         guard r >= 0, relationships[object.entity][r].isToMany else { return nil }
+        listed.removeAll(keepingCapacity: true)
         return r
     }
 
     /// Takes an element of the array of relationship `r`: false where it names no object.
-    func listItem(_ r: Int, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
+    mutating func listItem(_ r: Int, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
         guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[object.entity][r]) else { return false }
-        object.related[r].append(reference)
+        listed.append(reference)
         return true
+    }
+
+    /// Ends the array of relationship `r`: its elements are the relationship's.
+    func endList(_ r: Int, _ object: inout Building) {
+        guard !listed.isEmpty else { return }
+        // A new array of its count (`Array(listed)` would share `listed`'s buffer and its capacity).
+        object.related[r] = listed.withUnsafeBufferPointer { from in
+            [ObjectReference](unsafeUninitializedCapacity: from.count) { to, count in
+                _ = to.initialize(from: from)
+                count = from.count
+            }
+        }
     }
 
     /// The object built, its number taken; nil where `decode` refuses it.

@@ -1,7 +1,9 @@
+import Synchronization
 import TripKit
+import TripThreads
 
 /// A parser of a graph's text: one object's members at a time.
-protocol GraphParsing {
+protocol GraphParsing: SendableMetatype {
     mutating func next() throws -> GraphParsedItem?
     /// The next item for the index's pass: an object `check`ed as it is parsed, or what `next()` gives.
     mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem?
@@ -12,6 +14,19 @@ protocol GraphParsing {
     /// `decoder` as it is parsed (`.decoded`), where the parser can and `decoder` takes it as it is,
     /// else what `nextSkipping(skipping)` gives (`next()` when nil).
     mutating func nextDecoded(_ decoder: inout ObjectGraphDecoder, skipping: [Bool]?, taking: (Int) -> Bool) throws -> GraphIndexItem?
+    /// Where this parser's input (not yet read) may be cut in two for an index's pass on two threads:
+    /// the input offset of a line's start near its middle; nil where it may not (a document, a
+    /// compressed input or a pipe, a small file).
+    func indexCut() throws -> Int?
+    /// A parser of the same input from `offset` (a line's start) to its end, nil where there is none.
+    /// Its lines and records are counted from there: only the index's pass uses it.
+    func reopened(at offset: Int) throws -> Self?
+    /// Makes this parser (not yet read) stop at the input offset `end`, a line's start.
+    mutating func stop(at end: Int)
+    /// The input offset of the next line this parser reads.
+    var offset: Int { get }
+    /// The input's name, for messages.
+    var inputName: String { get }
 }
 
 extension GraphParsing {
@@ -20,6 +35,11 @@ extension GraphParsing {
     mutating func nextDecoded(_ decoder: inout ObjectGraphDecoder, skipping: [Bool]?, taking: (Int) -> Bool) throws -> GraphIndexItem? {
         try skipping.map { try nextSkipping($0) } ?? next().map(GraphIndexItem.parsed)
     }
+    func indexCut() throws -> Int? { nil }
+    func reopened(at offset: Int) throws -> Self? { nil }
+    mutating func stop(at end: Int) {}
+    var offset: Int { 0 }
+    var inputName: String { "the input" }
 }
 
 /// A graph reader that can read its input again with the index its first pass made (JSON, JSON
@@ -68,34 +88,29 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     init(model: ObjectModel, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil,
          open: @escaping () throws -> Parser) throws {
         self.open = open
-        var first = try open()
         var index = ObjectGraphIndex(model, keys: keys, removals: removals)
         if let repeatsUnique, repeatsUnique.count == model.entities.count { index.repeatsUnique = repeatsUnique }
-        var checker = ObjectGraphDecoder(index, resolvesReferences: false)
-        var check = ObjectGraphCheck(index)
+        var order = EntityOrder(model.entities.count)
+        try Self.indexPass(try open(), into: &index, order: &order)
+        self.index = index
+        decoder = ObjectGraphDecoder(index)
+        parser = try open()
+        if !order.inOrder {
+            var passes = order.present.sorted()
+            current = passes.removeFirst()
+            remaining = passes
+        }
+        plan = (current, remaining)
+    }
+
+    /// The entities the index's pass met, and whether in the model's order.
+    private struct EntityOrder {
         var present = Set<Int>()
-        var seen = [Bool](repeating: false, count: model.entities.count)
+        var seen: [Bool]
         var previous = -1
         var inOrder = true
-        while let item = try first.nextIndexed(&check) {
-            let entity: Int
-            switch item {
-            case .checked(let object):
-                entity = object.entity
-                try index.note(entity: entity, identity: object.identity, isValid: object.isValid || !index.referred[entity])
-            case .parsed(.rejected), .decoded:
-                continue
-            case .parsed(.object(let e, let fields, let origin)):
-                entity = e
-                // Only an object others may refer to is checked: the index keeps only those.
-                var isValid = !index.referred[entity]
-                if isValid {
-                    checker.skip(entity)
-                } else if case .object = try checker.decode(entity: entity, fields: fields, origin: origin) {
-                    isValid = true
-                }
-                try index.note(entity: entity, fields: fields, isValid: isValid)
-            }
+        init(_ count: Int) { seen = Array(repeating: false, count: count) }
+        mutating func note(_ entity: Int) {
             if entity >= seen.count || !seen[entity] {
                 present.insert(entity)
                 if entity < seen.count { seen[entity] = true }
@@ -103,15 +118,147 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             if entity < previous { inOrder = false }
             previous = entity
         }
-        self.index = index
-        decoder = ObjectGraphDecoder(index)
-        parser = try open()
-        if !inOrder {
-            var passes = present.sorted()
-            current = passes.removeFirst()
-            remaining = passes
+    }
+
+    /// What the index's pass learns of one object: `ObjectGraphIndex.note(entity:identity:isValid:)`'s arguments.
+    private struct Noted {
+        var identity: GraphScalar?
+        var isValid: Bool
+        private var entityIndex: Int32
+        var entity: Int { Int(entityIndex) }
+        init(entity: Int, identity: GraphScalar?, isValid: Bool) {
+            self.identity = identity; self.isValid = isValid; entityIndex = Int32(truncatingIfNeeded: entity)
         }
-        plan = (current, remaining)
+    }
+
+    /// The index's pass over what `parser` reads: on two threads where the parser's input can be cut
+    /// (`GraphParsing.indexCut`: JSON Lines in a plain file of 8 MiB or more), else on this one.
+    ///
+    /// On two threads, this one reads up to the cut and notes what it finds in `index`, as on one;
+    /// the other reads from the cut and keeps what it finds (a `Noted` an object, with a long
+    /// identity's text) until this one is done and notes it, in the input's order: the index is then
+    /// what one thread makes. The other thread stops at `tailBytes` of them, and this one reads on
+    /// from where it stopped; where it fails (an I/O error), or cannot start, this one reads from the
+    /// cut, so that errors are told, with their places, as on one thread.
+    private static func indexPass(_ parser: Parser, into index: inout ObjectGraphIndex, order: inout EntityOrder) throws {
+        var parser = parser
+        guard let cut = try parser.indexCut(), var tail = try parser.reopened(at: cut) else {
+            _ = try indexPass(&parser, into: &index, order: &order)
+            return
+        }
+        let found = TailNotes(), limit = tailBytes(index.keys)
+        let started = Threads.start { [index] in
+            // Reserved whole, so that it is not copied as it grows; only the pages written are the process's.
+            var noted: [Noted] = []
+            noted.reserveCapacity(limit / MemoryLayout<Noted>.stride + 1)
+            var bytes = 0
+            do {
+                var copy = index
+                let atEnd = try withUnsafeMutablePointer(to: &copy) { copy in
+                    try Self.indexPass(&tail, into: copy, order: nil) { n in
+                        noted.append(n)
+                        bytes += MemoryLayout<Noted>.stride + (n.identity.map(Self.heapBytes) ?? 0)
+                        return bytes < limit && !found.isCancelled
+                    }
+                }
+                found.finish(noted, from: atEnd ? nil : tail.offset)
+            } catch {
+                found.finish([], from: cut)
+            }
+        }
+        guard let started else {
+            _ = try indexPass(&parser, into: &index, order: &order)
+            return
+        }
+        parser.stop(at: cut)
+        do {
+            _ = try indexPass(&parser, into: &index, order: &order)
+        } catch {
+            found.cancel()
+            started.join()
+            throw error
+        }
+        started.join()
+        let (noted, from) = found.taken
+        for n in noted {
+            try index.note(entity: n.entity, identity: n.identity, isValid: n.isValid)
+            order.note(n.entity)
+        }
+        guard let from else { return }
+        guard var rest = try parser.reopened(at: from) else {
+            throw TripError(.io, "\(parser.inputName): could not be read again from byte \(from)")
+        }
+        _ = try indexPass(&rest, into: &index, order: &order)
+    }
+
+    private static func indexPass(_ parser: inout Parser, into index: inout ObjectGraphIndex, order: inout EntityOrder) throws -> Bool {
+        try withUnsafeMutablePointer(to: &index) { index in
+            try withUnsafeMutablePointer(to: &order) { order in try indexPass(&parser, into: index, order: order) { _ in true } }
+        }
+    }
+
+    /// The index's pass over what `parser` reads: each object noted in `index` and `order` where
+    /// `order` is given, else given to `take`, which stops the pass by giving false (the parser's
+    /// `offset` then says where it stopped); true at the end of the parser's input.
+    private static func indexPass(_ parser: inout Parser, into index: UnsafeMutablePointer<ObjectGraphIndex>,
+                                  order: UnsafeMutablePointer<EntityOrder>?, take: (Noted) -> Bool) throws -> Bool {
+        var checker = ObjectGraphDecoder(index.pointee, resolvesReferences: false)
+        var check = ObjectGraphCheck(index.pointee)
+        let referred = index.pointee.referred
+        while let item = try parser.nextIndexed(&check) {
+            let noted: Noted
+            switch item {
+            case .checked(let object):
+                noted = Noted(entity: object.entity, identity: object.identity, isValid: object.isValid || !referred[object.entity])
+            case .parsed(.rejected), .decoded:
+                continue
+            case .parsed(.object(let entity, let fields, let origin)):
+                // Only an object others may refer to is checked: the index keeps only those.
+                var isValid = !referred[entity]
+                if isValid {
+                    checker.skip(entity)
+                } else if case .object = try checker.decode(entity: entity, fields: fields, origin: origin) {
+                    isValid = true
+                }
+                noted = Noted(entity: entity, identity: index.pointee.identity(entity: entity, fields: fields, isValid: isValid), isValid: isValid)
+            }
+            if let order {
+                try index.pointee.note(entity: noted.entity, identity: noted.identity, isValid: noted.isValid)
+                order.pointee.note(noted.entity)
+            } else if !take(noted) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The bytes of `Noted` the second thread of an index's pass may keep: 32 MiB, less under a small budget.
+    private static func tailBytes(_ keys: ObjectKeyTable) -> Int {
+        keys.budgetBytes.map { min(32 << 20, max($0 / 8, 1 << 20)) } ?? 32 << 20
+    }
+
+    /// The heap bytes of a scalar's text (a `String` of more than 15 bytes).
+    private static func heapBytes(_ s: GraphScalar) -> Int {
+        switch s {
+        case .number(let t), .string(let t): return t.utf8.count > 15 ? 32 + t.utf8.count : 0
+        default: return 0
+        }
+    }
+
+    /// What the second thread of an index's pass found, handed to the first when it ends: the objects
+    /// it noted, and where the first reads on from (nil: nowhere, the second read to the end).
+    private final class TailNotes: @unchecked Sendable {
+        private let state = Mutex<(noted: [Noted], from: Int?)>(([], nil))
+        private let cancelled = Atomic<Bool>(false)
+        func finish(_ noted: [Noted], from: Int?) { state.withLock { $0 = (noted, from) } }
+        func cancel() { cancelled.store(true, ordering: .relaxed) }
+        var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+        var taken: (noted: [Noted], from: Int?) {
+            state.withLock { s in
+                defer { s.noted = [] }
+                return s
+            }
+        }
     }
 
     /// These passes from the start of the input again, with the index the first pass made: for a

@@ -38,7 +38,11 @@ extension JSONGraphParser {
                 var first = true
                 while true {
                     guard var c = try scanner.peek() else { return nil }
-                    if c == 0x5D { scanner.pos += 1; break }
+                    if c == 0x5D {
+                        scanner.pos += 1
+                        decoder.endList(r, &object)
+                        break
+                    }
                     if !first {
                         guard c == 0x2C else { return nil }
                         scanner.pos += 1

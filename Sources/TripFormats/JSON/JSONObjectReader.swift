@@ -43,7 +43,9 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
         }
         self.model = model
         passes = try ObjectGraphPasses(model: model, keys: keys, removals: removals, repeatsUnique: repeatsUnique) {
-            JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model)
+            JSONGraphParser(try ByteInput(input, options: options), isLines: format == .jsonl, model: model) {
+                try ByteInput(input, options: options)
+            }
         }
     }
 
@@ -69,14 +71,14 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
 
 /// The JSON and JSON Lines shapes of a graph, parsed into members per object.
 struct JSONGraphParser: GraphParsing {
-    private let input: ByteInput
+    let input: ByteInput
     /// Read by the objects' pass's decoding too (JSONObjectReader+Decoding.swift).
     var scanner: JSONScanner
-    private let name: String
-    private let isLines: Bool
-    private let model: ObjectModel
-    private enum Phase { case start, entities(first: Bool), objects(first: Bool), trailing, done }
-    private var phase = Phase.start
+    let name: String
+    let isLines: Bool
+    let model: ObjectModel
+    enum Phase { case start, entities(first: Bool), objects(first: Bool), trailing, done }
+    var phase = Phase.start
     private var entity = -1
     private var record = 0
     /// Member names met so far (up to 64), each made a `String` once rather than once an object, and
@@ -87,13 +89,20 @@ struct JSONGraphParser: GraphParsing {
     /// The entity an index's pass looked up last by its name's bytes.
     private var lastEntity: (name: [UInt8], index: Int) = ([], -1)
 
-    init(_ input: ByteInput, isLines: Bool, model: ObjectModel) {
+    /// Opens the input again (for `reopened(at:)`); nil where it is not to be.
+    let reopen: (() throws -> ByteInput)?
+    /// The input offset where this parser started reading (JSONObjectReader+Cut.swift).
+    var start = 0
+
+    init(_ input: ByteInput, isLines: Bool, model: ObjectModel, reopen: (() throws -> ByteInput)? = nil) {
         self.input = input
         scanner = JSONScanner(source: { try input.read(into: $0) })
         name = input.name
         self.isLines = isLines
         self.model = model
+        self.reopen = reopen
     }
+
 
     mutating func next() throws -> GraphParsedItem? {
         var none: ObjectGraphCheck?

@@ -15,6 +15,10 @@ package final class ObjectKeyTable {
     package let part: String
     private let budget: SpillBudget?
     /// Per space: read per object and per reference by the reading thread alone, no access checks.
+    /// A space's numbers 0..<n are in `dense` (a value each, `absent` where none) while they come
+    /// about in order (keys 1, 2, … as tripconv and most writers number objects); the others, and
+    /// all of a space once one number came far out of order, in `numbers`. A number is in one of the two.
+    @exclusivity(unchecked) private var dense: [[Int64]] = []
     @exclusivity(unchecked) private var numbers: [[Int64: Int64]] = []
     @exclusivity(unchecked) private var texts: [[String: ObjectReference]] = []
     /// What this table counts in the budget (the dictionaries' estimate, then the database's cache),
@@ -32,6 +36,9 @@ package final class ObjectKeyTable {
 
     deinit { _ = budget?.hold(-held) }
 
+    /// The bytes the run's holdings may keep in memory (`SpillBudget.tripBytes`); nil without a budget.
+    package var budgetBytes: Int? { budget?.tripBytes }
+
     /// Whether the table went to a temporary database, the entries it held there, and its bytes.
     package var spilled: Bool { database != nil }
     package var spilledEntries: Int { database?.entries ?? 0 }
@@ -43,16 +50,63 @@ package final class ObjectKeyTable {
     @discardableResult
     package func update(_ space: Int, _ number: Int64, _ value: Int64) throws -> Bool {
         if let database { return try database.update(space, number, value) }
-        if space >= numbers.count { numbers += Array(repeating: [:], count: space + 1 - numbers.count) }
+        if space >= numbers.count {
+            numbers += Array(repeating: [:], count: space + 1 - numbers.count)
+            dense += Array(repeating: [], count: space + 1 - dense.count)
+            denseEntries += Array(repeating: 0, count: space + 1 - denseEntries.count)
+        }
+        if number >= 0, number < dense[space].count {
+            let had = dense[space][Int(number)] != Self.absent
+            if value != Self.absent {
+                dense[space][Int(number)] = value
+                if !had {
+                    denseEntries[space] += 1
+                    try grew(0)
+                }
+                return had || numbers[space].removeValue(forKey: number) != nil
+            }
+            // Int64.min, `absent` itself, is kept in `numbers` (no key table's value is, today).
+            if had {
+                dense[space][Int(number)] = Self.absent
+                denseEntries[space] -= 1
+                numbers[space][number] = value
+                return true
+            }
+        } else if value != Self.absent, number >= 0, numbers[space].isEmpty, let slots = denseGrowth(space, to: number) {
+            for _ in dense[space].count..<Int(number) { dense[space].append(Self.absent) }
+            dense[space].append(value)
+            denseEntries[space] += 1
+            // 8 bytes a slot, and as many again of the capacity the array grows ahead by.
+            try grew(16 * slots)
+            return false
+        }
         guard numbers[space].updateValue(value, forKey: number) == nil else { return true }
         try grew(40)
         return false
     }
 
+    /// No value, in `dense`.
+    private static let absent = Int64.min
+    /// Per space, the numbers `dense` holds.
+    private var denseEntries: [Int] = []
+
+    /// The slots `dense[space]` grows by to hold `number`, nil where that would leave it mostly empty
+    /// (a slot an entry at most four, past the first 4,096): such a number goes to `numbers`.
+    private func denseGrowth(_ space: Int, to number: Int64) -> Int? {
+        // Past 2^40 first: `Int64.max` is a key a file may give.
+        guard number < 1 << 40, number < 4096 || Int(number) + 1 <= 4 * (denseEntries[space] + 1) else { return nil }
+        return Int(number) + 1 - dense[space].count
+    }
+
     /// The value of `number` in `space`.
     package func value(_ space: Int, _ number: Int64) throws -> Int64? {
         if let database { return try database.value(space, number) }
-        return space < numbers.count ? numbers[space][number] : nil
+        guard space < numbers.count else { return nil }
+        if number >= 0, number < dense[space].count {
+            let v = dense[space][Int(number)]
+            if v != Self.absent { return v }
+        }
+        return numbers[space].isEmpty ? nil : numbers[space][number]
     }
 
     /// Notes `reference` for `text` in `space` unless the text has one already (the first stays).
@@ -85,6 +139,9 @@ package final class ObjectKeyTable {
         budget.startingToSpill()
         let cache = TemporaryDatabase.cacheBytes(budget, share: 16)
         let database = try Database(directory: budget.directory, part: part, cacheBytes: cache)
+        for (space, values) in dense.enumerated() {
+            for (number, value) in values.enumerated() where value != Self.absent { _ = try database.update(space, Int64(number), value) }
+        }
         for (space, map) in numbers.enumerated() {
             for (number, value) in map { _ = try database.update(space, number, value) }
         }
@@ -92,7 +149,7 @@ package final class ObjectKeyTable {
             for (text, reference) in map { try database.insert(space, text, reference) }
         }
         self.database = database
-        numbers = []; texts = []
+        numbers = []; dense = []; denseEntries = []; texts = []
         memoryEntries = 0
         _ = budget.hold(cache - held)
         held = cache
