@@ -87,6 +87,8 @@ public final class ObjectDeduplicator {
     /// Pass 1: per object, the objects of a deduplicated entity that name it through a relationship
     /// with an inverse (a survivor that names a referrer back keeps the reference pointed at it).
     private var namedBy: [ObjectReference: [ObjectReference]] = [:]
+    /// Pass 1 under merge: the relationships (positions) a later duplicate brought references in.
+    private var mergedToOnes = Set<Int>()
     /// Pass 2: per owned object looked up, the dropped duplicate it goes with (nil: none).
     private var droppedWith: [ObjectReference: ObjectReference?] = [:]
 
@@ -163,6 +165,7 @@ public final class ObjectDeduplicator {
                 try state.setDuplicate(object.reference, group: g)
                 try state.setMerging(group.survivor, group: g)
                 group.later = ObjectDeduplicator.merge(group.later, object, model.allRelationships(of: object.entity))
+                for r in object.relationships.indices where !object.relationships[r].isEmpty { mergedToOnes.insert(r) }
                 try state.replace(g, with: group)
             }
             return
@@ -245,7 +248,8 @@ public final class ObjectDeduplicator {
                 return !(self.namedBy[me] ?? []).contains(try self.state.group(at: g).survivor)
             }
         case .mergeIncomingIntoKept:
-            guard let p = toOneInverse[object.entity][r] else { return nil }
+            // Only a relationship some later duplicate brought a value of is looked up.
+            guard let p = toOneInverse[object.entity][r], mergedToOnes.contains(p) else { return nil }
             let me = object.reference
             goes = { reference in
                 guard self.isDeduplicated(reference.entity),
