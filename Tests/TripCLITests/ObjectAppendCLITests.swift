@@ -240,4 +240,25 @@ struct ObjectAppendCLITests {
         #expect(same.status == 64 && same.stderr.contains("\(recipes): the input and -o name the same store"), "\(same.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: recipes)) == recipesBefore)
     }
+
+    @Test("a model without a plan at another version of the store's app: 64 as migrate --model gives it, the store unchanged (was: 65, \"a store of another model\")")
+    func modelWithoutPlanAtAnotherVersion() throws {
+        let (dir, store, more) = try Self.storeAndMore(at: "1.0.0")
+        let one = dir.appendingPathComponent("model-3.0.0.json").path, objects = dir.appendingPathComponent("more-3.0.0.jsonl").path
+        let current = try CLI.python("""
+            import json, sys
+            json.dump(json.load(open(sys.argv[1]))['versions'][-1], open(sys.argv[2], 'w'))
+            """, [Self.plan, one])
+        #expect(current.status == 0, "\(current.stderr)")
+        let made = try CLI.tripconv(more, "--model", Self.plan, "--source-version", "1.0.0", "-o", objects, "-q")
+        #expect(made.status == 0, "\(made.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let appended = try CLI.tripconv(objects, "--model", one, "-o", store)
+        #expect(appended.status == 64, "\(appended.stderr)")
+        #expect(appended.stderr.hasPrefix("tripconv: \(store): store is at 1.0.0, the objects are at 3.0.0 of a model without a plan "
+                                          + "(--model \(one)), which cannot migrate it\n"), "\(appended.stderr)")
+        let migrated = try CLI.tripconv("migrate", "--model", one, store)
+        #expect(migrated.status == appended.status, "\(migrated.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+    }
 }

@@ -90,7 +90,7 @@ struct ObjectMigrateCLITests {
         let atTwo = try #require(Self.bytes(store))
         let second = try CLI.tripconv("migrate", "--model", Self.plan, store, "--no-backup")
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stderr.contains("read 9 objects; merged 0; dropped 2; rejected 0; 7 objects at 3.0.0") && second.stderr.contains("; no backup; "),
+        #expect(second.stderr.contains("read 8 objects; merged 0; dropped 2; rejected 0; 6 objects at 3.0.0") && second.stderr.contains("; no backup; "),
                 "\(second.stderr)")
         #expect(Self.bytes(store + ".2.0.0.bak") == nil && Self.bytes(store + ".1.0.0.bak") != nil && atTwo != Self.bytes(store))
         let history = try CLI.python("""
@@ -99,9 +99,9 @@ struct ObjectMigrateCLITests {
             print(db.execute("SELECT id, from_version, to_version, trips_before, trips_after FROM tripconv_migrations ORDER BY id").fetchall())
             print(db.execute("SELECT title, servings FROM Recipe ORDER BY _pk").fetchall())
             """, [store])
-        // --dedupe first keeps the first Pancakes (servings 4).
+        // --dedupe first keeps the first Pancakes (servings 4); the second's egg goes with it.
         #expect(String(decoding: history.stdout, as: UTF8.self) == """
-            [(1, '1.0.0', '2.0.0', 10, 9), (2, '2.0.0', '3.0.0', 9, 7)]
+            [(1, '1.0.0', '2.0.0', 10, 8), (2, '2.0.0', '3.0.0', 8, 6)]
             [('Pancakes', 4), ('Soup', 2), ('Salad', 1)]
 
             """, "\(history.stderr)")
@@ -250,5 +250,22 @@ struct ObjectMigrateCLITests {
         // A PostgreSQL store is migrated (ObjectPGMigrateCLITests); one that cannot be reached is 69, its password in no message.
         let pg = try CLI.tripconv("migrate", "--model", Self.plan, "postgresql://tripconv:secret@127.0.0.1:1/objects?connect_timeout=2")
         #expect(pg.status == 69 && !pg.stderr.contains("secret"), "\(pg.stderr)")
+    }
+
+    @Test("a file that is not a database (Python's JSON export) is the SampleTrips path's error, the file named first, with --model as without (65; was: \"it has no readable tripconv_model table\")",
+          .needsPython3)
+    func notADatabase() throws {
+        let dir = try PlanRunCLITests.exports()
+        for name in ["recipes-v1.json", "recipes-v1.sqlite"] {
+            let path = dir.appendingPathComponent(name).path
+            if name.hasSuffix(".sqlite") { try FileManager.default.copyItem(atPath: dir.path + "/recipes-v1.json", toPath: path) }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let trips = try CLI.tripconv("migrate", path)
+            let objects = try CLI.tripconv("migrate", "--model", Self.plan, path)
+            #expect(trips.status == 65 && trips.stderr == "tripconv: \(path): not a SQLite store (file is not a database)\n", "\(trips.stderr)")
+            #expect(objects.status == trips.status && objects.stderr == trips.stderr, "\(objects.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".bak") }.isEmpty)
+        }
     }
 }

@@ -71,7 +71,7 @@ struct PlanRunCLITests {
             """, "\(set.stderr)")
     }
 
-    @Test("CSV tables through the app's Swift source under --dedupe last: the last duplicate kept whole, references pointed at it",
+    @Test("CSV tables through the app's Swift source under --dedupe last: the last duplicate kept whole, the first one's ingredients dropped with it (was: written naming the kept one, which did not list them)",
           .needsPython3)
     func lastFromSwiftSource() throws {
         let dir = try Self.exports()
@@ -79,14 +79,12 @@ struct PlanRunCLITests {
         let r = try CLI.tripconv(dir.path + "/recipes-v1-tables", "--from", "csv", "--model", "samples/swift-model-recipes",
                                  "--source-version", "1.0.0", "--dedupe", "last", "-o", out)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("merged 0; dropped 3 (1 by --dedupe, 2 of removed entities)"), "\(r.stderr)")
+        #expect(r.stderr.contains("merged 0; dropped 5 (3 by --dedupe, 2 of removed entities)"), "\(r.stderr)")
         let checked = try CLI.python(Self.summary, [out])
         #expect(String(decoding: checked.stdout, as: UTF8.self) == """
             Recipe Soup 2 '' unknown [3] ['@entity', 'cuisine', 'ingredients', 'servings', 'summary', 'title']
             Recipe Pancakes 6 '' unknown [4] ['@entity', 'cuisine', 'ingredients', 'servings', 'summary', 'title']
             Recipe Salad 1 'quick' unknown [] ['@entity', 'cuisine', 'ingredients', 'servings', 'summary', 'title']
-            Ingredient 1 flour '200' Pancakes
-            Ingredient 2 milk '300' Pancakes
             Ingredient 3 leek '2' Soup
             Ingredient 4 egg '3' Pancakes
 
@@ -122,14 +120,13 @@ struct PlanRunCLITests {
             """, [out])
         #expect(String(decoding: checked.stdout, as: UTF8.self) == """
             Chef Ana ['Pancakes']
-            Chef Ben ['Soup', 'Pancakes']
+            Chef Ben ['Soup']
             Recipe Pancakes 1
             Recipe Soup 2
             Recipe Salad None
             Ingredient flour 200
             Ingredient milk 300
             Ingredient leek 2
-            Ingredient egg 3
 
             """, "\(checked.stderr)")
         let down = try CLI.tripconv(store, "--model", Self.plan, "--source-version", "2.0.0", "-o", out)
@@ -237,5 +234,58 @@ struct PlanRunCLITests {
             #expect(FileManager.default.contents(atPath: told) == FileManager.default.contents(atPath: given) && FileManager.default.fileExists(atPath: told))
         }
     }
-}
 
+    /// Prints, for a JSON Lines output at 2.0.0 (Chef, Recipe by title, Ingredient), every pair one side
+    /// of Recipe.ingredients/Ingredient.recipe or Chef.recipes/Recipe.chef names and the other does
+    /// not, then the objects written; for a SQLite store, its broken foreign keys and each ingredient
+    /// with its recipe's title.
+    static let bothSides = """
+        import json, sqlite3, sys
+        path = sys.argv[1]
+        if path.endswith('.sqlite'):
+            db = sqlite3.connect(path)
+            print(list(db.execute('pragma foreign_key_check')))
+            print(list(db.execute('select i.name, r.title from Ingredient i left join Recipe r on i.recipe = r._pk order by i._pk')))
+            sys.exit(0)
+        objs = {}
+        for line in open(path):
+            o = json.loads(line); objs.setdefault(o['@entity'], []).append(o)
+        ident = lambda o: o['@key'] if '@key' in o else o['title']
+        for many, lst, one, ref in [('Recipe', 'ingredients', 'Ingredient', 'recipe'), ('Chef', 'recipes', 'Recipe', 'chef')]:
+            listed = {(ident(m), c) for m in objs.get(many, []) for c in m[lst]}
+            named = {(o[ref], ident(o)) for o in objs.get(one, []) if o[ref] is not None}
+            for pair in sorted(listed - named, key=str): print('only', many + '.' + lst, pair)
+            for pair in sorted(named - listed, key=str): print('only', one + '.' + ref, pair)
+        print(sorted((e, str(ident(o))) for e in objs for o in objs[e]))
+        """
+
+    @Test("Both sides of every relationship agree under --dedupe first, last and merge: a dropped Recipe's ingredients go with it, a chef lists only the Recipe that names it (was: they named the kept Recipe, which did not list them)",
+          .needsPython3, .needsSQLite3, arguments: ["first", "last", "merge"])
+    func bothSidesAgree(policy: String) throws {
+        let dir = try Self.exports()
+        // Pancakes (key 1: flour, milk; chef Ana) and Pancakes (key 3: egg; chef Ben), as Python's json wrote them.
+        let expected: [String: (String, String, String)] = [
+            "first": ("wrote 8 (Chef 2, Recipe 3, Ingredient 3); merged 0; dropped 2 (2 by --dedupe",
+                      "[('Chef', '1'), ('Chef', '2'), ('Ingredient', '1'), ('Ingredient', '2'), ('Ingredient', '3'), ('Recipe', 'Pancakes'), ('Recipe', 'Salad'), ('Recipe', 'Soup')]",
+                      "[('flour', 'Pancakes'), ('milk', 'Pancakes'), ('leek', 'Soup')]"),
+            "last": ("wrote 7 (Chef 2, Recipe 3, Ingredient 2); merged 0; dropped 3 (3 by --dedupe",
+                     "[('Chef', '1'), ('Chef', '2'), ('Ingredient', '3'), ('Ingredient', '4'), ('Recipe', 'Pancakes'), ('Recipe', 'Salad'), ('Recipe', 'Soup')]",
+                     "[('leek', 'Soup'), ('egg', 'Pancakes')]"),
+            "merge": ("wrote 9 (Chef 2, Recipe 3, Ingredient 4); merged 1; dropped 0 (0 by --dedupe",
+                      "[('Chef', '1'), ('Chef', '2'), ('Ingredient', '1'), ('Ingredient', '2'), ('Ingredient', '3'), ('Ingredient', '4'), "
+                        + "('Recipe', 'Pancakes'), ('Recipe', 'Salad'), ('Recipe', 'Soup')]",
+                      "[('flour', 'Pancakes'), ('milk', 'Pancakes'), ('leek', 'Soup'), ('egg', 'Pancakes')]"),
+        ]
+        let (counts, objects, pairs) = try #require(expected[policy])
+        for ext in ["jsonl", "sqlite"] {
+            let out = dir.appendingPathComponent("recipes-\(policy).\(ext)").path
+            let r = try CLI.tripconv(dir.path + "/recipes-v1.json", "--model", Self.plan, "--source-version", "1.0.0", "--target-version", "2.0.0",
+                                     "--dedupe", policy, "-o", out)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains(counts), "\(policy) \(ext): \(r.stderr)")
+            let checked = try CLI.python(Self.bothSides, [out])
+            #expect(String(decoding: checked.stdout, as: UTF8.self) == (ext == "jsonl" ? objects : "[]\n" + pairs) + "\n",
+                    "\(policy) \(ext): \(checked.stderr)")
+        }
+    }
+}

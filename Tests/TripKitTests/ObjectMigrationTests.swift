@@ -223,6 +223,64 @@ import TripKit
         #expect(summary.dropped == 2 && summary.merged == 0)
     }
 
+    /// Album (title unique) owns its tracks, a track its notes (cascade, inverses declared); no stage.
+    static let albums = ObjectModel(entities: [
+        EntityDescription("Album", attributes: [AttributeDescription("title", .string, isOptional: false)],
+                          relationships: [RelationshipDescription("tracks", to: "Track", inverse: "album", toMany: true, deleteRule: .cascade)],
+                          uniquenessConstraints: [["title"]]),
+        EntityDescription("Track", attributes: [AttributeDescription("name", .string, isOptional: false)],
+                          relationships: [RelationshipDescription("album", to: "Album", inverse: "tracks"),
+                                          RelationshipDescription("notes", to: "Note", inverse: "track", toMany: true, deleteRule: .cascade)]),
+        EntityDescription("Note", attributes: [AttributeDescription("text", .string, isOptional: false)],
+                          relationships: [RelationshipDescription("track", to: "Track", inverse: "notes")]),
+    ])
+
+    /// The notes first, then the tracks, then two albums titled "A" (keys 1 and 2), each owning track
+    /// and note of its key: an owner is met after what it owns.
+    static let albumObjects = [
+        albumObject(2, 1, "n1", (1, 1), at: 1), albumObject(2, 2, "n2", (1, 2), at: 2),
+        albumObject(1, 1, "t1", (0, 1), (2, 1), at: 3), albumObject(1, 2, "t2", (0, 2), (2, 2), at: 4),
+        albumObject(0, 1, "A", (1, 1), at: 5), albumObject(0, 2, "A", (1, 2), at: 6),
+    ]
+
+    /// An object of `albums`: its entity, key and one attribute, each relationship's one reference
+    /// (entity, key), at line `n`.
+    static func albumObject(_ entity: Int, _ key: Int64, _ text: String, _ references: (Int, Int64)..., at n: Int) -> ObjectRecord {
+        ObjectRecord(entity: entity, key: key, attributes: [.string(text)],
+                     relationships: references.map { [ObjectReference(entity: $0.0, key: $0.1)] }, origin: origin(n))
+    }
+
+    struct AlbumReader: ObjectRecordReader {
+        var model: ObjectModel { ObjectMigrationTests.albums }
+        var items = ObjectMigrationTests.albumObjects
+        mutating func next() throws -> ObjectReadItem? { items.isEmpty ? nil : .object(items.removeFirst()) }
+    }
+
+    @Test("first and last drop what a dropped duplicate owns through cascade, at any depth, met before it; merge keeps it with the one kept")
+    func droppedDuplicatesTakeWhatTheyOwn() throws {
+        let migration = try #require(ObjectMigration(deduplicating: Self.albums))
+        for (policy, kept) in [(DeduplicationPolicy.first, Int64(1)), (.last, 2), (.merge, 1)] {
+            var reader = try ObjectMigrationReader(migration, policy: policy) { AlbumReader() }
+            var writer = ListWriter(), summary = ObjectConversionSummary(), setAside: [SetAsideRecord] = []
+            try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { setAside.append($0) }
+            let written = writer.written.map { "\($0.entity):\($0.key)" }
+            if policy == .merge {
+                #expect(written == ["2:1", "2:2", "1:1", "1:2", "0:1"])
+                // Both tracks now name album 1, which lists both.
+                #expect(writer.written[2].relationships[0] == [ObjectReference(entity: 0, key: 1)]
+                        && writer.written[3].relationships[0] == [ObjectReference(entity: 0, key: 1)])
+                #expect(writer.written[4].relationships[0] == [ObjectReference(entity: 1, key: 1), ObjectReference(entity: 1, key: 2)])
+                continue
+            }
+            #expect(written == ["2:\(kept)", "1:\(kept)", "0:\(kept)"], "\(policy)")
+            #expect(setAside.count == 3 && setAside.allSatisfy { $0.kind == .dropped }, "\(policy)")
+            #expect(setAside.first?.reason == "owned (a relationship whose delete rule is cascade) by another Album with title \"A\" (unique from "
+                    + "the model), dropped under --dedupe \(policy.rawValue), which keeps the one at books.json:\(kept + 4):1: dropped with it",
+                    "\(setAside.first?.reason ?? "")")
+            #expect(summary.read == 6 && summary.written == 3 && summary.dropped == 3, "\(policy)")
+        }
+    }
+
     @Test func failNamesBothOriginsBeforeAnyObjectIsGiven() throws {
         let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
         #expect { try ObjectMigrationReader(migration, policy: .fail) { ListReader(items: Self.objects) } } throws: { error in

@@ -41,6 +41,9 @@ final class SQLiteObjectReader: ObjectRecordReader {
         let s: SQLiteStatement
         do {
             s = try c.prepare("SELECT \"value\" FROM \(quoted(ObjectStoreLayout.modelTable)) WHERE \"name\" = 'model'")
+        } catch let e as TripError where e.kind == .data && e.message.hasPrefix("\(c.path): not a SQLite store (") {
+            // A file that is no database (a JSON file given to migrate --model): as the SampleTrips path says it.
+            throw TripError(.data, path + e.message.dropFirst(c.path.count), notes: e.notes)
         } catch {
             throw TripError.data("\(path): not a store of objects tripconv wrote: it has no readable \(ObjectStoreLayout.modelTable) table")
         }

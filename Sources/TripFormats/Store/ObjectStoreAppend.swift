@@ -43,7 +43,8 @@ public struct ObjectStoreAppend {
     /// path's first) for objects of `model` (the run's target). With `plan` (an app's
     /// plan, named `planName`), the store's version must be one of the plan's: an older one than
     /// `model`'s is refused (`.usage`, saying to pass `--migrate`) unless `migrate`, a later one always;
-    /// a store of another model than `model` (at its version) is `.data`, naming both.
+    /// a store of another model than `model` (at its version) is `.data`, naming both. Without a plan,
+    /// a store at another version of `model`'s app (an entity of the same name) is `.usage`.
     public init(store location: String, pgSchema: String? = nil, model: ObjectModel, plan: ModelPlan?, planName: String?, migrate: Bool,
                 temporaryDirectory: String? = nil) throws {
         let isPG = Format.isPostgreSQLAddress(location)
@@ -85,6 +86,14 @@ public struct ObjectStoreAppend {
             }
         }
         self.migration = migration
+        // A model without a plan (one version) at another version of the store's app (their entities
+        // meet): the command cannot migrate the store with it, as `migrate --model` cannot (64).
+        if plan == nil, let version = storeModel.versionIdentifiers.first, let target = model.versionIdentifiers.first, version != target,
+           !Set(storeModel.entities.map(\.name)).isDisjoint(with: model.entities.map(\.name)) {
+            throw TripError.usage("\(path): store is at \(version), the objects are at \(target) of a model without a plan"
+                                  + (planName.map { " (--model \($0))" } ?? "") + ", which cannot migrate it",
+                                  notes: ["give --model the app's plan (its Swift source or plan JSON) and pass --migrate, or write the objects to a new file"])
+        }
         try Self.checkSameModel(store: path, atVersion, model)
     }
 

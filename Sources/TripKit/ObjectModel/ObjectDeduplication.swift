@@ -62,11 +62,43 @@ public final class ObjectDeduplicator {
     public let state: any ObjectDeduplicationState
     /// Per entity of the model: the deduplications it falls under (its own or a superentity's).
     private let applying: [[Int]]
+    /// Whether the caller writes both sides of a relationship (a plan's run; not the append into a
+    /// store, which writes the to-one side), so that the resolution keeps them agreeing.
+    private let bothSides: Bool
+    /// Per entity and relationship (positions in `allRelationships`): where the relationship's
+    /// inverse is a to-one, its position on the destination (merge keeps one of the duplicates'
+    /// to-ones, and a reference the kept to-one does not return goes).
+    private let toOneInverse: [[Int?]]
+    /// Per entity and relationship: whether it has an inverse (under `first` and `last`, a reference
+    /// through it to a dropped duplicate whose survivor does not name the referrer back goes, as
+    /// deleting the duplicate nullifies it).
+    private let hasInverse: [[Bool]]
+    /// Under `first` and `last`, when both sides are written, per entity: its relationships to an
+    /// owner whose inverse cascades where the owner may be dropped (`ObjectModel.cascadeOwnership`);
+    /// its relationships that cascade, where it may be dropped (a deduplicated or owned entity); and
+    /// where it is deduplicated, its relationships with an inverse. Else empty.
+    private let ownedThrough: [[Int]]
+    private let cascading: [[Int]]
+    private let naming: [[Int]]
+    /// Pass 1: per object, its owners as its own to-ones name them, and as their cascading lists do
+    /// (which wins where both are known: a reference by a repeated unique value names the first).
+    private var ownersNamed: [ObjectReference: [ObjectReference]] = [:]
+    private var ownersListing: [ObjectReference: [ObjectReference]] = [:]
+    /// Pass 1: per object, the objects of a deduplicated entity that name it through a relationship
+    /// with an inverse (a survivor that names a referrer back keeps the reference pointed at it).
+    private var namedBy: [ObjectReference: [ObjectReference]] = [:]
+    /// Pass 1 under merge: the relationships (positions) a later duplicate brought references in.
+    private var mergedToOnes = Set<Int>()
+    /// Pass 2: per owned object looked up, the dropped duplicate it goes with (nil: none).
+    private var droppedWith: [ObjectReference: ObjectReference?] = [:]
 
     /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under
-    /// `policy`, keeping what it learns in `state` (in memory when nil).
+    /// `policy`, keeping what it learns in `state` (in memory when nil). `cascades`: under `first`
+    /// and `last`, the objects a dropped duplicate owns (through a relationship whose delete rule is
+    /// cascade) are dropped with it, as a dropped trip's bucket list is, and every reference through
+    /// a relationship with an inverse to a dropped object goes, so that both sides agree.
     public init(_ deduplications: [ObjectDeduplication], model: ObjectModel, policy: DeduplicationPolicy,
-                state: (any ObjectDeduplicationState)? = nil) {
+                state: (any ObjectDeduplicationState)? = nil, cascades: Bool = false) {
         self.deduplications = deduplications; self.model = model; self.policy = policy
         self.state = state ?? InMemoryDeduplicationState(deduplications: deduplications.count)
         resolver = DuplicateResolver(policy: policy)
@@ -74,10 +106,41 @@ public final class ObjectDeduplicator {
             let lineage = model.lineage(of: e)
             return deduplications.indices.filter { lineage.contains(deduplications[$0].entity) }
         }
+        let inverses = model.entities.indices.map { model.allInverses(of: $0) }
+        toOneInverse = inverses.map { list in
+            list.map { pair in
+                guard let (destination, inverse) = pair, !inverse.isToMany,
+                      let d = model.entityIndex(destination) else { return nil }
+                return model.allRelationships(of: d).firstIndex { $0.name == inverse.name }
+            }
+        }
+        hasInverse = inverses.map { $0.map { $0 != nil } }
+        bothSides = cascades
+        let none = Array(repeating: [Int](), count: model.entities.count)
+        if cascades && (policy == .first || policy == .last) {
+            let owned = model.cascadeOwnership(of: deduplications.map(\.entity))
+            let applying = self.applying
+            ownedThrough = owned
+            cascading = model.entities.indices.map { e in
+                guard !applying[e].isEmpty || !owned[e].isEmpty else { return [] }
+                return model.allRelationships(of: e).indices.filter { model.allRelationships(of: e)[$0].deleteRule == .cascade }
+            }
+            naming = model.entities.indices.map { e in applying[e].isEmpty ? [] : inverses[e].indices.filter { inverses[e][$0] != nil } }
+        } else {
+            ownedThrough = none; cascading = none; naming = none
+        }
     }
 
     /// Pass 1: notes a migrated object. Under `fail` a duplicate is `.data` naming both origins.
     public func note(_ object: ObjectRecord) throws {
+        if object.entity >= 0, object.entity < ownedThrough.count {
+            func each(_ positions: [Int], _ body: (ObjectReference) -> Void) {
+                for r in positions where r < object.relationships.count { object.relationships[r].forEach(body) }
+            }
+            each(ownedThrough[object.entity]) { ownersNamed[object.reference, default: []].append($0) }
+            each(cascading[object.entity]) { ownersListing[$0, default: []].append(object.reference) }
+            each(naming[object.entity]) { namedBy[$0, default: []].append(object.reference) }
+        }
         guard object.entity < applying.count else { return }
         for d in applying[object.entity] {
             let values = deduplications[d].attributes.map { $0 < object.attributes.count ? object.attributes[$0] : .null }
@@ -102,6 +165,7 @@ public final class ObjectDeduplicator {
                 try state.setDuplicate(object.reference, group: g)
                 try state.setMerging(group.survivor, group: g)
                 group.later = ObjectDeduplicator.merge(group.later, object, model.allRelationships(of: object.entity))
+                for r in object.relationships.indices where !object.relationships[r].isEmpty { mergedToOnes.insert(r) }
                 try state.replace(g, with: group)
             }
             return
@@ -126,14 +190,86 @@ public final class ObjectDeduplicator {
             if record.kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
             return .setAside(record)
         }
+        if let duplicate = try droppedOwner(of: object.reference), let g = try state.duplicate(duplicate) {
+            let group = try state.group(at: g)
+            counts.dropped += 1
+            return .setAside(SetAsideRecord(kind: .dropped, origin: object.origin,
+                                            reason: "owned (a relationship whose delete rule is cascade) by another \(describe(group)), "
+                                                + "dropped under --dedupe \(policy.rawValue), which keeps the one at \(group.origin): dropped with it"))
+        }
         var out = object
         if isDeduplicated, let g = try state.merging(object.reference), let later = try state.group(at: g).later {
             out = ObjectDeduplicator.merge(out, later, model.allRelationships(of: object.entity))
         }
         for r in out.relationships.indices where !out.relationships[r].isEmpty {
+            let references = out.relationships[r]
+            if let kept = try returned(references, through: r, of: out) {
+                // Under first and last they name objects not written; under merge, one written that does not name this one back.
+                if resolver.outcome != .mergeIncomingIntoKept { counts.referencesRemoved += references.count - kept.count }
+                out.relationships[r] = kept
+            }
             if let list = try survivors(out.relationships[r]) { out.relationships[r] = list }
         }
         return .object(out)
+    }
+
+    /// The dropped duplicate the object at `reference` goes with: every owner (as their cascading
+    /// lists name it, else as its own to-ones do) is a duplicate `first` or `last` dropped, or goes
+    /// with one itself. Nil where it has no owner, one stays, or both sides are not written.
+    private func droppedOwner(of reference: ObjectReference) throws -> ObjectReference? {
+        guard let owners = ownersListing[reference] ?? ownersNamed[reference] else { return nil }
+        if let known = droppedWith[reference] { return known }
+        droppedWith[reference] = .some(nil)  // an ownership cycle ends here
+        var found: ObjectReference?
+        for owner in owners {
+            let dropped = isDeduplicated(owner.entity) ? try state.duplicate(owner) != nil : false
+            guard let root = try dropped ? owner : droppedOwner(of: owner) else { found = nil; break }
+            if found == nil { found = root }
+        }
+        droppedWith[reference] = .some(found)
+        return found
+    }
+
+    /// `references` (of `object`'s relationship `r`) without those the other side will not name
+    /// back, so that the two sides agree; nil when none goes (or both sides are not written). Under
+    /// `first` and `last`: a reference to an object dropped with its owner, and one through a
+    /// relationship with an inverse to a dropped duplicate whose survivor does not name `object`.
+    /// Under merge: one to a duplicate or survivor through a relationship whose inverse is a to-one,
+    /// when the to-one the merge keeps is not `object`.
+    private func returned(_ references: [ObjectReference], through r: Int, of object: ObjectRecord) throws -> [ObjectReference]? {
+        guard bothSides, object.entity >= 0, object.entity < hasInverse.count, r < hasInverse[object.entity].count else { return nil }
+        var goes: (ObjectReference) throws -> Bool
+        switch resolver.outcome {
+        case .keepKept, .takeIncoming:
+            let inverse = hasInverse[object.entity][r], me = object.reference
+            goes = { reference in
+                if try self.droppedOwner(of: reference) != nil { return true }
+                guard inverse, self.isDeduplicated(reference.entity), let g = try self.state.duplicate(reference) else { return false }
+                return !(self.namedBy[me] ?? []).contains(try self.state.group(at: g).survivor)
+            }
+        case .mergeIncomingIntoKept:
+            // Only a relationship some later duplicate brought a value of is looked up.
+            guard let p = toOneInverse[object.entity][r], mergedToOnes.contains(p) else { return nil }
+            let me = object.reference
+            goes = { reference in
+                guard self.isDeduplicated(reference.entity),
+                      let g = try self.state.duplicate(reference) ?? self.state.merging(reference),
+                      let later = try self.state.group(at: g).later, p < later.relationships.count,
+                      let kept = later.relationships[p].first else { return false }
+                return (try self.survivors([kept])?.first ?? kept) != me
+            }
+        case .refuse:
+            return nil
+        }
+        var kept: [ObjectReference]?
+        for (i, reference) in references.enumerated() {
+            if try goes(reference) {
+                if kept == nil { kept = Array(references[..<i]) }
+            } else {
+                kept?.append(reference)
+            }
+        }
+        return kept
     }
 
     /// Whether objects of `entity` fall under a deduplication: only they are noted as duplicates or
@@ -184,5 +320,40 @@ public final class ObjectDeduplicator {
             }
         }
         return out
+    }
+}
+
+extension ObjectModel {
+    /// Per relationship of the entity at `index` (the order of `allRelationships`): its destination
+    /// and its inverse there, nil where it has none.
+    func allInverses(of index: Int) -> [(String, RelationshipDescription)?] {
+        lineage(of: index).flatMap { e in
+            entities[e].relationships.map { r in inverse(of: r, in: entities[e].name).map { (r.destination, $0) } }
+        }
+    }
+
+    /// Per entity: its relationships (positions in `allRelationships`) to an owner, an object whose
+    /// inverse relationship cascades, that may be dropped as a duplicate of `deduplicated` (entities,
+    /// with their subentities) or as owned by one, through any depth of ownership; empty for an entity
+    /// that is not so owned.
+    func cascadeOwnership(of deduplicated: [Int]) -> [[Int]] {
+        var owned = entities.indices.map { e in lineage(of: e).contains { deduplicated.contains($0) } }
+        var through = Array(repeating: [Int](), count: entities.count)
+        let inverses = entities.indices.map { allInverses(of: $0) }
+        var changed = true
+        while changed {
+            changed = false
+            for e in entities.indices {
+                for (r, pair) in inverses[e].enumerated() where !through[e].contains(r) {
+                    guard let (destination, inverse) = pair, inverse.deleteRule == .cascade,
+                          let d = entityIndex(destination),
+                          entities.indices.contains(where: { owned[$0] && lineage(of: $0).contains(d) }) else { continue }
+                    through[e].append(r)
+                    owned[e] = true
+                    changed = true
+                }
+            }
+        }
+        return through
     }
 }

@@ -58,11 +58,11 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         deduplicators = try (0..<(migration.stages.count + (migration.deduplicatesWritten ? 1 : 0))).map { i in
             let here = migration.deduplications.filter { $0.stage == i }
             return here.isEmpty ? nil : ObjectDeduplicator(here, model: migration.model(before: i), policy: policy,
-                                                           state: try state?(here.count))
+                                                           state: try state?(here.count), cascades: true)
         }
         if !migration.deduplications.isEmpty || migration.mayRemoveObjects {
             let deduplicators = self.deduplicators
-            var first = try opening(migration.firstPassEntities)
+            var first = try opening(migration.firstPassEntities(cascading: policy == .first || policy == .last))
             var scratch = ObjectMigration.Counts()
             while let item = try first.next() {
                 guard case .object(let object) = item else { continue }
@@ -136,14 +136,23 @@ extension ObjectMigration {
     /// that may be given no value (optional in the source, or a new one without a default). Every
     /// other object goes through the stages untouched by them (an object of a removed entity is
     /// dropped, and nothing refers to it in the target), so that pass would note nothing of it.
-    public var firstPassEntities: [Bool] {
-        source.entities.indices.map { e in
+    public var firstPassEntities: [Bool] { firstPassEntities(cascading: false) }
+
+    /// As `firstPassEntities`; `cascading` (`--dedupe first` and `last`): also an object a
+    /// deduplicated one owns through a relationship whose delete rule is cascade, at any depth (the
+    /// pass notes its owners: it goes with a dropped duplicate).
+    public func firstPassEntities(cascading: Bool) -> [Bool] {
+        let owned = cascading ? (0...maps.count).map { i in
+            model(before: i).cascadeOwnership(of: deduplications.filter { $0.stage == i }.map(\.entity)).map { !$0.isEmpty }
+        } : []
+        return source.entities.indices.map { e in
             var entity = e
             var mayBeNil = source.allAttributes(of: e).map { $0.isOptional || $0.isTransient }
             for (i, map) in maps.enumerated() {
                 let model = self.model(before: i)
                 let lineage = model.lineage(of: entity)
                 if deduplications.contains(where: { $0.stage == i && lineage.contains($0.entity) }) { return true }
+                if cascading, entity < owned[i].count, owned[i][entity] { return true }
                 guard entity >= 0, entity < map.entities.count, let to = map.entities[entity] else { return false }
                 let kinds = model.allAttributes(of: entity).map(\.kind)
                 var next: [Bool] = []
@@ -167,6 +176,7 @@ extension ObjectMigration {
             }
             // The target's own uniqueness, on the objects written.
             let lineage = target.lineage(of: entity)
+            if cascading, entity < owned[maps.count].count, owned[maps.count][entity] { return true }
             return deduplications.contains { $0.stage == maps.count && lineage.contains($0.entity) }
         }
     }
