@@ -137,6 +137,12 @@ struct ObjectGraphDecoder {
     /// and whether they are all distinct (else a name is looked for from the start, as the first wins).
     let members: [[String]]
     let membersDistinct: [Bool]
+    /// Per entity, its attributes' kinds and whether each is optional: read per member without
+    /// copying an `AttributeDescription` (and retaining its texts).
+    private let kinds: [[AttributeKind]]
+    private let optional: [[Bool]]
+    /// Per entity, whether each relationship is to-many.
+    private let toMany: [[Bool]]
     /// Finds a member by its name's bytes for `decodeMembers`' objects (the index pass's lookup).
     private var lookup: ObjectGraphCheck
 
@@ -154,6 +160,9 @@ struct ObjectGraphDecoder {
         self.resolvesReferences = resolvesReferences
         let model = index.model
         let relationships = model.entities.indices.map(model.allRelationships)
+        kinds = index.attributes.map { $0.map(\.kind) }
+        optional = index.attributes.map { $0.map(\.isOptional) }
+        toMany = relationships.map { $0.map(\.isToMany) }
         self.relationships = relationships
         destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
         let members = model.entities.indices.map { index.attributes[$0].map(\.name) + relationships[$0].map(\.name) }
@@ -328,15 +337,15 @@ struct ObjectGraphDecoder {
             return true
         case .at(let m):
             guard object.given.insert(m) else { return false }
-            let attributes = index.attributes[entity]
-            if m < attributes.count {
-                if case .null = raw { return attributes[m].isOptional }
-                guard let v = Self.value(raw.scalar, attributes[m].kind) else { return false }
+            let attributeCount = kinds[entity].count
+            if m < attributeCount {
+                if case .null = raw { return optional[entity][m] }
+                guard let v = Self.value(raw.scalar, kinds[entity][m]) else { return false }
                 object.values[m] = v
                 return true
             }
-            let r = m - attributes.count
-            guard !relationships[entity][r].isToMany else { return false }
+            let r = m - attributeCount
+            guard !toMany[entity][r] else { return false }
             if case .null = raw { return true }
             guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[entity][r]) else { return false }
             object.related[r] = [reference]
@@ -349,8 +358,8 @@ struct ObjectGraphDecoder {
     /// array at its end (`endList`): one allocation a list, rather than one each time an array grows.
     mutating func list(_ member: ObjectGraphCheck.Member, _ object: inout Building) -> Int? {
         guard case .at(let m) = member, object.given.insert(m) else { return nil }
-        let r = m - index.attributes[object.entity].count
-        guard r >= 0, relationships[object.entity][r].isToMany else { return nil }
+        let r = m - kinds[object.entity].count
+        guard r >= 0, toMany[object.entity][r] else { return nil }
         listed.removeAll(keepingCapacity: true)
         return r
     }
@@ -378,7 +387,11 @@ struct ObjectGraphDecoder {
     mutating func finish(_ object: inout Building) throws -> ObjectReadItem? {
         guard let key = object.key, try complete(object.entity, key: key, &object.values, object.given) == nil else { return nil }
         _ = index.nextOrdinal(object.entity)
-        return .object(ObjectRecord(entity: object.entity, key: key, attributes: object.values, relationships: object.related, origin: object.origin))
+        // Moved out of `object`, not copied (a retain now and a release when it ends, per array).
+        var values: [ObjectValue] = [], related: [[ObjectReference]] = []
+        swap(&values, &object.values)
+        swap(&related, &object.related)
+        return .object(ObjectRecord(entity: object.entity, key: key, attributes: values, relationships: related, origin: object.origin))
     }
 
     /// The position of the member `name` among an entity's attribute and relationship names, looked
