@@ -215,25 +215,39 @@ struct ObjectStageMap: Sendable {
         /// A new attribute: its default, or null where it is optional.
         case fill(ObjectValue)
     }
-    struct Entity: Sendable {
-        var target: Int
-        var values: [Value]
+    /// A class, so that an object's `apply` takes one reference to its entity's map, not a copy of its arrays.
+    final class Entity: Sendable {
+        let target: Int
+        let values: [Value]
         /// Per target attribute: the default a null takes where the attribute is required (nil: none).
-        var required: [(Bool, ObjectValue?)]
-        var names: [String]
-        var relationships: [Int?]
+        let required: [(Bool, ObjectValue?)]
+        let names: [String]
+        let relationships: [Int?]
+        /// Whether `values` copies each attribute to the same place (an object's attributes are then
+        /// shared, unless a required one is null), and the places of the required attributes.
+        let copiesAll: Bool
+        let requiredPlaces: [Int]
+
+        init(target: Int, values: [Value], required: [(Bool, ObjectValue?)], names: [String], relationships: [Int?]) {
+            self.target = target; self.values = values; self.required = required; self.names = names
+            self.relationships = relationships
+            copiesAll = values.enumerated().allSatisfy { j, v in if case .copy(let i) = v { i == j } else { false } }
+            requiredPlaces = required.indices.filter { required[$0].0 }
+        }
     }
     let label: String
     let stageTo: String
     let sourceNames: [String]
     /// Per source entity: where its objects go, nil for a removed entity.
     let entities: [Entity?]
+    /// Per source entity: whether its objects keep their entity's place (a reference to one is the same reference after).
+    let keepsPlace: [Bool]
 
     init(stage: ModelPlan.Stage, steps: ModelStageSteps, from: ObjectModel, to: ObjectModel) {
         label = "\(stage.kind) stage \(stage.from) -> \(stage.to)"
         stageTo = stage.to
         sourceNames = from.entities.map(\.name)
-        entities = from.entities.indices.map { se in
+        let entities: [Entity?] = from.entities.indices.map { se in
             let sourceEntity = from.entities[se]
             guard let te = to.entities.firstIndex(where: { $0.name == sourceEntity.name })
                     ?? to.entities.firstIndex(where: { $0.renamingIdentifier == sourceEntity.name && from.entity($0.name) == nil }) else { return nil }
@@ -253,6 +267,8 @@ struct ObjectStageMap: Sendable {
             }
             return Entity(target: te, values: values, required: required, names: names, relationships: relationships)
         }
+        self.entities = entities
+        keepsPlace = entities.indices.map { entities[$0]?.target == $0 }
     }
 
     func apply(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) -> ObjectMigration.Outcome {
@@ -262,6 +278,42 @@ struct ObjectStageMap: Sendable {
             return .setAside(SetAsideRecord(kind: .dropped, origin: object.origin,
                                             reason: "\(label) removes entity \(name): the object is dropped by the plan"))
         }
+        var attributes: [ObjectValue] = []
+        if map.copiesAll, object.attributes.count == map.values.count, !map.requiredPlaces.contains(where: { object.attributes[$0].isNull }) {
+            attributes = object.attributes
+        } else {
+            do {
+                attributes = try mapped(object, map, counts: &counts)
+            } catch {
+                return .setAside(error.record)
+            }
+        }
+        var relationships: [[ObjectReference]] = []
+        relationships.reserveCapacity(map.relationships.count)
+        for slot in map.relationships {
+            guard let r = slot, r < object.relationships.count else { relationships.append([]); continue }
+            // The list as it is (shared, not copied) where every object it names keeps its entity's place.
+            let source = object.relationships[r]
+            if source.allSatisfy({ $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) {
+                relationships.append(source)
+                continue
+            }
+            var list: [ObjectReference] = []
+            list.reserveCapacity(source.count)
+            for reference in source {
+                if reference.entity >= 0, reference.entity < entities.count, let to = entities[reference.entity] {
+                    list.append(ObjectReference(entity: to.target, key: reference.key))
+                } else {
+                    counts.referencesRemoved += 1
+                }
+            }
+            relationships.append(list)
+        }
+        return .object(ObjectRecord(entity: map.target, key: object.key, attributes: attributes, relationships: relationships, origin: object.origin))
+    }
+
+    /// The attributes of `object` as `map` makes them; throws the record set aside where one does not convert or fill.
+    private func mapped(_ object: ObjectRecord, _ map: Entity, counts: inout ObjectMigration.Counts) throws(SetAside) -> [ObjectValue] {
         var attributes: [ObjectValue] = []
         attributes.reserveCapacity(map.values.count)
         for (j, rule) in map.values.enumerated() {
@@ -275,8 +327,8 @@ struct ObjectStageMap: Sendable {
                 let old = i < object.attributes.count ? object.attributes[i] : .null
                 guard let converted = ObjectValueConversion.convert(old, to: kind) else {
                     counts.setAside += 1
-                    return .setAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
-                                                    + "value \(ObjectMigration.quoted(old)) does not convert losslessly to \(kind)"))
+                    throw SetAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
+                                                  + "value \(ObjectMigration.quoted(old)) does not convert losslessly to \(kind)"))
                 }
                 if !old.isNull { counts.converted += 1 }
                 value = converted
@@ -284,30 +336,21 @@ struct ObjectStageMap: Sendable {
             if value.isNull, map.required[j].0 {
                 guard let fill = map.required[j].1 else {
                     counts.setAside += 1
-                    return .setAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
-                                                    + "has no value, which \(stageTo) requires, and no default to fill it with"))
+                    throw SetAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
+                                                  + "has no value, which \(stageTo) requires, and no default to fill it with"))
                 }
                 value = fill
                 counts.filled += 1
             }
             attributes.append(value)
         }
-        var relationships: [[ObjectReference]] = []
-        relationships.reserveCapacity(map.relationships.count)
-        for slot in map.relationships {
-            guard let r = slot, r < object.relationships.count else { relationships.append([]); continue }
-            var list: [ObjectReference] = []
-            list.reserveCapacity(object.relationships[r].count)
-            for reference in object.relationships[r] {
-                if reference.entity >= 0, reference.entity < entities.count, let to = entities[reference.entity] {
-                    list.append(ObjectReference(entity: to.target, key: reference.key))
-                } else {
-                    counts.referencesRemoved += 1
-                }
-            }
-            relationships.append(list)
-        }
-        return .object(ObjectRecord(entity: map.target, key: object.key, attributes: attributes, relationships: relationships, origin: object.origin))
+        return attributes
+    }
+
+    /// Why an object is set aside by a stage.
+    struct SetAside: Error {
+        let record: SetAsideRecord
+        init(_ record: SetAsideRecord) { self.record = record }
     }
 }
 
