@@ -6,8 +6,9 @@ import Glibc
 /// `Thread`, which would add Foundation's start-up cost to every run).
 ///
 /// Every thread of the package starts here: the parse threads of XML and YAML and the decode-ahead
-/// thread (through `Handoff`), the second thread of a JSON Lines index's pass, the encoding workers (`OrderedEncoding`), and the bulk workers (TripFormats' WorkerPool)
-/// and progress bar. Locks are `Synchronization.Mutex`; where a thread must wait for another, the
+/// thread (through `Handoff`), the second thread of a JSON Lines index's pass, the encoding workers
+/// (`OrderedEncoding`), and the bulk workers (TripFormats' WorkerPool) and progress bar. Locks are
+/// `Synchronization.Mutex`; where a thread must wait for another, the
 /// one condition variable is `Monitor`.
 package enum Threads {
     /// 8 MiB: what the main thread has by default, so depth limits tested there hold on a thread.
