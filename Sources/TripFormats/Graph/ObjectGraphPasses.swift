@@ -151,19 +151,24 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             // Reserved whole, so that it is not copied as it grows; only the pages written are the process's.
             var noted: [Noted] = []
             noted.reserveCapacity(limit / MemoryLayout<Noted>.stride + 1)
-            var bytes = 0
+            var bytes = 0, held = 0
             do {
                 var copy = index
                 let atEnd = try withUnsafeMutablePointer(to: &copy) { copy in
                     try Self.indexPass(&tail, into: copy, order: nil) { n in
                         noted.append(n)
                         bytes += MemoryLayout<Noted>.stride + (n.identity.map(Self.heapBytes) ?? 0)
+                        // Counted in the run's budget every 64 KiB, beside the index: past it, this thread stops.
+                        if bytes - held >= 64 << 10 {
+                            defer { held = bytes }
+                            if index.keys.holdBeside(bytes - held) { return false }
+                        }
                         return bytes < limit && !found.isCancelled
                     }
                 }
-                found.finish(noted, from: atEnd ? nil : tail.offset)
+                found.finish(noted, from: atEnd ? nil : tail.offset, held: held)
             } catch {
-                found.finish([], from: cut)
+                found.finish([], from: cut, held: held)
             }
         }
         guard let started else {
@@ -179,7 +184,8 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             throw error
         }
         started.join()
-        let (noted, from) = found.taken
+        let (noted, from, held) = found.taken
+        defer { _ = index.keys.holdBeside(-held) }
         for n in noted {
             try index.note(entity: n.entity, identity: n.identity, isValid: n.isValid)
             order.note(n.entity)
@@ -248,12 +254,13 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     /// What the second thread of an index's pass found, handed to the first when it ends: the objects
     /// it noted, and where the first reads on from (nil: nowhere, the second read to the end).
     private final class TailNotes: @unchecked Sendable {
-        private let state = Mutex<(noted: [Noted], from: Int?)>(([], nil))
+        private let state = Mutex<(noted: [Noted], from: Int?, held: Int)>(([], nil, 0))
         private let cancelled = Atomic<Bool>(false)
-        func finish(_ noted: [Noted], from: Int?) { state.withLock { $0 = (noted, from) } }
+        /// `held`: the bytes the second thread counted in the run's budget, given back when the notes are.
+        func finish(_ noted: [Noted], from: Int?, held: Int) { state.withLock { $0 = (noted, from, held) } }
         func cancel() { cancelled.store(true, ordering: .relaxed) }
         var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
-        var taken: (noted: [Noted], from: Int?) {
+        var taken: (noted: [Noted], from: Int?, held: Int) {
             state.withLock { s in
                 defer { s.noted = [] }
                 return s

@@ -39,6 +39,11 @@ package final class ObjectKeyTable {
     /// The bytes the run's holdings may keep in memory (`SpillBudget.tripBytes`); nil without a budget.
     package var budgetBytes: Int? { budget?.tripBytes }
 
+    /// Counts `bytes` more (fewer when negative) that a reader holds beside this table in the run's
+    /// budget: true when the run's holdings are now over it (never without a budget). Safe from any
+    /// thread (the budget's lock); touches nothing else of the table.
+    package func holdBeside(_ bytes: Int) -> Bool { budget?.hold(bytes) ?? false }
+
     /// Whether the table went to a temporary database, the entries it held there, and its bytes.
     package var spilled: Bool { database != nil }
     package var spilledEntries: Int { database?.entries ?? 0 }
