@@ -137,7 +137,7 @@ struct ObjectGraphDecoder {
                 values[a] = v
             } else {
                 let r = m - attributeCount
-                let isToMany = relationships[entity][r].isToMany
+                let isToMany = toMany[entity][r]
                 switch field.value {
                 case .scalar(.null) where !isToMany:
                     break

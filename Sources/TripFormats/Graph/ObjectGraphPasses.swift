@@ -142,10 +142,14 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
     /// cut, so that errors are told, with their places, as on one thread.
     private static func indexPass(_ parser: Parser, into index: inout ObjectGraphIndex, order: inout EntityOrder) throws {
         var parser = parser
-        guard let cut = try parser.indexCut(), var tail = try parser.reopened(at: cut) else {
-            _ = try indexPass(&parser, into: &index, order: &order)
-            return
+        func noteAll(_ parser: inout Parser) throws {
+            _ = try scan(&parser, index) { n in
+                try index.note(entity: n.entity, identity: n.identity, isValid: n.isValid)
+                order.note(n.entity)
+                return true
+            }
         }
+        guard let cut = try parser.indexCut(), var tail = try parser.reopened(at: cut) else { return try noteAll(&parser) }
         let found = TailNotes(), limit = tailBytes(index.keys)
         let started = Threads.start { [index] in
             // Reserved whole, so that it is not copied as it grows; only the pages written are the process's.
@@ -153,31 +157,25 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
             noted.reserveCapacity(limit / MemoryLayout<Noted>.stride + 1)
             var bytes = 0, held = 0
             do {
-                var copy = index
-                let atEnd = try withUnsafeMutablePointer(to: &copy) { copy in
-                    try Self.indexPass(&tail, into: copy, order: nil) { n in
-                        noted.append(n)
-                        bytes += MemoryLayout<Noted>.stride + (n.identity.map(Self.heapBytes) ?? 0)
-                        // Counted in the run's budget every 64 KiB, beside the index: past it, this thread stops.
-                        if bytes - held >= 64 << 10 {
-                            defer { held = bytes }
-                            if index.keys.holdBeside(bytes - held) { return false }
-                        }
-                        return bytes < limit && !found.isCancelled
+                let atEnd = try Self.scan(&tail, index) { n in
+                    noted.append(n)
+                    bytes += MemoryLayout<Noted>.stride + (n.identity.map(Self.heapBytes) ?? 0)
+                    // Counted in the run's budget every 64 KiB, beside the index: past it, this thread stops.
+                    if bytes - held >= 64 << 10 {
+                        defer { held = bytes }
+                        if index.keys.holdBeside(bytes - held) { return false }
                     }
+                    return bytes < limit && !found.isCancelled
                 }
                 found.finish(noted, from: atEnd ? nil : tail.offset, held: held)
             } catch {
                 found.finish([], from: cut, held: held)
             }
         }
-        guard let started else {
-            _ = try indexPass(&parser, into: &index, order: &order)
-            return
-        }
+        guard let started else { return try noteAll(&parser) }
         parser.stop(at: cut)
         do {
-            _ = try indexPass(&parser, into: &index, order: &order)
+            try noteAll(&parser)
         } catch {
             found.cancel()
             started.join()
@@ -194,23 +192,16 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         guard var rest = try parser.reopened(at: from) else {
             throw TripError(.io, "\(parser.inputName): could not be read again from byte \(from)")
         }
-        _ = try indexPass(&rest, into: &index, order: &order)
+        try noteAll(&rest)
     }
 
-    private static func indexPass(_ parser: inout Parser, into index: inout ObjectGraphIndex, order: inout EntityOrder) throws -> Bool {
-        try withUnsafeMutablePointer(to: &index) { index in
-            try withUnsafeMutablePointer(to: &order) { order in try indexPass(&parser, into: index, order: order) { _ in true } }
-        }
-    }
-
-    /// The index's pass over what `parser` reads: each object noted in `index` and `order` where
-    /// `order` is given, else given to `take`, which stops the pass by giving false (the parser's
+    /// The index's pass over what `parser` reads, with `index`'s configuration (nothing is noted in
+    /// it here): each object given to `take`, which stops the pass by giving false (the parser's
     /// `offset` then says where it stopped); true at the end of the parser's input.
-    private static func indexPass(_ parser: inout Parser, into index: UnsafeMutablePointer<ObjectGraphIndex>,
-                                  order: UnsafeMutablePointer<EntityOrder>?, take: (Noted) -> Bool) throws -> Bool {
-        var checker = ObjectGraphDecoder(index.pointee, resolvesReferences: false)
-        var check = ObjectGraphCheck(index.pointee)
-        let referred = index.pointee.referred
+    private static func scan(_ parser: inout Parser, _ index: ObjectGraphIndex, take: (Noted) throws -> Bool) throws -> Bool {
+        var checker = ObjectGraphDecoder(index, resolvesReferences: false)
+        var check = ObjectGraphCheck(index)
+        let referred = index.referred
         while let item = try parser.nextIndexed(&check) {
             let noted: Noted
             switch item {
@@ -226,14 +217,9 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
                 } else if case .object = try checker.decode(entity: entity, fields: fields, origin: origin) {
                     isValid = true
                 }
-                noted = Noted(entity: entity, identity: index.pointee.identity(entity: entity, fields: fields, isValid: isValid), isValid: isValid)
+                noted = Noted(entity: entity, identity: index.identity(entity: entity, fields: fields, isValid: isValid), isValid: isValid)
             }
-            if let order {
-                try index.pointee.note(entity: noted.entity, identity: noted.identity, isValid: noted.isValid)
-                order.pointee.note(noted.entity)
-            } else if !take(noted) {
-                return false
-            }
+            guard try take(noted) else { return false }
         }
         return true
     }

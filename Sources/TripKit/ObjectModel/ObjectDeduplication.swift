@@ -217,7 +217,10 @@ public final class ObjectDeduplicator {
     /// lists name it, else as its own to-ones do) is a duplicate `first` or `last` dropped, or goes
     /// with one itself. Nil where it has no owner, one stays, or both sides are not written.
     private func droppedOwner(of reference: ObjectReference) throws -> ObjectReference? {
-        guard let owners = ownersListing[reference] ?? ownersNamed[reference] else { return nil }
+        // Asked per object and reference of every run: without ownership noted (merge, fail, a model
+        // with no cascade to a deduplicated entity), nothing is hashed.
+        guard !(ownersListing.isEmpty && ownersNamed.isEmpty),
+              let owners = ownersListing[reference] ?? ownersNamed[reference] else { return nil }
         if let known = droppedWith[reference] { return known }
         droppedWith[reference] = .some(nil)  // an ownership cycle ends here
         var found: ObjectReference?
