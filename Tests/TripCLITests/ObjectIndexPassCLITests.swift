@@ -92,4 +92,32 @@ struct ObjectIndexPassCLITests {
             #expect(results[0].summary.contains("removed 8 references to objects not written"), "\(results[0].summary)")
         }
     }
+
+    /// A plan's second pass runs on three threads (objects made on one, migrated and resolved on
+    /// another, written on the calling one); `--jobs 1` runs every pass on one. Both give the same
+    /// output, rejects and summary, under each policy, at another target, and past a `--memory-limit`.
+    @Test("a plan's run on three threads and on one (--jobs 1): the same output, rejects and summary", .needsPython3,
+          arguments: [["--dedupe", "merge"], ["--dedupe", "first"], ["--dedupe", "last"],
+                      ["--dedupe", "merge", "--memory-limit", "2M"], ["--dedupe", "first", "--target-version", "2.0.0"]])
+    func planOnThreads(run: [String]) throws {
+        let dir = try CLI.temporaryDirectory()
+        let (plain, _) = try Self.damaged(dir, lineEnd: "\n")
+        var results: [(out: Data?, rejects: Data?, summary: String, status: Int32)] = []
+        for jobs in [[], ["--jobs", "1"]] {
+            let out = dir.appendingPathComponent("out.jsonl").path, rejects = dir.appendingPathComponent("rejects.jsonl").path
+            defer { for f in [out, rejects] { try? FileManager.default.removeItem(atPath: f) } }
+            let r = try CLI.run(CLI.binary, [plain, "--model", PlanRunCLITests.plan, "--source-version", "1.0.0", "--to", "jsonl",
+                                             "-o", out, "--rejects", rejects, "-v"] + run + jobs)
+            results.append((FileManager.default.contents(atPath: out), FileManager.default.contents(atPath: rejects),
+                            SpillCLITests.steadyLine(r.stderr), r.status))
+            // What was written is what the summary says (read back by Python's json).
+            let count = try CLI.python("import json, sys\nprint(sum(1 for l in open(sys.argv[1]) if json.loads(l)))", [out])
+            #expect(r.stderr.contains("wrote \(count.out.trimmingCharacters(in: .whitespacesAndNewlines)) ("), "\(run) \(jobs): \(r.stderr)")
+        }
+        #expect(results[0].status == 0 && results[1].status == 0, "\(run): \(results.map(\.summary))")
+        #expect(results[0].out != nil && results[0].out == results[1].out, "\(run): the outputs differ")
+        #expect(results[0].rejects != nil && results[0].rejects == results[1].rejects, "\(run): the rejects differ")
+        #expect(results[0].summary == results[1].summary, "\(run)")
+        #expect(results[0].summary.contains("merged") && results[0].summary.contains("rejected 6"), "\(results[0].summary)")
+    }
 }

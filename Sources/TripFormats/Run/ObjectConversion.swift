@@ -264,7 +264,8 @@ public struct ObjectConversion {
             }
             return ahead ? ObjectReadAhead.reading(r) : r
         }
-        return (reading, reading)
+        // The second pass on three threads: its objects made on one, migrated and resolved on another, written on this one.
+        return (ahead ? ObjectReadAhead.reading(reading) : reading, reading)
     }
 
     /// Whether the input's objects are made on a thread of their own (`ObjectReadAhead`) while this

@@ -48,6 +48,16 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         return memory.group(at: index)
     }
 
+    package func survivor(ofGroup index: Int) throws -> ObjectReference {
+        if let table { return try table.group(at: index).survivor }
+        return memory.survivor(ofGroup: index)
+    }
+
+    package func later(ofGroup index: Int) throws -> ObjectRecord? {
+        if let table { return try table.group(at: index).later }
+        return memory.later(ofGroup: index)
+    }
+
     package func replace(_ index: Int, with group: ObjectDeduplicationGroup) throws {
         if let table { return try table.replace(index, with: group) }
         memory.replace(index, with: group)

@@ -181,36 +181,42 @@ public final class ObjectDeduplicator {
     /// Pass 2: the object to write (merged where it survives a merge, its references pointed at
     /// survivors), or the record of a duplicate merged into its survivor or dropped by the policy.
     public func resolve(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) throws -> ObjectMigration.Outcome {
-        guard state.hasDuplicates else { return .object(object) }
+        var out = object
+        if let record = try resolve(&out, counts: &counts) { return .setAside(record) }
+        return .object(out)
+    }
+
+    /// As `resolve(_:counts:)`, in place: `object` becomes the object to write (its arrays changed
+    /// where they are), and nil is returned; or the record of a duplicate merged or dropped is.
+    public func resolve(_ object: inout ObjectRecord, counts: inout ObjectMigration.Counts) throws -> SetAsideRecord? {
+        guard state.hasDuplicates else { return nil }
         let isDeduplicated = isDeduplicated(object.entity)
         if isDeduplicated, let g = try state.duplicate(object.reference) {
             // Pass 1 refused any duplicate under `fail`: a record is set aside.
             let group = try state.group(at: g)
             let record = resolver.setAsideObject(at: object.origin, described: describe(group), survivor: group.origin)!
             if record.kind == .merged { counts.merged += 1 } else { counts.dropped += 1 }
-            return .setAside(record)
+            return record
         }
         if let duplicate = try droppedOwner(of: object.reference), let g = try state.duplicate(duplicate) {
             let group = try state.group(at: g)
             counts.dropped += 1
-            return .setAside(SetAsideRecord(kind: .dropped, origin: object.origin,
-                                            reason: "owned (a relationship whose delete rule is cascade) by another \(describe(group)), "
-                                                + "dropped under --dedupe \(policy.rawValue), which keeps the one at \(group.origin): dropped with it"))
+            return SetAsideRecord(kind: .dropped, origin: object.origin,
+                                  reason: "owned (a relationship whose delete rule is cascade) by another \(describe(group)), "
+                                      + "dropped under --dedupe \(policy.rawValue), which keeps the one at \(group.origin): dropped with it")
         }
-        var out = object
-        if isDeduplicated, let g = try state.merging(object.reference), let later = try state.group(at: g).later {
-            out = ObjectDeduplicator.merge(out, later, model.allRelationships(of: object.entity))
+        if isDeduplicated, let g = try state.merging(object.reference), let later = try state.later(ofGroup: g) {
+            ObjectDeduplicator.merge(into: &object, later, model.allRelationships(of: object.entity))
         }
-        for r in out.relationships.indices where !out.relationships[r].isEmpty {
-            let references = out.relationships[r]
-            if let kept = try returned(references, through: r, of: out) {
+        for r in object.relationships.indices where !object.relationships[r].isEmpty {
+            if bothSides, let kept = try returned(object.relationships[r], through: r, of: object.reference) {
                 // Under first and last they name objects not written; under merge, one written that does not name this one back.
-                if resolver.outcome != .mergeIncomingIntoKept { counts.referencesRemoved += references.count - kept.count }
-                out.relationships[r] = kept
+                if resolver.outcome != .mergeIncomingIntoKept { counts.referencesRemoved += object.relationships[r].count - kept.count }
+                object.relationships[r] = kept
             }
-            if let list = try survivors(out.relationships[r]) { out.relationships[r] = list }
+            if let list = try survivors(object.relationships[r]) { object.relationships[r] = list }
         }
-        return .object(out)
+        return nil
     }
 
     /// The dropped duplicate the object at `reference` goes with: every owner (as their cascading
@@ -233,31 +239,30 @@ public final class ObjectDeduplicator {
         return found
     }
 
-    /// `references` (of `object`'s relationship `r`) without those the other side will not name
-    /// back, so that the two sides agree; nil when none goes (or both sides are not written). Under
-    /// `first` and `last`: a reference to an object dropped with its owner, and one through a
-    /// relationship with an inverse to a dropped duplicate whose survivor does not name `object`.
-    /// Under merge: one to a duplicate or survivor through a relationship whose inverse is a to-one,
-    /// when the to-one the merge keeps is not `object`.
-    private func returned(_ references: [ObjectReference], through r: Int, of object: ObjectRecord) throws -> [ObjectReference]? {
-        guard bothSides, object.entity >= 0, object.entity < hasInverse.count, r < hasInverse[object.entity].count else { return nil }
+    /// `references` (of relationship `r` of the object at `me`) without those the other side will
+    /// not name back, so that the two sides agree; nil when none goes (or both sides are not written).
+    /// Under `first` and `last`: a reference to an object dropped with its owner, and one through a
+    /// relationship with an inverse to a dropped duplicate whose survivor does not name `me`. Under
+    /// merge: one to a duplicate or survivor through a relationship whose inverse is a to-one, when
+    /// the to-one the merge keeps is not `me`.
+    private func returned(_ references: [ObjectReference], through r: Int, of me: ObjectReference) throws -> [ObjectReference]? {
+        guard bothSides, me.entity >= 0, me.entity < hasInverse.count, r < hasInverse[me.entity].count else { return nil }
         var goes: (ObjectReference) throws -> Bool
         switch resolver.outcome {
         case .keepKept, .takeIncoming:
-            let inverse = hasInverse[object.entity][r], me = object.reference
+            let inverse = hasInverse[me.entity][r]
             goes = { reference in
                 if try self.droppedOwner(of: reference) != nil { return true }
                 guard inverse, self.isDeduplicated(reference.entity), let g = try self.state.duplicate(reference) else { return false }
-                return !(self.namedBy[me] ?? []).contains(try self.state.group(at: g).survivor)
+                return !(self.namedBy[me] ?? []).contains(try self.state.survivor(ofGroup: g))
             }
         case .mergeIncomingIntoKept:
             // Only a relationship some later duplicate brought a value of is looked up.
-            guard let p = toOneInverse[object.entity][r], mergedToOnes.contains(p) else { return nil }
-            let me = object.reference
+            guard let p = toOneInverse[me.entity][r], mergedToOnes.contains(p) else { return nil }
             goes = { reference in
                 guard self.isDeduplicated(reference.entity),
                       let g = try self.state.duplicate(reference) ?? self.state.merging(reference),
-                      let later = try self.state.group(at: g).later, p < later.relationships.count,
+                      let later = try self.state.later(ofGroup: g), p < later.relationships.count,
                       let kept = later.relationships[p].first else { return false }
                 return (try self.survivors([kept])?.first ?? kept) != me
             }
@@ -284,7 +289,7 @@ public final class ObjectDeduplicator {
     private func survivors(_ references: [ObjectReference]) throws -> [ObjectReference]? {
         func survivor(_ reference: ObjectReference) throws -> ObjectReference {
             guard isDeduplicated(reference.entity) else { return reference }
-            return try state.duplicate(reference).map { try state.group(at: $0).survivor } ?? reference
+            return try state.duplicate(reference).map { try state.survivor(ofGroup: $0) } ?? reference
         }
         if references.count > 64 {
             var seen = Set<ObjectReference>(), list: [ObjectReference] = []
@@ -312,6 +317,12 @@ public final class ObjectDeduplicator {
     /// after the earlier ones, its non-empty to-one wins. Nil `earlier`: `later` itself.
     static func merge(_ earlier: ObjectRecord?, _ later: ObjectRecord, _ relationships: [RelationshipDescription]) -> ObjectRecord {
         guard var out = earlier else { return later }
+        merge(into: &out, later, relationships)
+        return out
+    }
+
+    /// `merge(_:_:_:)` into `out`, in place.
+    static func merge(into out: inout ObjectRecord, _ later: ObjectRecord, _ relationships: [RelationshipDescription]) {
         for i in later.attributes.indices where i < out.attributes.count && !later.attributes[i].isNull {
             out.attributes[i] = later.attributes[i]
         }
@@ -322,7 +333,6 @@ public final class ObjectDeduplicator {
                 out.relationships[r] = later.relationships[r]
             }
         }
-        return out
     }
 }
 

@@ -42,6 +42,17 @@ public protocol ObjectDeduplicationState: AnyObject {
     func merging(_ reference: ObjectReference) throws -> Int?
     /// Whether any duplicate was noted.
     var hasDuplicates: Bool { get }
+    /// The survivor of the group numbered `index`, and what its later duplicates bring (merge): a
+    /// group's parts pass 2 asks for per reference, without making the whole group.
+    func survivor(ofGroup index: Int) throws -> ObjectReference
+    func later(ofGroup index: Int) throws -> ObjectRecord?
+}
+
+extension ObjectDeduplicationState {
+    /// The survivor of the group numbered `index`, from the whole group.
+    public func survivor(ofGroup index: Int) throws -> ObjectReference { try group(at: index).survivor }
+    /// What the later duplicates of the group numbered `index` bring, from the whole group.
+    public func later(ofGroup index: Int) throws -> ObjectRecord? { try group(at: index).later }
 }
 
 /// The state of a deduplication held in dictionaries, without bound: what a run without a budget
@@ -124,6 +135,11 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
 
     /// The group numbered `index`.
     public func group(at index: Int) -> ObjectDeduplicationGroup { slots[index].group(later: laters[index]) }
+
+    /// The survivor of the group numbered `index`, from its slot (no group made).
+    public func survivor(ofGroup index: Int) -> ObjectReference { ObjectReference(entity: Int(slots[index].entity), key: slots[index].key) }
+    /// The later duplicates' merged record of the group numbered `index`.
+    public func later(ofGroup index: Int) -> ObjectRecord? { laters[index] }
 
     /// Replaces the group numbered `index`.
     public func replace(_ index: Int, with group: ObjectDeduplicationGroup) {

@@ -150,7 +150,9 @@ public struct ObjectMigration: Sendable {
 
     /// `object` (of `source`) through every stage.
     public func migrate(_ object: ObjectRecord, counts: inout Counts) -> Outcome {
-        migrate(object, counts: &counts) { _, object, _ in .object(object) }
+        var current = object
+        if let record = migrate(&current, counts: &counts, before: { _, _, _ in nil }) { return .setAside(record) }
+        return .object(current)
     }
 
     /// `object` (of `source`) through every stage; `before(i, object)` is called with the object as
@@ -159,19 +161,29 @@ public struct ObjectMigration: Sendable {
     public func migrate(_ object: ObjectRecord, counts: inout Counts,
                         before: (Int, ObjectRecord, inout Counts) throws -> Outcome) rethrows -> Outcome {
         var current = object
-        for (i, map) in maps.enumerated() {
-            switch try before(i, current, &counts) {
-            case .object(let next): current = next
-            case .setAside(let record): return .setAside(record)
-            }
-            switch map.apply(current, counts: &counts) {
-            case .object(let next): current = next
-            case .setAside(let record): return .setAside(record)
+        let record = try migrate(&current, counts: &counts) { i, object, counts in
+            switch try before(i, object, &counts) {
+            case .object(let next): object = next; return nil
+            case .setAside(let record): return record
             }
         }
+        return record.map(Outcome.setAside) ?? .object(current)
+    }
+
+    /// `object` (of `source`) through every stage, in place (its arrays changed where they are, not
+    /// copied from stage to stage); nil when it reaches the target, else the record it is set aside
+    /// with. `before(i, &object)` is given the object as stage `i` is given it (in the stage's source
+    /// version, as a custom stage's `willMigrate` sees it), to resolve its duplicates in place, or
+    /// gives the record that sets it aside.
+    public func migrate(_ object: inout ObjectRecord, counts: inout Counts,
+                        before: (Int, inout ObjectRecord, inout Counts) throws -> SetAsideRecord?) rethrows -> SetAsideRecord? {
+        for i in maps.indices {
+            if let record = try before(i, &object, &counts) { return record }
+            if let record = maps[i].apply(&object, counts: &counts) { return record }
+        }
         // The target's own uniqueness, on the objects as they are written.
-        if deduplicatesWritten { return try before(maps.count, current, &counts) }
-        return .object(current)
+        if deduplicatesWritten { return try before(maps.count, &object, &counts) }
+        return nil
     }
 
     /// The model of the version stage `i` of the chain starts from (the objects' own for the first).
@@ -208,7 +220,7 @@ public struct ObjectMigration: Sendable {
 
 /// One stage's mapping of objects of its source model to its target model, by position: computed
 /// once, applied to every object.
-struct ObjectStageMap: Sendable {
+final class ObjectStageMap: Sendable {
     enum Value: Sendable {
         case copy(Int)
         case convert(Int, AttributeKind)
@@ -227,12 +239,15 @@ struct ObjectStageMap: Sendable {
         /// shared, unless a required one is null), and the places of the required attributes.
         let copiesAll: Bool
         let requiredPlaces: [Int]
+        /// Whether each relationship keeps its place (an object's list of lists is then kept).
+        let keepsRelationships: Bool
 
         init(target: Int, values: [Value], required: [(Bool, ObjectValue?)], names: [String], relationships: [Int?]) {
             self.target = target; self.values = values; self.required = required; self.names = names
             self.relationships = relationships
             copiesAll = values.enumerated().allSatisfy { j, v in if case .copy(let i) = v { i == j } else { false } }
             requiredPlaces = required.indices.filter { required[$0].0 }
+            keepsRelationships = relationships.enumerated().allSatisfy { $0.element == $0.offset }
         }
     }
     let label: String
@@ -271,33 +286,31 @@ struct ObjectStageMap: Sendable {
         keepsPlace = entities.indices.map { entities[$0]?.target == $0 }
     }
 
-    func apply(_ object: ObjectRecord, counts: inout ObjectMigration.Counts) -> ObjectMigration.Outcome {
+    /// `object` (of the stage's source model) mapped to its target model, in place: its arrays are
+    /// changed where they are (shared ones copied once), never copied whole where the map keeps them.
+    /// Nil when mapped; the record set aside (`object` then as it was, with its attributes maybe
+    /// mapped) when the stage drops its entity or a value does not convert or fill.
+    func apply(_ object: inout ObjectRecord, counts: inout ObjectMigration.Counts) -> SetAsideRecord? {
         guard object.entity >= 0, object.entity < entities.count, let map = entities[object.entity] else {
             counts.removed += 1
             let name = object.entity >= 0 && object.entity < sourceNames.count ? sourceNames[object.entity] : "entity \(object.entity)"
-            return .setAside(SetAsideRecord(kind: .dropped, origin: object.origin,
-                                            reason: "\(label) removes entity \(name): the object is dropped by the plan"))
+            return SetAsideRecord(kind: .dropped, origin: object.origin, reason: "\(label) removes entity \(name): the object is dropped by the plan")
         }
-        var attributes: [ObjectValue] = []
-        if map.copiesAll, object.attributes.count == map.values.count, !map.requiredPlaces.contains(where: { object.attributes[$0].isNull }) {
-            attributes = object.attributes
-        } else {
+        if !(map.copiesAll && object.attributes.count == map.values.count && !map.requiredPlaces.contains(where: { object.attributes[$0].isNull })) {
             do {
-                attributes = try mapped(object, map, counts: &counts)
+                object.attributes = try mapped(object, map, counts: &counts)
             } catch {
-                return .setAside(error.record)
+                return error.record
             }
         }
-        var relationships: [[ObjectReference]] = []
-        relationships.reserveCapacity(map.relationships.count)
-        for slot in map.relationships {
-            guard let r = slot, r < object.relationships.count else { relationships.append([]); continue }
-            // The list as it is (shared, not copied) where every object it names keeps its entity's place.
+        if !(map.keepsRelationships && object.relationships.count == map.relationships.count) {
+            let source = object.relationships
+            object.relationships = map.relationships.map { slot in slot.flatMap { $0 < source.count ? source[$0] : nil } ?? [] }
+        }
+        for r in object.relationships.indices {
+            // The list as it is (not copied) where every object it names keeps its entity's place.
             let source = object.relationships[r]
-            if source.allSatisfy({ $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) {
-                relationships.append(source)
-                continue
-            }
+            if source.allSatisfy({ $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) { continue }
             var list: [ObjectReference] = []
             list.reserveCapacity(source.count)
             for reference in source {
@@ -307,9 +320,10 @@ struct ObjectStageMap: Sendable {
                     counts.referencesRemoved += 1
                 }
             }
-            relationships.append(list)
+            object.relationships[r] = list
         }
-        return .object(ObjectRecord(entity: map.target, key: object.key, attributes: attributes, relationships: relationships, origin: object.origin))
+        object.entity = map.target
+        return nil
     }
 
     /// The attributes of `object` as `map` makes them; throws the record set aside where one does not convert or fill.

@@ -65,12 +65,13 @@ public struct ObjectMigrationReader: ObjectRecordReader {
             var first = try opening(migration.firstPassEntities(cascading: policy == .first || policy == .last))
             var scratch = ObjectMigration.Counts()
             while let item = try first.next() {
-                guard case .object(let object) = item else { continue }
-                let outcome = try migration.migrate(object, counts: &scratch) { i, migrated, _ in
+                guard case .object(var object) = item else { continue }
+                let read = object.reference
+                let setAside = try migration.migrate(&object, counts: &scratch) { i, migrated, _ in
                     try deduplicators[i]?.note(migrated)
-                    return .object(migrated)
+                    return nil
                 }
-                if case .setAside = outcome, let reference = migration.targetReference(of: object.reference) {
+                if setAside != nil, let reference = migration.targetReference(of: read) {
                     try self.setAside.insert(reference)
                 }
             }
@@ -83,33 +84,31 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     public mutating func next() throws -> ObjectReadItem? {
         let deduplicators = self.deduplicators, tally = self.tally, setAside = self.setAside
         while let item = try input.next() {
-            guard case .object(let object) = item else { return item }
-            let outcome = try migration.migrate(object, counts: &tally.counts) { i, migrated, counts in
+            guard case .object(var migrated) = item else { return item }
+            // In place: an object's arrays are copied only where a stage or the resolution changes them.
+            let record = try migration.migrate(&migrated, counts: &tally.counts) { i, object, counts in
                 if i < tally.stageInputs.count { tally.stageInputs[i] += 1 }
-                return try deduplicators[i]?.resolve(migrated, counts: &counts) ?? .object(migrated)
+                return try deduplicators[i]?.resolve(&object, counts: &counts)
             }
-            switch outcome {
-            case .setAside(let record): return .rejected(record)
-            case .object(var migrated):
-                if !setAside.isEmpty {
-                    for r in migrated.relationships.indices {
-                        // Copied only when a reference goes (the usual relationship keeps all of them).
-                        let references = migrated.relationships[r]
-                        var kept: [ObjectReference]?
-                        for (i, reference) in references.enumerated() {
-                            if try setAside.contains(reference) {
-                                if kept == nil { kept = Array(references[..<i]) }
-                            } else {
-                                kept?.append(reference)
-                            }
+            if let record { return .rejected(record) }
+            if !setAside.isEmpty {
+                for r in migrated.relationships.indices {
+                    // Copied only when a reference goes (the usual relationship keeps all of them).
+                    let references = migrated.relationships[r]
+                    var kept: [ObjectReference]?
+                    for (i, reference) in references.enumerated() {
+                        if try setAside.contains(reference) {
+                            if kept == nil { kept = Array(references[..<i]) }
+                        } else {
+                            kept?.append(reference)
                         }
-                        guard let kept else { continue }
-                        migrated.relationships[r] = kept
-                        tally.counts.referencesRemoved += references.count - kept.count
                     }
+                    guard let kept else { continue }
+                    migrated.relationships[r] = kept
+                    tally.counts.referencesRemoved += references.count - kept.count
                 }
-                return .object(migrated)
             }
+            return .object(migrated)
         }
         return nil
     }
