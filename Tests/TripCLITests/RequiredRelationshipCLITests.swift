@@ -242,5 +242,25 @@ struct RequiredRelationshipCLITests {
         let sqlite3 = try #require(CLI.tool("sqlite3"))
         let rows = try CLI.run(sqlite3, [dir.path + "/v2.sqlite", "PRAGMA foreign_key_check;", "SELECT title, guide FROM Tour;"])
         #expect(rows.out == "Alps|1\n", "\(rows.stderr)")
+
+        // The 1.0.0 store migrated in place: Lakes rejected there too.
+        let store = dir.path + "/v1.sqlite"
+        let migrated = try CLI.tripconv("migrate", store, "--model", model, "--rejects", dir.path + "/migrate.rejects")
+        #expect(migrated.status == 0 && migrated.stderr.contains("rejected 1; 2 objects at 2.0.0 (Guide 1, Tour 1)"), "\(migrated.stderr)")
+        let listed = try CLI.python(Self.rejectsList, [dir.path + "/migrate.rejects"])
+        #expect(listed.out == "rejected \(store):None:None | Tour.guide: names no object, and the model requires one\n", "\(listed.out)")
+        // Objects at 2.0.0 appended to it: the one with no guide rejected, the others added.
+        let more = dir.path + "/more.jsonl"
+        try """
+            {"@entity": "Guide", "@key": 1, "name": "Bo", "tours": [1]}
+            {"@entity": "Tour", "@key": 1, "title": "Caves", "guide": 1}
+            {"@entity": "Tour", "@key": 2, "title": "Dunes"}
+
+            """.write(toFile: more, atomically: true, encoding: .utf8)
+        let appended = try CLI.tripconv(more, "--model", model, "--source-version", "2.0.0", "-o", store, "--rejects", dir.path + "/append.rejects")
+        #expect(appended.status == 0 && appended.stderr.contains("rejected 1;"), "\(appended.stderr)")
+        let after = try CLI.run(sqlite3, [store, "PRAGMA foreign_key_check;", "SELECT t.title, g.name FROM Tour t JOIN Guide g ON t.guide = g._pk ORDER BY t.title;",
+                                          "SELECT count(*) FROM Tour;"])
+        #expect(after.out == "Alps|Ann\nCaves|Bo\n2\n", "\(after.stderr)")
     }
 }
