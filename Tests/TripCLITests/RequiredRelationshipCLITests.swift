@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TripKit
 import TripTestSupport
 
 /// A to-one relationship the model requires (`var guide: Guide`, no `?`) is enforced on the objects
@@ -264,5 +265,48 @@ struct RequiredRelationshipCLITests {
         let after = try CLI.run(sqlite3, [store, "PRAGMA foreign_key_check;", "SELECT t.title, g.name FROM Tour t JOIN Guide g ON t.guide = g._pk ORDER BY t.title;",
                                           "SELECT count(*) FROM Tour;"])
         #expect(after.out == "Alps|Ann\nCaves|Bo\n2\n", "\(after.stderr)")
+    }
+
+    /// A Core Data store (written by Python as Core Data lays one out, its model cache saying
+    /// `Plant.bed` is not optional) whose row has no bed, read with its own model: to JSON (a store's
+    /// rows, which were written straight, now go through the check) and to a SQLite store.
+    @Test("a Core Data store's row with no object in a required to-one: rejected to JSON and to SQLite, the bed's list without it",
+          .needsPython3, .needsSQLite3)
+    func coreDataStore() throws {
+        let dir = try CLI.temporaryDirectory().path
+        let model = ObjectModel(entities: [
+            EntityDescription("Bed", attributes: [AttributeDescription("label", .string)],
+                              relationships: [RelationshipDescription("plants", to: "Plant", inverse: "bed", toMany: true)]),
+            EntityDescription("Plant", attributes: [AttributeDescription("name", .string, isOptional: false)],
+                              relationships: [RelationshipDescription("bed", to: "Bed", inverse: "plants", isOptional: false)]),
+        ])
+        let store = dir + "/Garden.sqlite"
+        let written = try ModelStoreWriter.write(model, to: store, rows: 2)
+        #expect(written.status == 0, "\(written.stderr)")
+        // Beds are keys 1 and 2, plants 3 and 4; plant 4 has no bed.
+        let filled = try CLI.python("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE ZBED SET ZLABEL = 'bed ' || Z_PK")
+            db.execute("UPDATE ZPLANT SET ZNAME = 'plant ' || Z_PK, ZBED = CASE Z_PK WHEN 3 THEN 1 ELSE NULL END")
+            db.commit()
+            """, [store])
+        #expect(filled.status == 0, "\(filled.stderr)")
+        let json = try CLI.tripconv(store, "-o", dir + "/out.json", "--rejects", dir + "/json.rejects")
+        #expect(json.status == 0 && json.stderr.contains("wrote 3 (Bed 2, Plant 1)") && json.stderr.contains("rejected 1;"), "\(json.stderr)")
+        let checked = try CLI.python("""
+            import json, sys
+            doc = json.load(open(sys.argv[1]))
+            print(sorted((b['label'], b['plants']) for b in doc['Bed']), [(p['name'], p['bed']) for p in doc['Plant']])
+            """, [dir + "/out.json"])
+        #expect(checked.out == "[('bed 1', [3]), ('bed 2', [])] [('plant 3', 1)]\n", "\(checked.stderr)")
+        let listed = try CLI.python(Self.rejectsList, [dir + "/json.rejects"])
+        #expect(listed.out.hasSuffix("| Plant.bed: names no object, and the model requires one\n") && listed.out.split(separator: "\n").count == 1,
+                "\(listed.out)")
+        let sqlite = try CLI.tripconv(store, "-o", dir + "/out.sqlite", "--rejects", dir + "/sqlite.rejects")
+        #expect(sqlite.status == 0 && sqlite.stderr.contains("rejected 1;"), "\(sqlite.stderr)")
+        let sqlite3 = try #require(CLI.tool("sqlite3"))
+        let rows = try CLI.run(sqlite3, [dir + "/out.sqlite", "PRAGMA foreign_key_check;", "SELECT name, bed FROM Plant;"])
+        #expect(rows.out == "plant 3|1\n", "\(rows.stderr)")
     }
 }
