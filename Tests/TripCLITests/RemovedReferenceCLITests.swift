@@ -102,8 +102,9 @@ struct RemovedReferenceCLITests {
             """, "\(checked.stderr)")
     }
 
-    /// The same book written by Python as XML (ElementTree) and as a tables directory (csv).
-    static let otherWriters = """
+    /// Python's start of a document of objects written by ElementTree: `add(entity, key, values,
+    /// refs)` adds an object, its attributes' text and each relationship's `<ref>` elements.
+    static let elementTree = """
         import csv, os, sys
         import xml.etree.ElementTree as ET
         root = ET.Element('objects')
@@ -113,6 +114,11 @@ struct RemovedReferenceCLITests {
             for k, targets in refs.items():
                 r = ET.SubElement(e, k)
                 for t in targets: ET.SubElement(r, 'ref').text = str(t)
+
+        """
+
+    /// The same book written by Python as XML (ElementTree) and as a tables directory (csv).
+    static let otherWriters = elementTree + """
         add('Chef', 1, {'name': 'Ann'}, {'recipes': [1, 2]})
         add('Recipe', 1, {'title': 'Pancakes', 'servings': 4}, {'ingredients': [1], 'chef': [1]})
         add('Recipe', 2, {'title': 'Soup', 'servings': 'many'}, {'ingredients': [2], 'chef': [1]})

@@ -185,14 +185,12 @@ extension ObjectStoreMigration {
         return try PGObjectStoreSwap.replacing(address: store, schema: pgSchema, expecting: migration.source,
                                                busyTimeoutMilliseconds: busyTimeoutMilliseconds, toolVersion: toolVersion) { swap in
             var summary = ObjectConversionSummary()
-            let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-                                             temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
-            var reader = r
+            var read = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                      temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
             var writer = try swap.writer()
-            try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
-            summary.note(reader)
-            summary.note(spilled: states)
-            let stages = history(stageInputs: reader.tally.stageInputs, written: summary.written)
+            try ObjectPipeline.run(&read.reader, into: &writer, summary: &summary, setAside: setAside)
+            read.note(into: &summary)
+            let stages = history(stageInputs: read.plan.tally.stageInputs, written: summary.written)
             return (Report(summary: summary, stages: stages, backup: nil), stages)
         }
     }

@@ -239,33 +239,65 @@ public struct ObjectConversion {
     /// `rowsStraight`: a Core Data store whose rows `CoreDataJSONRun` writes as they are read, on the
     /// writing thread: its reader as it is, not read ahead (with no plan to run).
     func openSource(_ holdings: SpillingObjectHoldings, rowsStraight: Bool = false) throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
+        // The model's required to-one relationships, enforced on the objects as written (after the plan's stages).
+        guard !rowsStraight, let required = ObjectRequiredRelationships(migration?.target ?? model) else {
+            return try opener(holdings, rowsStraight: rowsStraight)()
+        }
+        let open = try opener(holdings, rowsStraight: false)
+        var last: ObjectMigrationReader?
+        let removals = referenceRemovals
+        let reader = try ObjectRequiredRelationshipReader(required, rejected: holdings.rejectedForRequired, removed: { object, name, target in
+            let entity = required.model.entities[target.entity].name
+            removals.add(object.origin, member: name, place: nil, reason: "the \(entity) it names is rejected for a required relationship")
+        }, open: {
+            let (r, plan) = try open()
+            last = plan
+            return r
+        })
+        return (reader, last)
+    }
+
+    /// What opens the input's objects as the run writes them, once or again from the start each time
+    /// it is called (see `openSource`): through the plan's stages and the duplicates' resolution,
+    /// or as read; and the plan's reader. A JSON, JSON Lines or YAML input is parsed for its index once,
+    /// every later read taking that index (`reopened`).
+    private func opener(_ holdings: SpillingObjectHoldings, rowsStraight: Bool) throws
+        -> () throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
         // Each read of the input counts its removals anew (a plan's first read, an append's two): the last read's are the run's.
         let removals = referenceRemovals
-        guard let migration else {
-            removals.reset()
-            // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
-            let source = try reader(keys: holdings.keys())
-            return (readsAhead && !rowsStraight ? ObjectReadAhead.reading(source) : source, nil)
-        }
-        let ahead = readsAhead
-        // JSON, JSON Lines and YAML: the second read takes the first's index of the objects (`reopened`).
+        // JSON, JSON Lines and YAML: a later read takes the first's index of the objects (`reopened`).
         var graph: (any ReopenableObjectReader)?
-        // Its first read gives only the objects the plan's first pass needs (`restricted`).
-        let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) { only in
+        let ahead = readsAhead
+        // A reader of the input from its start, given only the entities `only` marks (when not nil).
+        let read: ([Bool]?) throws -> any ObjectRecordReader = { only in
             removals.reset()
             var r: any ObjectRecordReader
             if let again = try graph?.reopened() {
                 r = again
-                graph = nil
+                if let only, let g = r as? any ReopenableObjectReader { r = g.restricted(to: only) }
             } else {
                 r = try reader(keys: holdings.keys())
                 graph = r as? any ReopenableObjectReader
                 if let only, let g = graph { r = g.restricted(to: only) }
             }
-            return ahead ? ObjectReadAhead.reading(r) : r
+            return r
         }
-        // The second pass on three threads: its objects made on one, migrated and resolved on another, written on this one.
-        return (ahead ? ObjectReadAhead.reading(reading) : reading, reading)
+        guard let migration else {
+            return {
+                // A store, JSON or JSON Lines is read on a thread of its own while this one writes (`--jobs 1`: on this one).
+                let source = try read(nil)
+                return (ahead && !rowsStraight ? ObjectReadAhead.reading(source) : source, nil)
+            }
+        }
+        return {
+            // Its first read gives only the objects the plan's first pass needs (`restricted`).
+            let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside) { only in
+                let r = try read(only)
+                return ahead ? ObjectReadAhead.reading(r) : r
+            }
+            // The second pass on three threads: its objects made on one, migrated and resolved on another, written on this one.
+            return (ahead ? ObjectReadAhead.reading(reading) : reading, reading)
+        }
     }
 
     /// Whether the input's objects are made on a thread of their own (`ObjectReadAhead`) while this
@@ -283,6 +315,7 @@ public struct ObjectConversion {
         let holdings = SpillingObjectHoldings(budget: budget)
         // A store to JSON or JSON Lines with no stage: its rows written as they are read, on this thread.
         let rowsStraight = migration == nil && writesRowsStraight && format == .coredata && (out == .json || out == .jsonl)
+            && ObjectRequiredRelationships(model) == nil
         let opened = try openSource(holdings, rowsStraight: rowsStraight)
         if rowsStraight, let store = opened.0 as? CoreDataObjectReader {
             var writer = try JSONObjectWriter(output, format: out, options: options.writeOptions(TripMigrationPlan.currentSchema, budget: budget))
@@ -350,7 +383,7 @@ extension ObjectConversionSummary {
     /// and waiting objects, which the budget counts), and their names for the summary and the report.
     mutating func note(spilled holdings: SpillingObjectHoldings) {
         var parts: [(String, Int, Int)] = []
-        for table in holdings.indexes + [holdings.setAside] where table.spilled {
+        for table in holdings.indexes + [holdings.setAside, holdings.rejectedForRequired] where table.spilled {
             parts.append((table.part, table.spilledEntries, table.spilledBytes))
         }
         for state in holdings.made where state.spilled {

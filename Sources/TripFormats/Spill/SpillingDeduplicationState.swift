@@ -121,10 +121,13 @@ package final class SpillingObjectHoldings {
     package private(set) var indexes: [ObjectKeyTable] = []
     /// The objects a plan's first pass sets aside (in the target's terms), references to which its second removes.
     package let setAside: ObjectKeyTable
+    /// The objects rejected for a required to-one relationship (`ObjectRequiredRelationshipReader`).
+    package let rejectedForRequired: ObjectKeyTable
 
     package init(budget: SpillBudget) {
         self.budget = budget
         setAside = ObjectKeyTable("the objects set aside", budget: budget)
+        rejectedForRequired = ObjectKeyTable("the objects rejected for a required relationship", budget: budget)
     }
 
     /// A new state of `deduplications` deduplications under the budget.

@@ -98,27 +98,63 @@ public struct ObjectStoreMigration {
                         setAside: (SetAsideRecord) throws -> Void) throws -> ObjectConversionSummary {
         if Format.isPostgreSQLAddress(store) { try PGObjectStoreSwap.refuseTablesNotOfTheStore(address: store, schema: pgSchema) }
         var summary = ObjectConversionSummary()
-        let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-                                         temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
-        var reader = r
+        var read = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                  temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
         var counter = CountingObjectWriter()
-        try ObjectPipeline.run(&reader, into: &counter, summary: &summary, setAside: setAside)
-        summary.note(reader)
-        summary.note(spilled: states)
+        try ObjectPipeline.run(&read.reader, into: &counter, summary: &summary, setAside: setAside)
+        read.note(into: &summary)
         return summary
     }
 
     /// The store read through the plan, the deduplication state of each stage in memory up to half
     /// of `memoryLimit` and in a temporary database in `temporaryDirectory` past it, as `convert --model`
-    /// holds it (`SpillingDeduplicationState`); the states, to say whether they spilled.
+    /// holds it (`SpillingDeduplicationState`), the target's required to-one relationships enforced
+    /// (`ObjectRequiredRelationshipReader`, the store read again for them when the target has any);
+    /// the plan's reader of the read that gives the objects, and the states, to say whether they spilled.
     func planReader(policy: DeduplicationPolicy, busyTimeoutMilliseconds: Int, temporaryDirectory: String?,
-                    memoryLimit: Int?) throws -> (ObjectMigrationReader, SpillingObjectHoldings) {
+                    memoryLimit: Int?) throws -> PlanRead {
         let states = SpillingObjectHoldings(budget: SpillBudget(limit: memoryLimit ?? SpillBudget.defaultLimit, directory: temporaryDirectory))
-        let reader = try ObjectMigrationReader(migration, policy: policy, state: states.make, setAside: states.setAside) {
-            try Self.reader(store: store, pgSchema: pgSchema, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+        let open = {
+            try ObjectMigrationReader(migration, policy: policy, state: states.make, setAside: states.setAside) {
+                try Self.reader(store: store, pgSchema: pgSchema, busyTimeoutMilliseconds: busyTimeoutMilliseconds, temporaryDirectory: temporaryDirectory)
+            }
         }
-        return (reader, states)
+        guard let required = ObjectRequiredRelationships(migration.target) else {
+            let plan = try open()
+            return PlanRead(reader: plan, plan: plan, states: states, removed: RemovedCount())
+        }
+        var last: ObjectMigrationReader?
+        let removed = RemovedCount()
+        let reader = try ObjectRequiredRelationshipReader(required, rejected: states.rejectedForRequired, removed: { _, _, _ in removed.count += 1 }) {
+            let plan = try open()
+            last = plan
+            return plan
+        }
+        return PlanRead(reader: reader, plan: last!, states: states, removed: removed)
     }
+
+    /// The objects a migration writes (`planReader`), and what to note of the run once they are read.
+    struct PlanRead {
+        var reader: any ObjectRecordReader
+        let plan: ObjectMigrationReader
+        let states: SpillingObjectHoldings
+        let removed: RemovedCount
+
+        /// Notes the plan's run, the references removed from kept objects as naming one rejected for
+        /// a required relationship, and what spilled.
+        func note(into summary: inout ObjectConversionSummary) {
+            summary.note(plan)
+            if removed.count > 0, var (versions, stages, counts) = summary.migration {
+                counts.referencesRemoved += removed.count
+                summary.migration = (versions, stages, counts)
+                summary.referencesRemoved += removed.count
+            }
+            summary.note(spilled: states)
+        }
+    }
+
+    /// A count the required relationships' reader adds to as it removes references.
+    final class RemovedCount { var count = 0 }
 
     /// A reader of the objects of the store at `store`: a SQLite file's, or a PostgreSQL store's (in
     /// `pgSchema`) on a connection of its own, whose locks wait `busyTimeoutMilliseconds` (then `.busy`).
@@ -145,14 +181,12 @@ public struct ObjectStoreMigration {
         return try SQLiteObjectStoreSwap.replacing(store: store, expecting: migration.source, busyTimeout: Int32(clamping: busyTimeoutMilliseconds),
                                                    backup: name, toolVersion: toolVersion) { built, taken in
             var summary = ObjectConversionSummary()
-            let (r, states) = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-                                             temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
-            var reader = r
+            var read = try planReader(policy: policy, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                                      temporaryDirectory: temporaryDirectory, memoryLimit: memoryLimit)
             var writer = SQLiteObjectWriter(path: built)
-            try ObjectPipeline.run(&reader, into: &writer, summary: &summary, setAside: setAside)
-            summary.note(reader)
-            summary.note(spilled: states)
-            let stages = history(stageInputs: reader.tally.stageInputs, written: summary.written)
+            try ObjectPipeline.run(&read.reader, into: &writer, summary: &summary, setAside: setAside)
+            read.note(into: &summary)
+            let stages = history(stageInputs: read.plan.tally.stageInputs, written: summary.written)
             return (Report(summary: summary, stages: stages, backup: taken), stages)
         }
     }

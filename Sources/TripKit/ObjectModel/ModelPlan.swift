@@ -66,6 +66,13 @@ public enum ModelStep: Sendable, Hashable, CustomStringConvertible {
     case removeAttribute(entity: String, name: String)
     case renameAttribute(entity: String, from: String, to: String)
     case addRelationship(entity: String, name: String)
+    /// A to-one relationship the target adds and requires: every object of the entity is rejected,
+    /// as none names an object through it (`ObjectRequiredRelationshipReader`).
+    case addRequiredRelationship(entity: String, name: String)
+    /// A to-one relationship becomes required: an object whose relationship names no object is
+    /// rejected, with the objects that require it in turn (`ObjectRequiredRelationshipReader`).
+    case requireRelationship(entity: String, name: String)
+    case allowNoRelationship(entity: String, name: String)
     case removeRelationship(entity: String, name: String)
     case renameRelationship(entity: String, from: String, to: String)
     case changeDeleteRule(entity: String, relationship: String, from: DeleteRule, to: DeleteRule)
@@ -97,6 +104,10 @@ public enum ModelStep: Sendable, Hashable, CustomStringConvertible {
         case .removeAttribute(let e, let a): return "remove \(e).\(a)"
         case .renameAttribute(let e, let from, let to): return "rename \(e).\(from) to \(to)"
         case .addRelationship(let e, let r): return "add relationship \(e).\(r) (empty)"
+        case .addRequiredRelationship(let e, let r):
+            return "add relationship \(e).\(r), required (empty: every \(e) is rejected, as it names no object)"
+        case .requireRelationship(let e, let r): return "make relationship \(e).\(r) required (an object whose \(r) names no object is rejected)"
+        case .allowNoRelationship(let e, let r): return "make relationship \(e).\(r) optional"
         case .removeRelationship(let e, let r): return "remove relationship \(e).\(r)"
         case .renameRelationship(let e, let from, let to): return "rename relationship \(e).\(from) to \(to)"
         case .changeDeleteRule(let e, let r, let from, let to): return "delete rule of \(e).\(r): \(from.rawValue) to \(to.rawValue)"
@@ -209,13 +220,19 @@ public struct ModelStageSteps: Sendable, Hashable {
             guard let sr = se.relationship(tr.name) ?? tr.renamingIdentifier.flatMap({ id in
                 se.relationship(id) ?? se.relationships.first { $0.renamingIdentifier == id }
             }) else {
-                steps.append(.addRelationship(entity: te.name, name: tr.name)); continue
+                let required = !tr.isToMany && !tr.isOptional
+                steps.append(required ? .addRequiredRelationship(entity: te.name, name: tr.name) : .addRelationship(entity: te.name, name: tr.name))
+                continue
             }
             used.insert(sr.name)
             if sr.name != tr.name { steps.append(.renameRelationship(entity: te.name, from: sr.name, to: tr.name)) }
             if sr.deleteRule != tr.deleteRule {
                 steps.append(.changeDeleteRule(entity: te.name, relationship: tr.name, from: sr.deleteRule, to: tr.deleteRule))
             }
+            // A to-one's optionality (a to-many's, Core Data's minCount, is not enforced).
+            let (wasRequired, isRequired) = (!sr.isToMany && !sr.isOptional, !tr.isToMany && !tr.isOptional)
+            if isRequired && !wasRequired { steps.append(.requireRelationship(entity: te.name, name: tr.name)) }
+            if wasRequired && !isRequired { steps.append(.allowNoRelationship(entity: te.name, name: tr.name)) }
         }
         for sr in se.relationships where !used.contains(sr.name) {
             steps.append(.removeRelationship(entity: te.name, name: sr.name))

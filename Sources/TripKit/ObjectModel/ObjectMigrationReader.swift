@@ -92,21 +92,7 @@ public struct ObjectMigrationReader: ObjectRecordReader {
             }
             if let record { return .rejected(record) }
             if !setAside.isEmpty {
-                for r in migrated.relationships.indices {
-                    // Copied only when a reference goes (the usual relationship keeps all of them).
-                    let references = migrated.relationships[r]
-                    var kept: [ObjectReference]?
-                    for (i, reference) in references.enumerated() {
-                        if try setAside.contains(reference) {
-                            if kept == nil { kept = Array(references[..<i]) }
-                        } else {
-                            kept?.append(reference)
-                        }
-                    }
-                    guard let kept else { continue }
-                    migrated.relationships[r] = kept
-                    tally.counts.referencesRemoved += references.count - kept.count
-                }
+                try migrated.removeReferences(where: { try setAside.contains($0) }) { _, _ in tally.counts.referencesRemoved += 1 }
             }
             return .object(migrated)
         }
