@@ -172,6 +172,35 @@ import TripKit
         mutating func finish() throws {}
     }
 
+    /// The first pass takes an object through the steps that may note it, no further
+    /// (`firstPassSteps`): a Book through stage 0's map (deduplicated before it, its pages may not
+    /// convert there), and through a second stage's map too where that may set it aside. Taken so
+    /// (`keepsKinds`) or through every stage, the objects written, the records and the counts are the same.
+    @Test func theFirstPassStopsAfterTheLastStepThatMayNoteAnObject() throws {
+        #expect(try ObjectMigration(plan: Self.plan, from: "1.0.0").firstPassSteps(cascading: false) == [0, 0, 2])
+        // 3.0.0 makes code (text) a whole number: a book whose code is not one is set aside by the second stage.
+        var v3 = Self.v2
+        v3.versionIdentifiers = ["3.0.0"]
+        v3.entities[1].attributes[2] = AttributeDescription("code", .int64)
+        let plan = ModelPlan(versions: [Self.v1, Self.v2, v3],
+                             stages: [Self.plan.stages[0], ModelPlan.Stage(.custom, from: "2.0.0", to: "3.0.0", hooks: ["willMigrate"])])
+        let migration = try ObjectMigration(plan: plan, from: "1.0.0")
+        #expect(migration.firstPassSteps(cascading: false) == [0, 0, 4])
+        // Dune twice (merged), Zed's code "z" (set aside by the second stage), Hero naming Zed and the second Dune.
+        let objects = [Self.shelf, Self.author, Self.book(1, "Dune", isbn: "111"), Self.book(3, "Dune", pages: "20"),
+                       Self.book(6, "Zed", isbn: "z"), Self.book(5, "Hero", sequels: [6, 3])]
+        func run(keepsKinds: Bool) throws -> String {
+            var reader = try ObjectMigrationReader(migration, policy: .merge, keepsKinds: keepsKinds) { _ in ListReader(items: objects) }
+            var writer = ListWriter(), summary = ObjectConversionSummary(), setAside: [SetAsideRecord] = []
+            try ObjectPipeline.run(&reader, into: &writer, summary: &summary) { setAside.append($0) }
+            summary.note(reader)
+            return "\(writer.written)\n\(setAside)\n\(summary.line(elapsedSeconds: 0))"
+        }
+        let full = try run(keepsKinds: false)
+        #expect(try run(keepsKinds: true) == full)
+        #expect(full.contains("merged 1;") && full.contains("set aside 1, removed 1 references"), "\(full)")
+    }
+
     /// Shelf 1, Ann, then books: 1 "Dune" (10 pages, sequel 3), 2 "Emma" (sequel 1), 3 "Dune" (20 pages, rating nil,
     /// sequel 2), 4 "Odd" (pages "x": set aside), 5 "Hero" (sequels 4 and 3).
     static let objects = [shelf, author, book(1, "Dune", sequels: [3], shelf: 1, isbn: "111"), book(2, "Emma", sequels: [1]),

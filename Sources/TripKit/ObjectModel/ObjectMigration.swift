@@ -175,14 +175,18 @@ public struct ObjectMigration: Sendable {
     /// with. `before(i, &object)` is given the object as stage `i` is given it (in the stage's source
     /// version, as a custom stage's `willMigrate` sees it), to resolve its duplicates in place, or
     /// gives the record that sets it aside.
-    public func migrate(_ object: inout ObjectRecord, counts: inout Counts,
+    /// Only the first `steps` steps are taken (`firstPassSteps`: stage `i`'s `before` is step `2i`,
+    /// its map `2i + 1`).
+    public func migrate(_ object: inout ObjectRecord, counts: inout Counts, steps: Int = .max,
                         before: (Int, inout ObjectRecord, inout Counts) throws -> SetAsideRecord?) rethrows -> SetAsideRecord? {
         for i in maps.indices {
+            if 2 * i >= steps { return nil }
             if let record = try before(i, &object, &counts) { return record }
+            if 2 * i + 1 >= steps { return nil }
             if let record = maps[i].apply(&object, counts: &counts) { return record }
         }
         // The target's own uniqueness, on the objects as they are written.
-        if deduplicatesWritten { return try before(maps.count, &object, &counts) }
+        if deduplicatesWritten, 2 * maps.count < steps { return try before(maps.count, &object, &counts) }
         return nil
     }
 

@@ -49,9 +49,11 @@ public struct ObjectMigrationReader: ObjectRecordReader {
     /// entities whose objects that pass needs (`ObjectMigration.firstPassEntities`), nil for the
     /// second. A reader whose objects keep their model's kinds and required values (a graph's text
     /// read through its decoder) may leave the others out of the first pass; any reader may ignore it.
+    /// `keepsKinds`: the readers `opening` gives are such readers, so the first pass takes each object
+    /// through only the steps that may note it (`ObjectMigration.firstPassSteps`).
     public init(_ migration: ObjectMigration, policy: DeduplicationPolicy,
                 state: ((Int) throws -> any ObjectDeduplicationState)? = nil, setAside: (any ObjectReferenceSet)? = nil,
-                opening: ([Bool]?) throws -> any ObjectRecordReader) throws {
+                keepsKinds: Bool = false, opening: ([Bool]?) throws -> any ObjectRecordReader) throws {
         self.migration = migration; self.policy = policy
         self.setAside = setAside ?? InMemoryReferenceSet()
         tally.stageInputs = Array(repeating: 0, count: migration.stages.count)
@@ -62,12 +64,14 @@ public struct ObjectMigrationReader: ObjectRecordReader {
         }
         if !migration.deduplications.isEmpty || migration.mayRemoveObjects {
             let deduplicators = self.deduplicators
-            var first = try opening(migration.firstPassEntities(cascading: policy == .first || policy == .last))
+            let steps = migration.firstPassSteps(cascading: policy == .first || policy == .last)
+            var first = try opening(steps.map { $0 > 0 })
             var scratch = ObjectMigration.Counts()
             while let item = try first.next() {
                 guard case .object(var object) = item else { continue }
                 let read = object.reference
-                let setAside = try migration.migrate(&object, counts: &scratch) { i, migrated, _ in
+                let limit = keepsKinds && read.entity >= 0 && read.entity < steps.count ? steps[read.entity] : .max
+                let setAside = try migration.migrate(&object, counts: &scratch, steps: limit) { i, migrated, _ in
                     try deduplicators[i]?.note(migrated)
                     return nil
                 }
@@ -126,19 +130,28 @@ extension ObjectMigration {
     /// As `firstPassEntities`; `cascading` (`--dedupe first` and `last`): also an object a
     /// deduplicated one owns through a relationship whose delete rule is cascade, at any depth (the
     /// pass notes its owners: it goes with a dropped duplicate).
-    public func firstPassEntities(cascading: Bool) -> [Bool] {
+    public func firstPassEntities(cascading: Bool) -> [Bool] { firstPassSteps(cascading: cascading).map { $0 > 0 } }
+
+    /// Per entity of the source, as `firstPassEntities(cascading:)`: how many of the chain's steps
+    /// the first pass takes its objects through, on objects that keep their model's kinds and
+    /// required values (0: it needs none of them). The steps are, in order, each stage's resolution
+    /// of duplicates (`before` in `migrate`) and its map, then the target's own resolution: step
+    /// `2i` is stage `i`'s resolution, `2i + 1` its map. The pass needs an object up to the last
+    /// step that may note it (a resolution deduplicating or owning it) or set it aside (a map whose
+    /// value may not convert or fill); the steps after change nothing it notes.
+    public func firstPassSteps(cascading: Bool) -> [Int] {
         let owned = cascading ? (0...maps.count).map { i in
             model(before: i).cascadeOwnership(of: deduplications.filter { $0.stage == i }.map(\.entity)).map { !$0.isEmpty }
         } : []
         return source.entities.indices.map { e in
-            var entity = e
+            var entity = e, steps = 0
             var mayBeNil = source.allAttributes(of: e).map { $0.isOptional || $0.isTransient }
             for (i, map) in maps.enumerated() {
                 let model = self.model(before: i)
                 let lineage = model.lineage(of: entity)
-                if deduplications.contains(where: { $0.stage == i && lineage.contains($0.entity) }) { return true }
-                if cascading, entity < owned[i].count, owned[i][entity] { return true }
-                guard entity >= 0, entity < map.entities.count, let to = map.entities[entity] else { return false }
+                if deduplications.contains(where: { $0.stage == i && lineage.contains($0.entity) }) { steps = 2 * i + 1 }
+                if cascading, entity < owned[i].count, owned[i][entity] { steps = 2 * i + 1 }
+                guard entity >= 0, entity < map.entities.count, let to = map.entities[entity] else { return steps }
                 let kinds = model.allAttributes(of: entity).map(\.kind)
                 var next: [Bool] = []
                 for (j, rule) in to.values.enumerated() {
@@ -147,11 +160,11 @@ extension ObjectMigration {
                     case .copy(let a): isNil = a >= mayBeNil.count || mayBeNil[a]
                     case .fill(let v): isNil = v.isNull
                     case .convert(let a, let kind):
-                        guard a < kinds.count, ObjectValueConversion.alwaysConverts(kinds[a], to: kind) else { return true }
+                        if !(a < kinds.count && ObjectValueConversion.alwaysConverts(kinds[a], to: kind)) { steps = 2 * i + 2 }
                         isNil = a >= mayBeNil.count || mayBeNil[a]
                     }
                     if isNil, to.required[j].0 {
-                        guard to.required[j].1 != nil else { return true }
+                        if to.required[j].1 == nil { steps = 2 * i + 2 }
                         isNil = false
                     }
                     next.append(isNil)
@@ -161,8 +174,9 @@ extension ObjectMigration {
             }
             // The target's own uniqueness, on the objects written.
             let lineage = target.lineage(of: entity)
-            if cascading, entity < owned[maps.count].count, owned[maps.count][entity] { return true }
-            return deduplications.contains { $0.stage == maps.count && lineage.contains($0.entity) }
+            if cascading, entity < owned[maps.count].count, owned[maps.count][entity] { steps = 2 * maps.count + 1 }
+            if deduplications.contains(where: { $0.stage == maps.count && lineage.contains($0.entity) }) { steps = 2 * maps.count + 1 }
+            return steps
         }
     }
 }
