@@ -37,10 +37,8 @@ extension ObjectConversion {
         report.summary.note(removed: referenceRemovals)
         report.summary.note(spilled: states)
         // The plan's counts by --dedupe take in those met against the store.
-        if var (versions, stages, counts) = report.summary.migration {
-            counts.merged += report.deduplicated.merged; counts.dropped += report.deduplicated.dropped
-            report.summary.migration = (versions, stages, counts)
-        }
+        let met = report.deduplicated
+        report.summary.updateMigrationCounts { $0.merged += met.merged; $0.dropped += met.dropped }
         return report
     }
 }

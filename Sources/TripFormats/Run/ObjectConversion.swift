@@ -374,10 +374,7 @@ extension ObjectConversionSummary {
         guard n > 0 else { return }
         referencesRemoved = n
         referenceRemovalNotes = removals.firstMessages
-        if var (versions, stages, counts) = migration {
-            counts.referencesRemoved += n
-            migration = (versions, stages, counts)
-        }
+        updateMigrationCounts { $0.referencesRemoved += n }
     }
 
     /// Takes in what a run's holdings moved to temporary files: the entries and bytes of each that

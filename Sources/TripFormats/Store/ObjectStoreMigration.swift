@@ -144,10 +144,10 @@ public struct ObjectStoreMigration {
         /// a required relationship, and what spilled.
         func note(into summary: inout ObjectConversionSummary) {
             summary.note(plan)
-            if removed.count > 0, var (versions, stages, counts) = summary.migration {
-                counts.referencesRemoved += removed.count
-                summary.migration = (versions, stages, counts)
-                summary.referencesRemoved += removed.count
+            if removed.count > 0, summary.migration != nil {
+                let n = removed.count
+                summary.updateMigrationCounts { $0.referencesRemoved += n }
+                summary.referencesRemoved += n
             }
             summary.note(spilled: states)
         }

@@ -155,21 +155,6 @@ public struct ObjectMigration: Sendable {
         return .object(current)
     }
 
-    /// `object` (of `source`) through every stage; `before(i, object)` is called with the object as
-    /// stage `i` is given it (in the stage's source version, as a custom stage's `willMigrate` sees
-    /// it) and gives what the stage maps (the duplicates' resolution), or sets it aside.
-    public func migrate(_ object: ObjectRecord, counts: inout Counts,
-                        before: (Int, ObjectRecord, inout Counts) throws -> Outcome) rethrows -> Outcome {
-        var current = object
-        let record = try migrate(&current, counts: &counts) { i, object, counts in
-            switch try before(i, object, &counts) {
-            case .object(let next): object = next; return nil
-            case .setAside(let record): return record
-            }
-        }
-        return record.map(Outcome.setAside) ?? .object(current)
-    }
-
     /// `object` (of `source`) through every stage, in place (its arrays changed where they are, not
     /// copied from stage to stage); nil when it reaches the target, else the record it is set aside
     /// with. `before(i, &object)` is given the object as stage `i` is given it (in the stage's source

@@ -89,6 +89,12 @@ public struct ObjectConversionSummary: Sendable, Hashable {
         set { migrationValue = newValue.map { MigrationRun(versions: $0.0, stages: $0.1, counts: $0.2) } }
     }
     private var migrationValue: MigrationRun?
+    /// Changes what the plan's run counted (nothing when no stage ran): what a run meets after the
+    /// stages (references removed by its reader, duplicates met against a store) is counted there too.
+    public mutating func updateMigrationCounts(_ update: (inout ObjectMigration.Counts) -> Void) {
+        guard migrationValue != nil else { return }
+        update(&migrationValue!.counts)
+    }
     /// Whether the objects were deduplicated on their model's uniqueness with no stage run (an
     /// export read with a model of one version, or at the plan's target): `merged` and `dropped` say
     /// what it did.

@@ -98,7 +98,7 @@ public struct ObjectRequiredRelationshipReader: ObjectRecordReader {
             while let item = try reader.next() {
                 guard case .object(let object) = item else { continue }
                 at += 1
-                if try set.contains(object.reference) { continue }
+                guard object.entity >= 0, object.entity < entities, try !set.contains(object.reference) else { continue }
                 if try required.fault(of: object, set) != nil {
                     try set.insert(object.reference)
                     if object.entity >= 0, object.entity < entities { lastRejected[object.entity] = at }
