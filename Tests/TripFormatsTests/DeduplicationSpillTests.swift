@@ -61,6 +61,103 @@ struct DeduplicationSpillTests {
         #expect(memory.contains { $0.contains("caf") && $0.contains("setAside") })
     }
 
+    /// Pass 1 asks each object's tuple once (`group(_:_:orAdd:origin:)`), where it asked `group`,
+    /// then `add`: the same groups, numbered alike, in memory, spilling, and after the spill.
+    @Test("a tuple's group found, or a group of one added, in one call: as group then add, in memory and spilled")
+    func groupOrAdd() throws {
+        let objects = Self.objects(6000)
+        let spilling = SpillingDeduplicationState(deduplications: 2, budget: SpillBudget(limit: 1 << 20, directory: NSTemporaryDirectory()))
+        for state in [InMemoryDeduplicationState(deduplications: 2), spilling] as [any ObjectDeduplicationState] {
+            // `[ObjectValue]`'s `==` is the states' (NaN equal to nothing, NFC and NFD text equal).
+            var expected: [[[ObjectValue]: Int]] = [[:], [:]]
+            var first: [ObjectRecord] = []
+            for o in objects {
+                let d = Int(o.key % 2), values = Array(o.attributes[0...1])
+                let found = try state.group(d, values, orAdd: o.reference, origin: o.origin)
+                #expect(found == expected[d][values], "\(o.origin)")
+                if expected[d][values] == nil {
+                    expected[d][values] = first.count
+                    first.append(o)
+                }
+            }
+            #expect(first.count > 3000 && first.count < objects.count)
+            for (g, o) in first.enumerated() {
+                let group = try state.group(at: g)
+                #expect(group.survivor == o.reference && group.origin == o.origin && group.deduplication == Int(o.key % 2))
+                #expect(try state.survivor(ofGroup: g) == o.reference)
+                if !group.values.contains(where: { if case .double(let x) = $0 { x.isNaN } else { false } }) {
+                    #expect(try state.group(group.deduplication, Array(o.attributes[0...1])) == g)
+                }
+            }
+        }
+        #expect(spilling.spilled)
+    }
+
+    /// Under `first` and `last`, when both sides are written (`cascades`), pass 1 notes per object its
+    /// owners and the deduplicated objects that name it (`OwnershipList`): in the state, under the
+    /// budget. Recipes (unique by name) own their ingredients (cascade) and name a chef, in an order
+    /// where children come before and after their owners.
+    static let owning = ObjectModel(entities: [
+        EntityDescription("Recipe", attributes: [AttributeDescription("name", .string, isOptional: false)],
+                          relationships: [RelationshipDescription("ingredients", to: "Ingredient", inverse: "recipe", toMany: true, deleteRule: .cascade),
+                                          RelationshipDescription("chef", to: "Chef", inverse: "recipes")]),
+        EntityDescription("Ingredient", attributes: [AttributeDescription("label", .string)],
+                          relationships: [RelationshipDescription("recipe", to: "Recipe", inverse: "ingredients")]),
+        EntityDescription("Chef", attributes: [AttributeDescription("name", .string)],
+                          relationships: [RelationshipDescription("recipes", to: "Recipe", inverse: "chef", toMany: true)]),
+    ])
+
+    static func owningObjects(_ recipes: Int) -> [ObjectRecord] {
+        var rng = SplitMix64(seed: 5)
+        var out: [ObjectRecord] = []
+        let chefs = 40
+        var byChef = Array(repeating: [ObjectReference](), count: chefs)
+        for i in 1...recipes {
+            let name = "recipe \(i < recipes / 2 ? i : Int.random(in: 1..<(recipes / 2), using: &rng)) of the pool"
+            let chef = Int.random(in: 0..<chefs, using: &rng)
+            let keys = (0..<2).map { Int64(2 * i + $0) }
+            let recipe = ObjectRecord(entity: 0, key: Int64(i), attributes: [.string(name)],
+                                      relationships: [keys.map { ObjectReference(entity: 1, key: $0) }, [ObjectReference(entity: 2, key: Int64(chef + 1))]],
+                                      origin: RecordOrigin(source: "recipes.jsonl", record: i, line: i, column: 1))
+            let children = keys.map { k in
+                ObjectRecord(entity: 1, key: k, attributes: [.string("ingredient \(k)")], relationships: [[ObjectReference(entity: 0, key: Int64(i))]],
+                             origin: RecordOrigin(source: "recipes.jsonl", record: recipes + Int(k), line: recipes + Int(k), column: 1))
+            }
+            // One child before its recipe, one after.
+            out += [children[0], recipe, children[1]]
+            byChef[chef].append(recipe.reference)
+        }
+        return out + byChef.enumerated().map { c, list in
+            ObjectRecord(entity: 2, key: Int64(c + 1), attributes: [.string("chef \(c)")], relationships: [list],
+                         origin: RecordOrigin(source: "recipes.jsonl", record: 4 * recipes + c, line: 4 * recipes + c, column: 1))
+        }
+    }
+
+    @Test("first and last with owned objects: the same outcomes in memory and spilled, the ownership notes spilled too",
+          arguments: [DeduplicationPolicy.first, .last])
+    func ownershipSpilled(policy: DeduplicationPolicy) throws {
+        let objects = Self.owningObjects(3000)
+        let deduplication = ObjectDeduplication(stage: 0, entityName: "Recipe", names: ["name"], entity: 0, attributes: [0], version: "2.0.0")
+        func run(_ state: (any ObjectDeduplicationState)?) throws -> [String] {
+            let resolver = ObjectDeduplicator([deduplication], model: Self.owning, policy: policy, state: state, cascades: true)
+            for o in objects { try resolver.note(o) }
+            var counts = ObjectMigration.Counts()
+            return try objects.map { String(describing: try resolver.resolve($0, counts: &counts)) } + [String(describing: counts)]
+        }
+        let memory = try run(nil)
+        let state = InMemoryDeduplicationState(deduplications: 1)
+        _ = try run(state)
+        // Every ingredient's owner noted both ways, every recipe named by its chef.
+        #expect(state.lists[OwnershipList.ownersListing.rawValue].count == 6000 && state.lists[OwnershipList.ownersNamed.rawValue].count == 6000)
+        let spilling = SpillingDeduplicationState(deduplications: 1, budget: SpillBudget(limit: 1 << 20, directory: NSTemporaryDirectory()))
+        let spilled = try run(spilling)
+        #expect(spilling.spilled && spilling.spilledEntries > 12_000)
+        #expect(memory == spilled)
+        // Dropped duplicates' ingredients go with them, references to them are removed.
+        #expect(memory.filter { $0.contains("owned (a relationship whose delete rule is cascade)") }.count > 1000)
+        #expect(memory.last!.contains("referencesRemoved: ") && !memory.last!.contains("referencesRemoved: 0"))
+    }
+
     @Test("fail: the first duplicate, met after the spill, is named as in memory")
     func failAfterSpill() throws {
         var objects = Self.objects(6000).map { o in

@@ -88,6 +88,8 @@ struct JSONGraphParser: GraphParsing {
     private var nameHint = 0
     /// The entity an index's pass looked up last by its name's bytes.
     private var lastEntity: (name: [UInt8], index: Int) = ([], -1)
+    /// A restricted pass's entities passed over unread (`unread(_:)`), with the entities it takes.
+    private var unreadEntities: (taken: [Bool], unread: [Bool])?
 
     /// Opens the input again (for `reopened(at:)`); nil where it is not to be.
     let reopen: (() throws -> ByteInput)?
@@ -249,7 +251,7 @@ struct JSONGraphParser: GraphParsing {
                     return .decoded(decoded)
                 }
                 var skip = GraphMemberSkip()
-                if let skipping, let skipped = try checkLine(&skip, taking: { !skipping[$0] }) {
+                if let skipping, let skipped = try checkLine(&skip, taking: { !skipping[$0] }, unread: unread(skipping)) {
                     finishLine(lineEnd, hasNewline)
                     return .checked(skipped)
                 }
@@ -286,7 +288,10 @@ struct JSONGraphParser: GraphParsing {
     /// member is `"@entity"` naming an entity of the model that `taking` takes; else nil, with `pos`
     /// where it was (the line is then read by `readObject`, as the second pass reads it). A line that
     /// does not parse throws here as it throws there: the check reads the same tokens in the same order.
-    private mutating func checkLine<Sink: GraphMemberSink>(_ check: inout Sink, taking: (Int) -> Bool = { _ in true }) throws -> GraphIndexedObject? {
+    /// `unread`: entities whose objects are passed over after their `"@entity"`, the rest of the line
+    /// unread (`unread(_:)`).
+    private mutating func checkLine<Sink: GraphMemberSink>(_ check: inout Sink, taking: (Int) -> Bool = { _ in true },
+                                                           unread: [Bool] = []) throws -> GraphIndexedObject? {
         let start = scanner.pos
         scanner.pos += 1
         guard try scanner.peek() == 0x22, JSONFieldTable.equals(try scanner.readPlainString(), "@entity"),
@@ -294,9 +299,25 @@ struct JSONGraphParser: GraphParsing {
         scanner.pos += 1
         guard try scanner.peek() == 0x22, let e = entityIndex(try scanner.readPlainString()), taking(e) else { scanner.pos = start; return nil }
         check.begin(e)
+        if e < unread.count, unread[e] { return GraphIndexedObject(entity: e, isValid: false, identity: nil) }
         try checkMembers(&check, hasMembers: true)
         if try scanner.peek() != nil { throw scanner.unexpected("the end of the line after the object") }
         return GraphIndexedObject(entity: e, isValid: check.finish(), identity: check.identity)
+    }
+
+    /// For a pass restricted to the entities `taken` marks (a plan's first pass): per entity, whether
+    /// a line of it is passed over once its `"@entity"` is read, the rest unread. Such a pass gives
+    /// nothing of an entity it does not take, not even a line that does not parse; what it keeps of
+    /// one is its family's count (`ObjectGraphDecoder.skip`), which numbers the objects of the family
+    /// without a key: so an entity is passed over unread where the pass takes none of its family (its
+    /// root's lineage), whose numbers it then never uses. Made once per pass.
+    private mutating func unread(_ taken: [Bool]) -> [Bool] {
+        if let made = unreadEntities, made.taken == taken { return made.unread }
+        let roots = model.entities.indices.map { model.lineage(of: $0).first ?? $0 }
+        let takenRoots = Set(roots.indices.filter { $0 < taken.count && taken[$0] }.map { roots[$0] })
+        let unread = roots.indices.map { $0 < taken.count && !taken[$0] && !takenRoots.contains(roots[$0]) }
+        unreadEntities = (taken, unread)
+        return unread
     }
 
     /// The model's entity named by these bytes (the one looked up last, without a `String`).

@@ -26,7 +26,8 @@ package final class ObjectKeyTable {
     private var held = 0
     private var pending = 0
     private var memoryEntries = 0
-    private var database: Database?
+    /// Read per look-up as `dense` is, by the reading thread alone: unchecked as it is.
+    @exclusivity(unchecked) private var database: Database?
 
     /// An empty table named `part` under `budget`; nil keeps it in memory without bound.
     package init(_ part: String, budget: SpillBudget?) {

@@ -12,7 +12,8 @@ import TripKit
 package final class SpillingDeduplicationState: ObjectDeduplicationState {
     private let budget: SpillBudget
     private let memory: InMemoryDeduplicationState
-    private var table: DeduplicationTable?
+    /// Read per look-up, by one thread at a time (as the memory state's dictionaries): unchecked.
+    @exclusivity(unchecked) private var table: DeduplicationTable?
     /// What this state counts in the budget: the memory state's estimate, then the database's cache.
     private var held = 0
 
@@ -40,6 +41,19 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         if let table { return try table.add(group) }
         let g = memory.add(group)
         try account()
+        return g
+    }
+
+    package func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
+        if let table {
+            if let g = try table.group(deduplication, values) { return g }
+            _ = try table.add(ObjectDeduplicationGroup(survivor: survivor, origin: origin, values: values, deduplication: deduplication))
+            return nil
+        }
+        guard let g = memory.group(deduplication, values, orAdd: survivor, origin: origin) else {
+            try account()
+            return nil
+        }
         return g
     }
 
@@ -88,6 +102,21 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
 
     package var hasDuplicates: Bool { table?.hasDuplicates ?? memory.hasDuplicates }
 
+    package func append(_ reference: ObjectReference, to object: ObjectReference, in list: OwnershipList) throws {
+        if let table { return try table.append(reference, to: object, in: list.rawValue) }
+        memory.append(reference, to: object, in: list)
+        try account()
+    }
+
+    package func references(of object: ObjectReference, in list: OwnershipList) throws -> [ObjectReference]? {
+        if let table { return try table.references(of: object, in: list.rawValue) }
+        return memory.references(of: object, in: list)
+    }
+
+    package func hasReferences(in list: OwnershipList) -> Bool {
+        table?.hasReferences(in: list.rawValue) ?? memory.hasReferences(in: list)
+    }
+
     /// Notes the memory state's growth in the budget; past it, moves everything to a temporary database.
     private func account() throws {
         let delta = memory.bytes - held
@@ -102,6 +131,11 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         for g in 0..<memory.count { try table.insert(g, memory.group(at: g)) }
         for (reference, g) in memory.duplicates { try table.set(.duplicate, reference, g) }
         for (reference, g) in memory.merging { try table.set(.merging, reference, g) }
+        for (l, list) in memory.lists.enumerated() {
+            for (object, references) in list {
+                for reference in references { try table.append(reference, to: object, in: l) }
+            }
+        }
         self.table = table
         memory.removeAll()
         _ = budget.hold(cache - held)

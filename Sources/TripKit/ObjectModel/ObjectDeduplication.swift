@@ -80,17 +80,24 @@ public final class ObjectDeduplicator {
     private let ownedThrough: [[Int]]
     private let cascading: [[Int]]
     private let naming: [[Int]]
-    /// Pass 1: per object, its owners as its own to-ones name them, and as their cascading lists do
-    /// (which wins where both are known: a reference by a repeated unique value names the first).
-    private var ownersNamed: [ObjectReference: [ObjectReference]] = [:]
-    private var ownersListing: [ObjectReference: [ObjectReference]] = [:]
-    /// Pass 1: per object, the objects of a deduplicated entity that name it through a relationship
-    /// with an inverse (a survivor that names a referrer back keeps the reference pointed at it).
-    private var namedBy: [ObjectReference: [ObjectReference]] = [:]
+    /// Whether pass 1 notes ownership (`first` and `last`, both sides written): per object, in the
+    /// state's `OwnershipList`s, its owners as its own to-ones name them and as their cascading lists
+    /// do (which wins where both are known: a reference by a repeated unique value names the
+    /// first), and the objects of a deduplicated entity that name it through a relationship with an
+    /// inverse (a survivor that names a referrer back keeps the reference pointed at it).
+    private let notesOwnership: Bool
+    // The variables below, and the state's own, are used by one thread at a time (pass 1 on the
+    // calling thread, pass 2 on the thread that migrates, after it: `ObjectMigrationReader`), in
+    // calls that do not overlap: unchecked, they cost no access check per look-up.
     /// Pass 1 under merge: the relationships (positions) a later duplicate brought references in.
-    private var mergedToOnes = Set<Int>()
-    /// Pass 2: per owned object looked up, the dropped duplicate it goes with (nil: none).
-    private var droppedWith: [ObjectReference: ObjectReference?] = [:]
+    @exclusivity(unchecked) private var mergedToOnes = Set<Int>()
+    /// Pass 2: per owned object looked up, the dropped duplicate it goes with (nil: none); a memo,
+    /// emptied when it reaches `remembered` entries between two objects' look-ups, so that what it
+    /// holds does not grow with the input (neighbours ask about the same objects: an owner's list
+    /// and its children come close together).
+    @exclusivity(unchecked) private var droppedWith: [ObjectReference: ObjectReference?] = [:]
+    @exclusivity(unchecked) private var depth = 0
+    static let remembered = 16_384
 
     /// A resolver of `deduplications` (of one stage) of `model`'s objects (that stage's source) under
     /// `policy`, keeping what it learns in `state` (in memory when nil). `cascades`: under `first`
@@ -116,6 +123,7 @@ public final class ObjectDeduplicator {
         }
         hasInverse = inverses.map { $0.map { $0 != nil } }
         bothSides = cascades
+        notesOwnership = cascades && (policy == .first || policy == .last)
         let none = Array(repeating: [Int](), count: model.entities.count)
         if cascades && (policy == .first || policy == .last) {
             let owned = model.cascadeOwnership(of: deduplications.map(\.entity))
@@ -133,22 +141,23 @@ public final class ObjectDeduplicator {
 
     /// Pass 1: notes a migrated object. Under `fail` a duplicate is `.data` naming both origins.
     public func note(_ object: ObjectRecord) throws {
-        if object.entity >= 0, object.entity < ownedThrough.count {
-            func each(_ positions: [Int], _ body: (ObjectReference) -> Void) {
-                for r in positions where r < object.relationships.count { object.relationships[r].forEach(body) }
+        if notesOwnership, object.entity >= 0, object.entity < ownedThrough.count {
+            let me = object.reference
+            for r in ownedThrough[object.entity] where r < object.relationships.count {
+                for owner in object.relationships[r] { try state.append(owner, to: me, in: .ownersNamed) }
             }
-            each(ownedThrough[object.entity]) { ownersNamed[object.reference, default: []].append($0) }
-            each(cascading[object.entity]) { ownersListing[$0, default: []].append(object.reference) }
-            each(naming[object.entity]) { namedBy[$0, default: []].append(object.reference) }
+            for r in cascading[object.entity] where r < object.relationships.count {
+                for owned in object.relationships[r] { try state.append(me, to: owned, in: .ownersListing) }
+            }
+            for r in naming[object.entity] where r < object.relationships.count {
+                for named in object.relationships[r] { try state.append(me, to: named, in: .namedBy) }
+            }
         }
         guard object.entity < applying.count else { return }
         for d in applying[object.entity] {
             let values = deduplications[d].attributes.map { $0 < object.attributes.count ? object.attributes[$0] : .null }
             if values.contains(where: \.isNull) { continue }
-            guard let g = try state.group(d, values) else {
-                _ = try state.add(ObjectDeduplicationGroup(survivor: object.reference, origin: object.origin, values: values, deduplication: d))
-                continue
-            }
+            guard let g = try state.group(d, values, orAdd: object.reference, origin: object.origin) else { continue }
             switch resolver.outcome {
             case .refuse:
                 let group = try state.group(at: g)
@@ -225,9 +234,14 @@ public final class ObjectDeduplicator {
     private func droppedOwner(of reference: ObjectReference) throws -> ObjectReference? {
         // Asked per object and reference of every run: without ownership noted (merge, fail, a model
         // with no cascade to a deduplicated entity), nothing is hashed.
-        guard !(ownersListing.isEmpty && ownersNamed.isEmpty),
-              let owners = ownersListing[reference] ?? ownersNamed[reference] else { return nil }
+        guard notesOwnership, state.hasReferences(in: .ownersListing) || state.hasReferences(in: .ownersNamed) else { return nil }
         if let known = droppedWith[reference] { return known }
+        guard let owners = try state.references(of: reference, in: .ownersListing) ?? state.references(of: reference, in: .ownersNamed) else {
+            return nil
+        }
+        if depth == 0, droppedWith.count >= Self.remembered { droppedWith.removeAll(keepingCapacity: true) }
+        depth += 1
+        defer { depth -= 1 }
         droppedWith[reference] = .some(nil)  // an ownership cycle ends here
         var found: ObjectReference?
         for owner in owners {
@@ -254,7 +268,7 @@ public final class ObjectDeduplicator {
             goes = { reference in
                 if try self.droppedOwner(of: reference) != nil { return true }
                 guard inverse, self.isDeduplicated(reference.entity), let g = try self.state.duplicate(reference) else { return false }
-                return !(self.namedBy[me] ?? []).contains(try self.state.survivor(ofGroup: g))
+                return !(try self.state.references(of: me, in: .namedBy) ?? []).contains(try self.state.survivor(ofGroup: g))
             }
         case .mergeIncomingIntoKept:
             // Only a relationship some later duplicate brought a value of is looked up.

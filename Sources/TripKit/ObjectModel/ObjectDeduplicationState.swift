@@ -28,6 +28,9 @@ public protocol ObjectDeduplicationState: AnyObject {
     func group(_ deduplication: Int, _ values: [ObjectValue]) throws -> Int?
     /// Adds a group of one object; returns its number.
     func add(_ group: ObjectDeduplicationGroup) throws -> Int
+    /// As `group(_:_:)`, and where there is none, adds a group of one object, `survivor` at `origin`,
+    /// and returns nil: what pass 1 asks of each object, in one look-up where the state can.
+    func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int?
     /// The group numbered `index`.
     func group(at index: Int) throws -> ObjectDeduplicationGroup
     /// Replaces the group numbered `index` (its tuple and deduplication stay).
@@ -46,9 +49,35 @@ public protocol ObjectDeduplicationState: AnyObject {
     /// group's parts pass 2 asks for per reference, without making the whole group.
     func survivor(ofGroup index: Int) throws -> ObjectReference
     func later(ofGroup index: Int) throws -> ObjectRecord?
+    /// What pass 1 notes of ownership under `first` and `last` (`ObjectDeduplicator`, when it
+    /// cascades): per object, references in each of a few lists, in the order noted. Held under the
+    /// run's budget as the groups are.
+    func append(_ reference: ObjectReference, to object: ObjectReference, in list: OwnershipList) throws
+    /// The references noted for `object` in `list`, in the order noted; nil where there is none.
+    func references(of object: ObjectReference, in list: OwnershipList) throws -> [ObjectReference]?
+    /// Whether any reference was noted in `list`.
+    func hasReferences(in list: OwnershipList) -> Bool
+}
+
+/// The lists of references an `ObjectDeduplicator` notes per object under `first` and `last`, so that
+/// a dropped duplicate's owned objects go with it and both sides of a relationship agree.
+public enum OwnershipList: Int, CaseIterable, Sendable {
+    /// An object's owners, as its own to-ones (whose inverse cascades) name them.
+    case ownersNamed
+    /// An object's owners, as their cascading relationships list it.
+    case ownersListing
+    /// The objects of a deduplicated entity that name the object through a relationship with an inverse.
+    case namedBy
 }
 
 extension ObjectDeduplicationState {
+    /// `group(_:_:)`, then `add(_:)` where it finds none.
+    public func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
+        if let g = try group(deduplication, values) { return g }
+        _ = try add(ObjectDeduplicationGroup(survivor: survivor, origin: origin, values: values, deduplication: deduplication))
+        return nil
+    }
+
     /// The survivor of the group numbered `index`, from the whole group.
     public func survivor(ofGroup index: Int) throws -> ObjectReference { try group(at: index).survivor }
     /// What the later duplicates of the group numbered `index` bring, from the whole group.
@@ -90,10 +119,14 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
         var tuple: Tuple
 
         init(_ g: ObjectDeduplicationGroup) {
-            entity = Int32(truncatingIfNeeded: g.survivor.entity); deduplication = Int32(truncatingIfNeeded: g.deduplication)
-            key = g.survivor.key; source = g.origin.source; record = g.origin.record
-            line = g.origin.line ?? .min; column = g.origin.column ?? .min
-            tuple = Tuple(g.values)
+            self.init(survivor: g.survivor, origin: g.origin, deduplication: g.deduplication, tuple: Tuple(g.values))
+        }
+
+        init(survivor: ObjectReference, origin: RecordOrigin, deduplication: Int, tuple: Tuple) {
+            entity = Int32(truncatingIfNeeded: survivor.entity); self.deduplication = Int32(truncatingIfNeeded: deduplication)
+            key = survivor.key; source = origin.source; record = origin.record
+            line = origin.line ?? .min; column = origin.column ?? .min
+            self.tuple = tuple
         }
 
         func group(later: ObjectRecord?) -> ObjectDeduplicationGroup {
@@ -104,11 +137,16 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
         }
     }
 
-    private var slots: [Slot] = []
-    private var laters: [Int: ObjectRecord] = [:]
-    private var index: [[Tuple: Int]]
-    package private(set) var duplicates: [ObjectReference: Int] = [:]
-    package private(set) var merging: [ObjectReference: Int] = [:]
+    /// Used by one thread at a time, in calls that do not overlap (`ObjectDeduplicator`): no access
+    /// check per look-up.
+    @exclusivity(unchecked) private var slots: [Slot] = []
+    @exclusivity(unchecked) private var laters: [Int: ObjectRecord] = [:]
+    @exclusivity(unchecked) private var index: [[Tuple: Int]]
+    @exclusivity(unchecked) package private(set) var duplicates: [ObjectReference: Int] = [:]
+    @exclusivity(unchecked) package private(set) var merging: [ObjectReference: Int] = [:]
+    /// Per `OwnershipList`, per object: its references, in the order noted.
+    @exclusivity(unchecked) package private(set) var lists: [[ObjectReference: [ObjectReference]]] =
+        Array(repeating: [:], count: OwnershipList.allCases.count)
     /// An estimate of the bytes held (measured: a group of one 18-byte title about 190 bytes with its
     /// entry in the index; a duplicate's entry about 70).
     package private(set) var bytes = 0
@@ -131,6 +169,19 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
         if let later = group.later { laters[g] = later }
         bytes += InMemoryDeduplicationState.estimate(group)
         return g
+    }
+
+    /// The group of `values`, or a new group of one object, `survivor` at `origin`, and nil: one
+    /// look-up of the tuple in the dictionary (`subscript(_:default:)`'s modify finds or inserts).
+    public func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) -> Int? {
+        let g = slots.count, tuple = Tuple(values)
+        var found: Int?
+        func visit(_ slot: inout Int) { if slot != g { found = slot } }
+        visit(&index[deduplication][tuple, default: g])
+        if found != nil { return found }
+        slots.append(Slot(survivor: survivor, origin: origin, deduplication: deduplication, tuple: tuple))
+        bytes += InMemoryDeduplicationState.estimate(values: values)
+        return nil
     }
 
     /// The group numbered `index`.
@@ -169,17 +220,41 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     /// Whether any duplicate was noted.
     public var hasDuplicates: Bool { !duplicates.isEmpty }
 
+    /// Notes `reference` in `object`'s list `list`: about 100 bytes for an object's first (the
+    /// dictionary's entry and the array), 24 for each after.
+    public func append(_ reference: ObjectReference, to object: ObjectReference, in list: OwnershipList) {
+        var isNew = false
+        func visit(_ references: inout [ObjectReference]) {
+            isNew = references.isEmpty
+            references.append(reference)
+        }
+        visit(&lists[list.rawValue][object, default: []])
+        bytes += isNew ? 100 : 24
+    }
+
+    /// The references noted for `object` in `list`.
+    public func references(of object: ObjectReference, in list: OwnershipList) -> [ObjectReference]? { lists[list.rawValue][object] }
+
+    /// Whether any reference was noted in `list`.
+    public func hasReferences(in list: OwnershipList) -> Bool { !lists[list.rawValue].isEmpty }
+
     /// Empties the state (its groups are elsewhere now).
     package func removeAll() {
         slots = []; laters = [:]; duplicates = [:]; merging = [:]
+        lists = Array(repeating: [:], count: lists.count)
         index = Array(repeating: [:], count: index.count)
         bytes = 0
     }
 
     private static func estimate(_ group: ObjectDeduplicationGroup) -> Int {
-        var size = 150 + (group.values.count > 1 ? 56 + 24 * group.values.count : 0)
-        for v in group.values { size += textBytes(v) }
-        return size + estimate(group.later)
+        estimate(values: group.values) + estimate(group.later)
+    }
+
+    /// A group of one object's bytes, by its tuple.
+    private static func estimate(values: [ObjectValue]) -> Int {
+        var size = 150 + (values.count > 1 ? 56 + 24 * values.count : 0)
+        for v in values { size += textBytes(v) }
+        return size
     }
 
     private static func estimate(_ record: ObjectRecord?) -> Int {

@@ -11,13 +11,15 @@
 /// ```
 public struct ObjectMigrationReader: ObjectRecordReader {
     /// What the stages and the resolution did, counted as the objects go by.
+    /// Counted per object by the thread that migrates, read once it has ended (the hand-off's lock
+    /// orders the two): unchecked, no access check per object.
     public final class Tally {
-        public internal(set) var counts = ObjectMigration.Counts()
+        @exclusivity(unchecked) public internal(set) var counts = ObjectMigration.Counts()
         /// Whether a first pass was made.
         public internal(set) var twoPasses = false
         /// Per stage of the chain: the objects given to it (the objects before it, in a store's history;
         /// those after the last stage are the objects written).
-        public internal(set) var stageInputs: [Int] = []
+        @exclusivity(unchecked) public internal(set) var stageInputs: [Int] = []
     }
 
     public let migration: ObjectMigration

@@ -81,6 +81,21 @@ public struct ObjectReference: Sendable, Hashable, Comparable {
     public init(entity: Int, key: Int64) { self.entity = entity; self.key = key }
 
     public static func < (a: ObjectReference, b: ObjectReference) -> Bool { (a.entity, a.key) < (b.entity, b.key) }
+
+    /// The hash a `Dictionary` or `Set` of references places one by (`hash(into:)` stays as
+    /// synthesized, for a reference inside another value): the two words folded into one and mixed
+    /// with the table's seed by MurmurHash3's 64-bit finalizer, in place of a SipHash over both.
+    /// A plan's run looks references up several times per object (docs/DESIGN-NOTES.md, "Pass 1 in
+    /// one look-up, references hashed in one word"). The seed, which differs per table and per
+    /// process as Swift's own does, is mixed in before the finalizer, so no input can choose its
+    /// collisions without it.
+    public func _rawHashValue(seed: Int) -> Int {
+        var x = UInt64(bitPattern: key) ^ (UInt64(truncatingIfNeeded: entity) &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(bitPattern: Int64(seed))
+        x ^= x >> 33; x &*= 0xFF51_AFD7_ED55_8CCD
+        x ^= x >> 33; x &*= 0xC4CE_B9FE_1A85_EC53
+        x ^= x >> 33
+        return Int(truncatingIfNeeded: x)
+    }
 }
 
 /// An object of any model, as a reader gives it: its entity, its key, its attribute values in the
