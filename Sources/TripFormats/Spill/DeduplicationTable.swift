@@ -20,7 +20,7 @@ final class DeduplicationTable {
     private let appendReference, listReferences: SQLiteStatement
     /// The next place in `own`'s order, and per list whether any reference was noted in it.
     private var listed: Int64 = 0
-    private var listsUsed: Set<Int> = []
+    private var listsUsed = Array(repeating: false, count: OwnershipList.allCases.count)
     private(set) var count = 0
     private(set) var entries = 0
     private(set) var hasDuplicates = false
@@ -89,8 +89,21 @@ final class DeduplicationTable {
     }
 
     func group(_ deduplication: Int, _ values: [ObjectValue]) throws -> Int? {
+        try group(deduplication, values, hash: DeduplicationTable.hash(deduplication, values))
+    }
+
+    /// The group of `values`, or a new group of one object, `survivor` at `origin`, and nil: the
+    /// tuple hashed once for the look-up and the insert.
+    func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
+        let h = DeduplicationTable.hash(deduplication, values)
+        if let g = try group(deduplication, values, hash: h) { return g }
+        try insert(count, ObjectDeduplicationGroup(survivor: survivor, origin: origin, values: values, deduplication: deduplication), hash: h)
+        return nil
+    }
+
+    private func group(_ deduplication: Int, _ values: [ObjectValue], hash: Int64) throws -> Int? {
         try io {
-            try find.bind(1, DeduplicationTable.hash(deduplication, values))
+            try find.bind(1, hash)
             defer { find.reset() }
             while try find.step() {
                 guard Int(find.int64(1)) == deduplication else { continue }
@@ -106,10 +119,10 @@ final class DeduplicationTable {
     }
 
     /// Inserts `group` as number `g` (the next one).
-    func insert(_ g: Int, _ group: ObjectDeduplicationGroup) throws {
+    func insert(_ g: Int, _ group: ObjectDeduplicationGroup, hash: Int64? = nil) throws {
         try io {
             try insertGroup.bind(1, Int64(g))
-            try insertGroup.bind(2, DeduplicationTable.hash(group.deduplication, group.values))
+            try insertGroup.bind(2, hash ?? DeduplicationTable.hash(group.deduplication, group.values))
             try insertGroup.bind(3, Int64(group.deduplication))
             try insertGroup.bind(4, blob: encode(group))
             if let later = DeduplicationTable.encode(group.later) { try insertGroup.bind(5, blob: later) } else { try insertGroup.bindNull(5) }
@@ -169,12 +182,12 @@ final class DeduplicationTable {
         }
         listed += 1
         entries += 1
-        listsUsed.insert(list)
+        listsUsed[list] = true
     }
 
     /// The references noted for `object` in `list`, in the order noted; nil where none.
     func references(of object: ObjectReference, in list: Int) throws -> [ObjectReference]? {
-        guard listsUsed.contains(list) else { return nil }
+        guard listsUsed[list] else { return nil }
         return try io {
             try listReferences.bind(1, Int64(list)); try listReferences.bind(2, Int64(object.entity)); try listReferences.bind(3, object.key)
             defer { listReferences.reset() }
@@ -187,7 +200,7 @@ final class DeduplicationTable {
     }
 
     /// Whether any reference was noted in `list`.
-    func hasReferences(in list: Int) -> Bool { listsUsed.contains(list) }
+    func hasReferences(in list: Int) -> Bool { listsUsed[list] }
 
     /// The database's size: its pages.
     func bytes() throws -> Int {

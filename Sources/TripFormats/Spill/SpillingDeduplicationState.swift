@@ -45,11 +45,7 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
     }
 
     package func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
-        if let table {
-            if let g = try table.group(deduplication, values) { return g }
-            _ = try table.add(ObjectDeduplicationGroup(survivor: survivor, origin: origin, values: values, deduplication: deduplication))
-            return nil
-        }
+        if let table { return try table.group(deduplication, values, orAdd: survivor, origin: origin) }
         guard let g = memory.group(deduplication, values, orAdd: survivor, origin: origin) else {
             try account()
             return nil
@@ -117,9 +113,12 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         table?.hasReferences(in: list.rawValue) ?? memory.hasReferences(in: list)
     }
 
-    /// Notes the memory state's growth in the budget; past it, moves everything to a temporary database.
+    /// Notes the memory state's growth in the budget, 64 KB at a time (as `ObjectKeyTable` does: the
+    /// budget's lock is not taken per group or noted reference); past it, moves everything to a
+    /// temporary database.
     private func account() throws {
         let delta = memory.bytes - held
+        guard delta >= 64 << 10 || delta < 0 else { return }
         held = memory.bytes
         if budget.hold(delta) { try spill() }
     }

@@ -125,7 +125,7 @@ public final class ObjectDeduplicator {
         bothSides = cascades
         notesOwnership = cascades && (policy == .first || policy == .last)
         let none = Array(repeating: [Int](), count: model.entities.count)
-        if cascades && (policy == .first || policy == .last) {
+        if notesOwnership {
             let owned = model.cascadeOwnership(of: deduplications.map(\.entity))
             let applying = self.applying
             ownedThrough = owned

@@ -26,7 +26,9 @@ public protocol ObjectDeduplicationState: AnyObject {
     /// The group of the tuple `values` under deduplication `deduplication`, if one was added (tuples
     /// compare as `[ObjectValue]`'s `==` does).
     func group(_ deduplication: Int, _ values: [ObjectValue]) throws -> Int?
-    /// Adds a group of one object; returns its number.
+    /// Adds a group of one object; returns its number. Pass 1 adds through `group(_:_:orAdd:origin:)`,
+    /// whose default calls this; the two states here (in memory, spilling) answer that in one look-up
+    /// of their own, so this is the requirement a state that does not is built on.
     func add(_ group: ObjectDeduplicationGroup) throws -> Int
     /// As `group(_:_:)`, and where there is none, adds a group of one object, `survivor` at `origin`,
     /// and returns nil: what pass 1 asks of each object, in one look-up where the state can.
@@ -175,10 +177,7 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     /// look-up of the tuple in the dictionary (`subscript(_:default:)`'s modify finds or inserts).
     public func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) -> Int? {
         let g = slots.count, tuple = Tuple(values)
-        var found: Int?
-        func visit(_ slot: inout Int) { if slot != g { found = slot } }
-        visit(&index[deduplication][tuple, default: g])
-        if found != nil { return found }
+        if let found = Self.findOrInsert(&index[deduplication], tuple, default: g, { $0 != g ? $0 : nil }) { return found }
         slots.append(Slot(survivor: survivor, origin: origin, deduplication: deduplication, tuple: tuple))
         bytes += InMemoryDeduplicationState.estimate(values: values)
         return nil
@@ -223,13 +222,19 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     /// Notes `reference` in `object`'s list `list`: about 100 bytes for an object's first (the
     /// dictionary's entry and the array), 24 for each after.
     public func append(_ reference: ObjectReference, to object: ObjectReference, in list: OwnershipList) {
-        var isNew = false
-        func visit(_ references: inout [ObjectReference]) {
-            isNew = references.isEmpty
-            references.append(reference)
+        let isNew = Self.findOrInsert(&lists[list.rawValue], object, default: []) { references in
+            defer { references.append(reference) }
+            return references.isEmpty
         }
-        visit(&lists[list.rawValue][object, default: []])
         bytes += isNew ? 100 : 24
+    }
+
+    /// `body` on `dictionary[key]`, which holds `initial` first where it held nothing: one hash of the
+    /// key (`subscript(_:default:)`'s modify finds or inserts).
+    @inline(__always)
+    private static func findOrInsert<Key, Value, Result>(_ dictionary: inout [Key: Value], _ key: Key, default initial: @autoclosure () -> Value,
+                                                         _ body: (inout Value) -> Result) -> Result {
+        body(&dictionary[key, default: initial()])
     }
 
     /// The references noted for `object` in `list`.
