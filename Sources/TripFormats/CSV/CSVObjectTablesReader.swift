@@ -5,8 +5,10 @@ import TripKit
 ///
 /// A first pass reads every entity's file for the objects' names (`ObjectReferenceIndex`: `@key`, or
 /// the unique value, numbered 1, 2, … in file order per family), the to-one columns that give
-/// to-manys back, and the join files; the second streams each entity's file in the model's order.
-/// What it holds is an entry per object and per to-many reference. A cell is read by
+/// to-manys back, and the join files; the second streams each entity's file in the model's order, and
+/// a later read of the run (a plan's second pass) takes the first's index, joins and to-manys
+/// (`reopened`). What it holds: an entry per object in the index, in the run's key table (under the
+/// budget, spilled past it), and an entry per to-many reference in dictionaries (not bounded). A cell is read by
 /// `ObjectValueText` as its attribute's kind: an unquoted empty cell is null (but the empty text in a
 /// required String, URL or Data column, which cannot be null), a quoted one `""` the empty text; in
 /// TSV `\N` is null. A record with a value of the wrong kind, a required attribute null or a
@@ -15,18 +17,17 @@ import TripKit
 /// counted in `removals`, its object kept (DESIGN-NOTES, "A reference to an object not written is
 /// removed"); a header with an unknown or a missing required column, a broken file end the read
 /// (exit 65) with the place.
-struct CSVObjectTablesReader: ObjectRecordReader {
+struct CSVObjectTablesReader: ReopenableObjectReader {
     let model: ObjectModel
     private let layout: CSVObjectLayout
     private let directory: String
     private let options: ReadOptions
     private let dialect: CSVDialect
     private let encoding: TextEncoding
+    /// The objects' names, and in its list spaces the to-manys given back: per join table `j` (space
+    /// `j`), owner → targets in file order; per inverse to-many `n` (space joins + `n`), owner → the
+    /// objects whose to-one points at it (sorted when read).
     private var index: ObjectReferenceIndex
-    /// Per join table: owner → targets, in file order.
-    private var joined: [[ObjectReference: [ObjectReference]]] = []
-    /// Per inverse to-many: owner → the objects whose to-one points at it, in key order.
-    private var inverse: [[ObjectReference: [ObjectReference]]] = []
     private let removals: ObjectReferenceRemovals
     private var table = -1
     private var rows: CSVRowReader?
@@ -34,6 +35,10 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     private var width = 0
     private var ordinal = 0
     private var record = 0
+    /// Per table: the rows of the tables before it (its first row's ordinal is one more), from the first pass.
+    private var ordinalsBefore: [Int] = []
+    /// The entities whose tables this read gives (a plan's first pass), nil for all.
+    private var only: [Bool]?
     /// The current table's entity: its attributes, relationship count, and the join files and
     /// inverse columns that give its to-manys (worked out once per table, not per row).
     private var all: [AttributeDescription] = []
@@ -46,15 +51,15 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     /// A reader of `directory` in `format` (CSV or TSV), of `model`'s objects, the references it
     /// removes counted in `removals` (its own when nil); a row repeating the unique value of an entity
     /// `repeatsUnique` marks is given, not refused.
-    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil,
-         repeatsUnique: [Bool]? = nil) throws {
+    init(directory: String, format: Format, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable? = nil,
+         removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil) throws {
         self.model = model; self.options = options
         self.removals = removals ?? ObjectReferenceRemovals()
         self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         layout = CSVObjectLayout(model, extension: CSVTableNames.fileExtension(format))
         dialect = CSVDialect(format, delimiter: options.csvDelimiter)
         encoding = try TextEncoding.of(options)
-        index = ObjectReferenceIndex(layout.names)
+        index = ObjectReferenceIndex(layout.names, keys: keys)
         index.repeatsUnique = repeatsUnique ?? []
         try readNames()
         try readJoins()
@@ -115,11 +120,16 @@ struct CSVObjectTablesReader: ObjectRecordReader {
     /// The first pass: the name of every object the second pass takes (a reference to one it refuses
     /// names no object), and the to-one columns that give to-manys back.
     private mutating func readNames() throws {
-        var pending: [[(owner: String, line: Int, file: String, child: ObjectReference)]] = Array(repeating: [], count: layout.inverses.count)
         var ordinal = 0
         defer { self.ordinal = 0; self.table = -1 }
+        // A to-one names its owner at once where the owner's family's tables have all been read;
+        // otherwise its table is read again for it once every name is in (`readLateOwners`).
+        var lastTable: [Int: Int] = [:]
+        for (t, table) in layout.tables.enumerated() { lastTable[model.lineage(of: table.entity)[0]] = t }
+        var late: [(table: Int, inverses: [(n: Int, column: Int)])] = []
         for t in layout.tables.indices {
             let table = layout.tables[t]
+            ordinalsBefore.append(ordinal)
             let rows = try enter(t)
             let plan = self.plan
             let unique = layout.names.uniqueSlot[table.entity]
@@ -134,38 +144,70 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             while try rows.nextRow() {
                 ordinal += 1
                 guard case .object = try read(rows, resolving: false) else { continue }
-                var key: Int64?, value: ObjectValue?
-                for (i, c) in plan.enumerated() {
-                    guard let c else { continue }
-                    switch table.columns[c].role {
-                    case .key: key = Int64(rows.string(i))
-                    case .attribute(let slot, let a) where slot == unique:
-                        value = cell(rows, i, kind: a.kind).flatMap { ObjectValueText.value($0, kind: a.kind) }
-                    default: break
-                    }
+                let (key, value) = name(rows, table, unique: unique)
+                guard let reference = try index.add(entity: table.entity, key: key, value: value, ordinal: ordinal) else { continue }
+                for (n, inv, i) in inverses where lastTable[model.lineage(of: inv.entity)[0], default: -1] < t {
+                    try noteOwner(n, cell: i, rows, child: reference)
                 }
-                guard let reference = index.add(entity: table.entity, key: key, value: value, ordinal: ordinal) else { continue }
-                for (n, inv, i) in inverses {
-                    guard let owner = cell(rows, i, kind: layout.referenceKind(inv.entity)) else { continue }
-                    pending[n].append((owner, rows.rowLine, rows.name, reference))
-                }
+            }
+            let later = inverses.filter { lastTable[model.lineage(of: $0.1.entity)[0], default: -1] >= t }.map { (n: $0.0, column: $0.2) }
+            if !later.isEmpty { late.append((t, later)) }
+        }
+        for (t, inverses) in late { try readLateOwners(t, inverses, ordinal: ordinalsBefore[t]) }
+    }
+
+    /// The name (`@key`, or the unique value) of the object at the row `rows` is at, in `table`.
+    private func name(_ rows: CSVRowReader, _ table: CSVObjectLayout.EntityTable, unique: Int?) -> (key: Int64?, value: ObjectValue?) {
+        var key: Int64?, value: ObjectValue?
+        for (i, c) in plan.enumerated() {
+            guard let c else { continue }
+            switch table.columns[c].role {
+            case .key: key = Int64(rows.string(i))
+            case .attribute(let slot, let a) where slot == unique:
+                value = cell(rows, i, kind: a.kind).flatMap { ObjectValueText.value($0, kind: a.kind) }
+            default: break
             }
         }
-        inverse = pending.enumerated().map { n, list in
-            var owners: [ObjectReference: [ObjectReference]] = [:]
-            for p in list {
-                // A to-one to no object rejects its own record in the second pass.
-                if let owner = index.resolve(p.owner, destination: layout.inverses[n].entity) { owners[owner.reference, default: []].append(p.child) }
+        return (key, value)
+    }
+
+    /// Appends `child` to the owner its to-one cell `i` names, in inverse `n`'s list. A to-one to no
+    /// object rejects its own record in the second pass.
+    private func noteOwner(_ n: Int, cell i: Int, _ rows: CSVRowReader, child: ObjectReference) throws {
+        let inv = layout.inverses[n]
+        guard let text = cell(rows, i, kind: layout.referenceKind(inv.entity)),
+              let owner = try index.resolve(text, destination: inv.entity) else { return }
+        try index.keys.append(layout.joins.count + n, owner.reference, child)
+    }
+
+    /// Reads table `t` again, once every name is in, for the to-ones of `inverses` whose owners' tables
+    /// come at or after it: each row the first pass named (found by its name and ordinal, as the
+    /// second pass finds it) notes its owner. Holds nothing per row.
+    private mutating func readLateOwners(_ t: Int, _ inverses: [(n: Int, column: Int)], ordinal first: Int) throws {
+        let table = layout.tables[t], e = table.entity
+        let rows = try enter(t)
+        let unique = layout.names.uniqueSlot[e]
+        var ordinal = first
+        while try rows.nextRow() {
+            ordinal += 1
+            guard rows.cellCount == width else { continue }
+            let (key, value) = name(rows, table, unique: unique)
+            let child: ObjectReference?
+            if layout.names.hasKey(e) {
+                child = try key.flatMap { try index.resolve(String($0), destination: e) }.flatMap { $0.ordinal == ordinal ? $0.reference : nil }
+            } else if let text = value.flatMap({ ObjectValueText.text($0) }), let found = try index.resolve(text, destination: e) {
+                child = found.ordinal == ordinal ? found.reference : try index.repeated(e, ordinal: ordinal)
+            } else {
+                child = nil
             }
-            return owners.mapValues { $0.sorted() }
+            guard let child else { continue }
+            for (n, i) in inverses { try noteOwner(n, cell: i, rows, child: child) }
         }
     }
 
     /// The join files: owner → targets. A file that is absent holds no references.
     private mutating func readJoins() throws {
-        for join in layout.joins {
-            var map: [ObjectReference: [ObjectReference]] = [:]
-            defer { joined.append(map) }
+        for (j, join) in layout.joins.enumerated() {
             guard FileSystem.exists("\(directory)/\(join.file)") else { continue }
             let rows = try open(join.file)
             guard try rows.nextRow() else { continue }
@@ -180,7 +222,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                 // A row one of whose sides names no object the second pass takes gives no reference: removed, counted.
                 let ownerText = cell(rows, 0, kind: layout.referenceKind(join.entity)) ?? ""
                 let targetText = cell(rows, 1, kind: layout.referenceKind(join.destination)) ?? ""
-                let owner = index.resolve(ownerText, destination: join.entity), target = index.resolve(targetText, destination: join.destination)
+                let owner = try index.resolve(ownerText, destination: join.entity), target = try index.resolve(targetText, destination: join.destination)
                 guard let owner, let target else {
                     let (i, text, entity) = owner == nil ? (0, ownerText, join.entity) : (1, targetText, join.destination)
                     let origin = RecordOrigin(source: rows.name, record: 0, line: rows.rowLine).at(rows.position(ofCell: i))
@@ -188,7 +230,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                                  reason: "\(owner == nil ? "its owner " : "")\(text.quotedForMessage) names no \(model.entities[entity].name)")
                     continue
                 }
-                map[owner.reference, default: []].append(target.reference)
+                try index.keys.append(j, owner.reference, target.reference)
             }
         }
     }
@@ -200,9 +242,30 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                 self.rows = nil
             }
             table += 1
+            // A restricted read leaves out the tables of the entities it does not give (their rows' ordinals skipped).
+            if let only { while table < layout.tables.count, layout.tables[table].entity >= only.count || !only[layout.tables[table].entity] { table += 1 } }
             guard table < layout.tables.count else { return nil }
             self.rows = try enter(table)
+            ordinal = ordinalsBefore[table]
         }
+    }
+
+    /// The tables read again from the first, with this read's index, joins and inverse to-manys (the
+    /// first pass not made again).
+    func reopened() throws -> CSVObjectTablesReader {
+        var again = self
+        again.rows = nil
+        again.table = -1
+        again.ordinal = 0
+        again.only = nil
+        return again
+    }
+
+    /// This reader giving only the tables of the entities `entities` marks (a plan's first pass).
+    func restricted(to entities: [Bool]) -> CSVObjectTablesReader {
+        var out = self
+        out.only = entities
+        return out
     }
 
     /// Opens table `t`'s file and reads its header, for `read`: what its rows are read with.
@@ -259,7 +322,7 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                 if slot == layout.names.uniqueSlot[e] { uniqueValue = value }
             case .toOne(let slot, let destination):
                 guard resolving, let text = cell(rows, i, kind: layout.referenceKind(destination)) else { continue }
-                guard let target = index.resolve(text, destination: destination) else {
+                guard let target = try index.resolve(text, destination: destination) else {
                     var at = origin
                     if i < rows.cellCount { at = origin.at(rows.position(ofCell: i)) }
                     removals.add(at, member: t.columns[c].name, place: nil, reason: "\(text.quotedForMessage) names no \(model.entities[destination].name)")
@@ -277,9 +340,9 @@ struct CSVObjectTablesReader: ObjectRecordReader {
                 : reject("no name")
         }
         // The object's own name must be the one the first pass gave it (not a repeat of an earlier one).
-        let found = layout.names.hasKey(e) ? key.flatMap { index.resolve(String($0), destination: e) }
-            : uniqueValue.flatMap { ObjectValueText.text($0) }.flatMap { index.resolve($0, destination: e) }
-        if let found, found.ordinal != ordinal, !layout.names.hasKey(e), let own = index.repeated(e, ordinal: ordinal) {
+        let found = layout.names.hasKey(e) ? try key.flatMap { try index.resolve(String($0), destination: e) }
+            : try uniqueValue.flatMap { ObjectValueText.text($0) }.flatMap { try index.resolve($0, destination: e) }
+        if let found, found.ordinal != ordinal, !layout.names.hasKey(e), let own = try index.repeated(e, ordinal: ordinal) {
             return .object(ObjectRecord(entity: e, key: own.key, attributes: attributes, relationships: relationships, origin: origin))
         }
         guard let found, found.ordinal == ordinal else {
@@ -289,8 +352,8 @@ struct CSVObjectTablesReader: ObjectRecordReader {
             let name = layout.names.hasKey(e) ? CSVObjectLayout.keyColumn : (layout.names.uniqueSlot[e].map { all[$0].name } ?? "")
             return reject("\(name): the same as an earlier \(model.entities[e].name)'s")
         }
-        for (j, slot) in joinsHere { relationships[slot] = joined[j][found.reference] ?? [] }
-        for (n, slot) in inversesHere { relationships[slot] = inverse[n][found.reference] ?? [] }
+        for (j, slot) in joinsHere { relationships[slot] = try index.keys.references(j, found.reference) ?? [] }
+        for (n, slot) in inversesHere { relationships[slot] = try index.keys.references(layout.joins.count + n, found.reference)?.sorted() ?? [] }
         return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
     }
 }

@@ -219,14 +219,15 @@ public struct ObjectConversion {
             return try YAMLObjectReader(InputLocation(input), model: model, options: options.reading, keys: keys, removals: referenceRemovals,
                                         repeatsUnique: migration?.repeatsUnique)
         case .xml:
-            return try XMLObjectReader(path: input, model: model, options: options.reading, removals: referenceRemovals,
+            return try XMLObjectReader(path: input, model: model, options: options.reading, keys: keys, removals: referenceRemovals,
                                        repeatsUnique: migration?.repeatsUnique)
         case .sqlite:
             return try SQLiteObjectReader(path: input, temporaryDirectory: options.temporaryDirectory)
         case .postgresql:
             return try PGObjectReader(address: input, schema: options.reading.pgSchema)
         case .csv, .tsv:
-            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, removals: referenceRemovals,
+            return try CSVObjectTablesReader(directory: input, format: format, model: model, options: options.reading, keys: keys,
+                                             removals: referenceRemovals,
                                              repeatsUnique: migration?.repeatsUnique)
         default:
             throw TripError.usage("\(input): \(format.rawValue) holds no objects of another app's model")
@@ -259,13 +260,13 @@ public struct ObjectConversion {
 
     /// What opens the input's objects as the run writes them, once or again from the start each time
     /// it is called (see `openSource`): through the plan's stages and the duplicates' resolution,
-    /// or as read; and the plan's reader. A JSON, JSON Lines or YAML input is parsed for its index once,
-    /// every later read taking that index (`reopened`).
+    /// or as read; and the plan's reader. A JSON, JSON Lines, YAML or XML input, or a tables directory,
+    /// is read for its index once, every later read taking that index (`reopened`).
     private func opener(_ holdings: SpillingObjectHoldings, rowsStraight: Bool) throws
         -> () throws -> (any ObjectRecordReader, ObjectMigrationReader?) {
         // Each read of the input counts its removals anew (a plan's first read, an append's two): the last read's are the run's.
         let removals = referenceRemovals
-        // JSON, JSON Lines and YAML: a later read takes the first's index of the objects (`reopened`).
+        // JSON, JSON Lines, YAML, XML and tables: a later read takes the first's index of the objects (`reopened`).
         var graph: (any ReopenableObjectReader)?
         let ahead = readsAhead
         // A reader of the input from its start, given only the entities `only` marks (when not nil).

@@ -377,61 +377,106 @@ final class ObjectRecordQueue {
 /// The other side of `ObjectNaming`, for a reader of an export: every object's name (its
 /// unique value or `@key`) and the reference it stands for, so that a reference written as a name
 /// resolves to an entity and key. Objects of a family named by value are numbered 1, 2, … in the
-/// order they are added. Built in a first pass over the input; it holds an entry per object.
+/// order they are added. Built in a first pass over the input; it holds an entry per object (two for
+/// one named by its value), for the whole read, in `keys`: an `ObjectKeyTable`, in memory under the
+/// run's budget and in a temporary database past it, as the JSON and YAML readers' index is
+/// (docs/DESIGN-NOTES.md, "The XML and tables readers' index under the budget").
+///
+/// Its spaces, for `n` entities, per family root `r` and entity `e`: numbers `r` (a `@key` to its
+/// entity) and `n + r` (a `@key` to its ordinal); texts `r` (a unique value's `keyText` to its
+/// reference) and numbers `2n + r` (that reference's key to its ordinal); numbers `3n + e` (a repeat's
+/// ordinal to the key it was given).
 struct ObjectReferenceIndex {
     let names: ObjectNaming
-    private var byValue: [Int: [ObjectValue: (reference: ObjectReference, ordinal: Int)]] = [:]
-    private var byKey: [Int: [Int64: (entity: Int, ordinal: Int)]] = [:]
-    private var counts: [Int: Int64] = [:]
+    /// Shared by the copies of the index (a reader's, and the readers that reopen the input): written
+    /// by the first pass alone.
+    let keys: ObjectKeyTable
+    private let roots: [Int]
+    /// Per family root: the objects named by value so far.
+    private var counts: [Int64]
     /// Per entity: whether an object repeating an earlier one's unique value is given a key of its
     /// own (the run deduplicates on that value) rather than refused; references find the first.
     var repeatsUnique: [Bool] = []
-    /// The keys of those repeats, by entity and ordinal: one entry per repeat, for the whole read.
-    private var repeats: [Int: [Int: ObjectReference]] = [:]
 
-    init(_ names: ObjectNaming) { self.names = names }
+    /// The index of `names`' model's objects, its entries in `keys` (in memory without bound when nil).
+    init(_ names: ObjectNaming, keys: ObjectKeyTable? = nil) {
+        self.names = names
+        self.keys = keys ?? ObjectKeyTable("the reader's index of keys", budget: nil)
+        let model = names.model
+        roots = model.entities.indices.map { model.lineage(of: $0)[0] }
+        counts = Array(repeating: 0, count: model.entities.count)
+    }
+
+    private var n: Int { roots.count }
 
     /// The reference a repeat of a unique value (`add` with `repeatsUnique`) was given, by its ordinal.
-    func repeated(_ entity: Int, ordinal: Int) -> ObjectReference? { repeats[entity]?[ordinal] }
-
-    private func root(_ entity: Int) -> Int { names.model.lineage(of: entity)[0] }
+    func repeated(_ entity: Int, ordinal: Int) throws -> ObjectReference? {
+        try keys.value(3 * n + entity, Int64(ordinal)).map { ObjectReference(entity: entity, key: $0) }
+    }
 
     /// Adds the object of `entity` named `value` (its unique value, for a family named by value) or
     /// `key`; `ordinal` tells it from others (its place in the input). Nil when the name repeats.
-    mutating func add(entity: Int, key: Int64?, value: ObjectValue?, ordinal: Int) -> ObjectReference? {
-        let r = root(entity)
+    mutating func add(entity: Int, key: Int64?, value: ObjectValue?, ordinal: Int) throws -> ObjectReference? {
+        let r = roots[entity]
         if names.uniqueSlot[entity] != nil {
             guard let value, !value.isNull else { return nil }
-            let isRepeat = byValue[r]?[value] != nil
+            // A value equal to none (NaN) names an object no reference finds, as in a dictionary.
+            let text = Self.keyText(value)
+            let isRepeat = try text.map { try keys.reference(r, $0) != nil } ?? false
             guard !isRepeat || (entity < repeatsUnique.count && repeatsUnique[entity]) else { return nil }
-            let next = (counts[r] ?? 0) + 1
-            counts[r] = next
+            counts[r] += 1
+            let next = counts[r]
             let reference = ObjectReference(entity: entity, key: next)
             if isRepeat {
-                repeats[entity, default: [:]][ordinal] = reference
+                try keys.update(3 * n + entity, Int64(ordinal), next)
             } else {
-                byValue[r, default: [:]][value] = (reference, ordinal)
+                if let text { try keys.insert(r, text, reference) }
+                try keys.update(2 * n + r, next, Int64(ordinal))
             }
             return reference
         }
-        guard let key, byKey[r]?[key] == nil else { return nil }
-        byKey[r, default: [:]][key] = (entity, ordinal)
+        guard let key, try keys.value(r, key) == nil else { return nil }
+        try keys.update(r, key, Int64(entity))
+        try keys.update(n + r, key, Int64(ordinal))
         return ObjectReference(entity: entity, key: key)
     }
 
     /// The object a name written for a reference to `destination` stands for, and the ordinal it was
     /// added with; nil when the text is not a name of that kind, or no object of `destination` (or
     /// an entity under it) has it.
-    func resolve(_ text: String, destination: Int) -> (reference: ObjectReference, ordinal: Int)? {
-        let r = root(destination)
+    func resolve(_ text: String, destination: Int) throws -> (reference: ObjectReference, ordinal: Int)? {
+        let r = roots[destination]
         let found: (reference: ObjectReference, ordinal: Int)?
         if let slot = names.uniqueSlot[destination] {
             let kind = names.model.allAttributes(of: destination)[slot].kind
-            found = ObjectValueText.value(text, kind: kind).flatMap { byValue[r]?[$0] }
+            guard let value = ObjectValueText.value(text, kind: kind), let key = Self.keyText(value),
+                  let reference = try keys.reference(r, key), let ordinal = try keys.value(2 * n + r, reference.key) else { return nil }
+            found = (reference, Int(ordinal))
         } else {
-            found = Int64(text).flatMap { key in byKey[r]?[key].map { (ObjectReference(entity: $0.entity, key: key), $0.ordinal) } }
+            guard let key = Int64(text), let entity = try keys.value(r, key), let ordinal = try keys.value(n + r, key) else { return nil }
+            found = (ObjectReference(entity: Int(entity), key: key), Int(ordinal))
         }
         guard let found, names.model.lineage(of: found.reference.entity).contains(destination) else { return nil }
         return found
+    }
+
+    /// The text a unique value is keyed by: equal texts exactly where the values are equal as
+    /// `ObjectValue`s (`==`), so that the index finds what a dictionary keyed by the value would. Its
+    /// kind first (`.int(1)` is not `.string("1")`); a Double or Date by its bits, `-0.0` as `0.0`, NaN
+    /// none (equal to nothing); a String as it is (texts compare with `==`: canonical equivalence).
+    static func keyText(_ value: ObjectValue) -> String? {
+        func bits(_ tag: String, _ d: Double) -> String? { d.isNaN ? nil : tag + String(d == 0 ? 0 : d.bitPattern) }
+        switch value {
+        case .null: return nil
+        case .string(let s): return "s" + s
+        case .decimal(let s): return "d" + s
+        case .url(let s): return "l" + s
+        case .int(let i): return "i" + String(i)
+        case .double(let d): return bits("f", d)
+        case .date(let d): return bits("t", d)
+        case .bool(let b): return b ? "b1" : "b0"
+        case .data(let bytes): return "x" + Base64.encode(bytes)
+        case .uuid(let u): return "u" + u.description
+        }
     }
 }

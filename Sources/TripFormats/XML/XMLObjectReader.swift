@@ -5,7 +5,9 @@ import TripKit
 /// name.
 ///
 /// A first pass reads every object's name (`key`, or its unique value, numbered 1, 2, … in document
-/// order per family) into an `ObjectReferenceIndex`; the second gives the objects in document order.
+/// order per family) into an `ObjectReferenceIndex` (in the run's key table: under the budget, spilled
+/// past it); the second gives the objects in document order, and a later read of the run (a plan's
+/// second pass) takes the first's index (`reopened`).
 /// An object of an entity the model lacks, an unknown child, a value of the wrong kind
 /// (`ObjectValueText`), a required attribute absent, or a repeated name sets the object aside with
 /// its place (the line and column of its start tag), and only the objects the second pass takes are
@@ -13,7 +15,7 @@ import TripKit
 /// (counted in `removals`, as the JSON reader does: DESIGN-NOTES, "A reference to an object not
 /// written is removed"); a document that is
 /// not well formed, or whose root is not `<objects>`, ends the read (exit 65) with the place.
-struct XMLObjectReader: ObjectRecordReader {
+struct XMLObjectReader: ReopenableObjectReader {
     let model: ObjectModel
     private let path: String
     private let options: ReadOptions
@@ -22,15 +24,18 @@ struct XMLObjectReader: ObjectRecordReader {
     private let removals: ObjectReferenceRemovals
     private var elements: XMLObjectElements
     private var ordinal = 0
+    /// The entities whose elements this read gives (a plan's first pass), nil for all.
+    private var only: [Bool]?
 
     /// A reader of the document at `path`, of `model`'s objects, the references it removes counted in
     /// `removals` (its own when nil); an object repeating the unique value of an entity `repeatsUnique`
     /// marks is given, not refused.
-    init(path: String, model: ObjectModel, options: ReadOptions, removals: ObjectReferenceRemovals? = nil, repeatsUnique: [Bool]? = nil) throws {
+    init(path: String, model: ObjectModel, options: ReadOptions, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil,
+         repeatsUnique: [Bool]? = nil) throws {
         self.model = model; self.path = path; self.options = options
         self.removals = removals ?? ObjectReferenceRemovals()
         names = ObjectNaming(model) { _, _ in true }
-        index = ObjectReferenceIndex(names)
+        index = ObjectReferenceIndex(names, keys: keys)
         index.repeatsUnique = repeatsUnique ?? []
         elements = try XMLObjectElements(path: path, options: options)
         var first = try XMLObjectElements(path: path, options: options)
@@ -38,26 +43,46 @@ struct XMLObjectReader: ObjectRecordReader {
         while let element = try first.next() {
             n += 1
             // Only an object the second pass takes is named: a reference to one it refuses names no object.
-            guard case .object = make(element, ordinal: n, resolving: false), let e = model.entityIndex(element.entity) else { continue }
+            guard case .object = try make(element, ordinal: n, resolving: false), let e = model.entityIndex(element.entity) else { continue }
             var value: ObjectValue?
             if let slot = names.uniqueSlot[e] {
                 let a = model.allAttributes(of: e)[slot]
                 value = element.children.first { $0.name == a.name }?.text.flatMap { ObjectValueText.value($0, kind: a.kind) }
             }
-            _ = index.add(entity: e, key: element.key.flatMap { Int64($0) }, value: value, ordinal: n)
+            _ = try index.add(entity: e, key: element.key.flatMap { Int64($0) }, value: value, ordinal: n)
         }
     }
 
     mutating func next() throws -> ObjectReadItem? {
-        guard let element = try elements.next() else { return nil }
-        ordinal += 1
-        return make(element, ordinal: ordinal, resolving: true)
+        while let element = try elements.next() {
+            ordinal += 1
+            // A restricted read leaves out the elements of the entities it does not give, and those of no entity.
+            if let only, model.entityIndex(element.entity).map({ $0 < only.count && only[$0] }) != true { continue }
+            return try make(element, ordinal: ordinal, resolving: true)
+        }
+        return nil
+    }
+
+    /// The document read again from its start, with this read's index (its first pass not made again).
+    func reopened() throws -> XMLObjectReader {
+        var again = self
+        again.elements = try XMLObjectElements(path: path, options: options)
+        again.ordinal = 0
+        again.only = nil
+        return again
+    }
+
+    /// This reader giving only the elements of the entities `entities` marks (a plan's first pass).
+    func restricted(to entities: [Bool]) -> XMLObjectReader {
+        var out = self
+        out.only = entities
+        return out
     }
 
     /// The object `element` (the `ordinal`th) makes, or its rejection. `resolving` false (the first
     /// pass, whose index is not complete): its references are not looked up, nor is its name checked
     /// against earlier ones. A reference to no object in the index is removed, counted in `removals`.
-    private func make(_ element: XMLObjectElement, ordinal: Int, resolving: Bool) -> ObjectReadItem {
+    private func make(_ element: XMLObjectElement, ordinal: Int, resolving: Bool) throws -> ObjectReadItem {
         let origin = RecordOrigin(source: elements.name, record: ordinal, line: element.line, column: element.column)
         func reject(_ reason: String) -> ObjectReadItem { .rejected(SetAsideRecord(origin: origin, reason: reason)) }
         if let problem = element.problem { return reject(problem) }
@@ -83,7 +108,7 @@ struct XMLObjectReader: ObjectRecordReader {
                 guard let list, let d = model.entityIndex(r.destination) else { return reject("<\(r.name)>: expected <ref> elements") }
                 guard r.isToMany || list.count <= 1 else { return reject("<\(r.name)>: a to-one relationship holds \(list.count) references") }
                 for text in list where resolving {
-                    guard let target = index.resolve(text, destination: d) else {
+                    guard let target = try index.resolve(text, destination: d) else {
                         removals.add(origin, member: r.name, place: nil, reason: "\(text.quotedForMessage) names no \(r.destination)")
                         continue
                     }
@@ -107,14 +132,14 @@ struct XMLObjectReader: ObjectRecordReader {
         }
         if let slot = names.uniqueSlot[e] {
             guard let text = ObjectValueText.text(values[slot]) else { return reject("<\(attributes[slot].name)>: no value to refer to the \(entity.name) by") }
-            found = index.resolve(text, destination: e)
+            found = try index.resolve(text, destination: e)
         } else {
             guard let key = element.key, Int64(key) != nil else {
                 return reject("expected a key=\"…\" attribute (a whole number), found \((element.key ?? "none").quotedForMessage)")
             }
-            found = index.resolve(key, destination: e)
+            found = try index.resolve(key, destination: e)
         }
-        if let found, found.ordinal != ordinal, let own = index.repeated(e, ordinal: ordinal) {
+        if let found, found.ordinal != ordinal, let own = try index.repeated(e, ordinal: ordinal) {
             return .object(ObjectRecord(entity: e, key: own.key, attributes: values, relationships: refs, origin: origin))
         }
         guard let found, found.ordinal == ordinal else { return reject("the same name as an earlier \(entity.name)") }
