@@ -126,4 +126,52 @@ import TripTestSupport
         }
         for node in nodes { #expect(node.relationships[1].map(\.key) == children[Int(node.key)] ?? [], "node \(node.key)") }
     }
+
+    /// People with friends through a join file (a to-many without an inverse), its rows interleaved
+    /// across owners, two naming no person.
+    static let joinModel = ObjectModel(entities: [
+        EntityDescription("Person", attributes: [AttributeDescription("n", .int64)],
+                          relationships: [RelationshipDescription("friends", to: "Person", toMany: true)]),
+    ])
+
+    /// Join lists keep the file's order (not sorted) in memory and spilled; a read that reopens the
+    /// reader counts the join file's removals again (was: lost, as `reopened` does not read the join
+    /// files again and the run counts each read's removals anew).
+    @Test("a join file: its order kept spilled, its removals counted again by a reopened read", .needsPython3)
+    func joins() throws {
+        let dir = ScratchDirectory()
+        _ = try JSONPython.run(script: """
+            import csv, os, sys
+            d = sys.argv[1]
+            with open(os.path.join(d, 'Person.csv'), 'w', newline='') as f:
+                csv.writer(f).writerows([['@key', 'n']] + [[k, k] for k in range(1, 3001)])
+            rows = [[k, (k * m) % 3000 + 1] for m in (7919, 31, 2) for k in range(1, 3001)]
+            with open(os.path.join(d, 'Person.friends.csv'), 'w', newline='') as f:
+                csv.writer(f).writerows([['@key', 'friends']] + rows + [[5, 99999], [99998, 1]])
+            """, arguments: [dir.path])
+        func read(_ keys: ObjectKeyTable?, _ removals: ObjectReferenceRemovals) throws -> CSVObjectTablesReader {
+            try CSVObjectTablesReader(directory: dir.path, format: .csv, model: Self.joinModel, options: ReadOptions(), keys: keys, removals: removals)
+        }
+        let memoryRemovals = ObjectReferenceRemovals(), spilledRemovals = ObjectReferenceRemovals()
+        let table = ObjectKeyTable("the reader's index of keys", budget: SpillBudget(limit: 64 << 10, directory: dir.path))
+        let inMemory = try read(nil, memoryRemovals), spilled = try read(table, spilledRemovals)
+        let memory = try ObjectGraph.readAll(inMemory), onDisk = try ObjectGraph.readAll(spilled)
+        #expect(table.spilled)
+        #expect(memory.objects.count == 3000 && ObjectGraph.plain(memory.objects) == ObjectGraph.plain(onDisk.objects))
+        for person in memory.objects {
+            let k = Int(person.key)
+            #expect(person.relationships[0].map(\.key) == [7919, 31, 2].map { Int64((k * $0) % 3000 + 1) }, "person \(k)")
+        }
+        #expect(memoryRemovals.count == 2 && spilledRemovals.count == 2)
+        let messages = memoryRemovals.firstMessages
+        #expect(messages.count == 2 && messages[0].contains("'99999' names no Person") && messages[1].contains("its owner '99998' names no Person"),
+                "\(messages)")
+        // As the run reads again: its removals forgotten, the reader reopened.
+        for (reader, removals) in [(inMemory, memoryRemovals), (spilled, spilledRemovals)] {
+            removals.reset()
+            let again = try ObjectGraph.readAll(reader.reopened())
+            #expect(ObjectGraph.plain(again.objects) == ObjectGraph.plain(memory.objects))
+            #expect(removals.count == 2 && removals.firstMessages == messages, "\(removals.firstMessages)")
+        }
+    }
 }

@@ -455,4 +455,24 @@ struct ModelStageStepsTests {
                 + "objects that lack it",
         ])
     }
+
+    /// A new required to-one: nothing can fill it in a lightweight stage (was: a step that rejected
+    /// every existing object at run time); a custom stage's code might, so there it stays a step.
+    @Test("A lightweight stage refuses a new required to-one relationship, naming it; a custom stage derives it")
+    func newRequiredRelationship() throws {
+        let text = ModelStageStepsTests.source.replacingOccurrences(of: "var subtitle: String?", with: "var subtitle: String?; var author: Author")
+        let custom = try readSource(text)
+        let steps = ModelStageSteps(try #require(custom.stages.first), of: custom)
+        #expect(steps.refusals.isEmpty)
+        #expect(steps.steps.contains(.addRequiredRelationship(entity: "Book", name: "author")))
+        let light = try readSource(text.replacingOccurrences(of: ".custom(fromVersion: V1.self, toVersion: V2.self, willMigrate: nil, didMigrate: { _ in })",
+                                                             with: ".lightweight(fromVersion: V1.self, toVersion: V2.self)"))
+        let refused = ModelStageSteps(try #require(light.stages.first), of: light)
+        #expect(!refused.steps.contains(.addRequiredRelationship(entity: "Book", name: "author")))
+        #expect(refused.refusals.contains {
+            $0.hasPrefix("/src/Model.swift:15:")
+                && $0.hasSuffix("lightweight stage 1.0.0 -> 2.0.0: Book.author is a new required relationship, which a lightweight stage "
+                                + "cannot fill for the objects that exist (make it optional, or declare a custom stage)")
+        }, "\(refused.refusals)")
+    }
 }

@@ -7,8 +7,8 @@ import TripKit
 /// the unique value, numbered 1, 2, … in file order per family), the to-one columns that give
 /// to-manys back, and the join files; the second streams each entity's file in the model's order, and
 /// a later read of the run (a plan's second pass) takes the first's index, joins and to-manys
-/// (`reopened`). What it holds: an entry per object in the index, in the run's key table (under the
-/// budget, spilled past it), and an entry per to-many reference in dictionaries (not bounded). A cell is read by
+/// (`reopened`). What it holds: an entry per object in the index and an entry per to-many reference
+/// given back, in the run's key table (under the budget, spilled past it). A cell is read by
 /// `ObjectValueText` as its attribute's kind: an unquoted empty cell is null (but the empty text in a
 /// required String, URL or Data column, which cannot be null), a quoted one `""` the empty text; in
 /// TSV `\N` is null. A record with a value of the wrong kind, a required attribute null or a
@@ -39,6 +39,9 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
     private var ordinalsBefore: [Int] = []
     /// The entities whose tables this read gives (a plan's first pass), nil for all.
     private var only: [Bool]?
+    /// The references the join files' rows could not give (counted in `removals` when the reader is
+    /// made), to count again in every read that reopens it: the count and the first messages.
+    private var joinRemovals: (count: Int, first: [String]) = (0, [])
     /// The current table's entity: its attributes, relationship count, and the join files and
     /// inverse columns that give its to-manys (worked out once per table, not per row).
     private var all: [AttributeDescription] = []
@@ -62,7 +65,10 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
         index = ObjectReferenceIndex(layout.names, keys: keys)
         index.repeatsUnique = repeatsUnique ?? []
         try readNames()
+        let before = self.removals.counted
         try readJoins()
+        let after = self.removals.counted
+        joinRemovals = (after.count - before.count, Array(after.first.dropFirst(before.first.count)))
     }
 
     private func open(_ file: String) throws -> CSVRowReader {
@@ -258,6 +264,8 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
         again.table = -1
         again.ordinal = 0
         again.only = nil
+        // The run counts each read's removals anew (`ObjectConversion.opener`): the join files' again.
+        removals.include(joinRemovals)
         return again
     }
 

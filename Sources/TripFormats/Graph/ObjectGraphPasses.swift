@@ -42,8 +42,9 @@ extension GraphParsing {
     var inputName: String { "the input" }
 }
 
-/// A graph reader that can read its input again with the index its first pass made (JSON, JSON
-/// Lines, YAML): the second read of a plan's run parses the input once more, not twice, and holds one index.
+/// A reader that can read its input again with the index its first pass made (JSON, JSON Lines,
+/// YAML, XML, a tables directory): the second read of a plan's run parses the input once more, not
+/// twice, and holds one index.
 protocol ReopenableObjectReader: ObjectRecordReader {
     func reopened() throws -> Self
     /// This reader giving only the objects of the entities `entities` marks (the others counted and

@@ -34,6 +34,18 @@ package final class ObjectReferenceRemovals: Sendable {
     /// The messages of the first removals, in the order they were counted.
     package var firstMessages: [String] { state.withLock { $0.first } }
 
+    /// What is counted so far, to count again with `include`.
+    package var counted: (count: Int, first: [String]) { state.withLock { ($0.count, $0.first) } }
+
+    /// Counts `counted` again, after what is counted now: a reopened reader's removals made before its
+    /// objects (a tables directory's join files, read once per run).
+    package func include(_ counted: (count: Int, first: [String])) {
+        state.withLock { s in
+            s.count += counted.count
+            s.first += counted.first.prefix(max(0, Self.kept - s.first.count))
+        }
+    }
+
     /// Forgets every removal counted: a plan's run counts those of its second read only (its first
     /// reads the same objects for their duplicates).
     package func reset() { state.withLock { $0 = State() } }

@@ -292,9 +292,10 @@ public struct ObjectConversion {
         }
         return {
             // Its first read gives only the objects the plan's first pass needs (`restricted`).
-            // JSON, JSON Lines and YAML are read through their decoder: objects of the model's kinds and required values.
+            // JSON, JSON Lines and YAML are read through their decoder, XML and tables by `ObjectValueText` as the
+            // attribute's kind with required values checked: objects of the model's kinds and required values.
             let reading = try ObjectMigrationReader(migration, policy: policy, state: holdings.make, setAside: holdings.setAside,
-                                                    keepsKinds: [.json, .jsonl, .yaml].contains(format)) { only in
+                                                    keepsKinds: [.json, .jsonl, .yaml, .xml, .csv, .tsv].contains(format)) { only in
                 let r = try read(only)
                 return ahead ? ObjectReadAhead.reading(r) : r
             }

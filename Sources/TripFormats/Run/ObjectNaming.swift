@@ -377,8 +377,8 @@ final class ObjectRecordQueue {
 /// The other side of `ObjectNaming`, for a reader of an export: every object's name (its
 /// unique value or `@key`) and the reference it stands for, so that a reference written as a name
 /// resolves to an entity and key. Objects of a family named by value are numbered 1, 2, … in the
-/// order they are added. Built in a first pass over the input; it holds an entry per object (two for
-/// one named by its value), for the whole read, in `keys`: an `ObjectKeyTable`, in memory under the
+/// order they are added. Built in a first pass over the input; it holds two entries per object (three
+/// for a repeat of a unique value), for the whole run, in `keys`: an `ObjectKeyTable`, in memory under the
 /// run's budget and in a temporary database past it, as the JSON and YAML readers' index is
 /// (docs/DESIGN-NOTES.md, "The XML and tables readers' index under the budget").
 ///

@@ -5,8 +5,9 @@ import TripKit
 /// references in the order appended (the three kinds' spaces are apart). A space is the caller's to choose
 /// (a family of entities, an entity). In dictionaries while the run's holdings together stay under
 /// `SpillBudget.tripBytes`, then, all at once and for the rest of the run, in a `TemporaryDatabase`
-/// in `--temp-dir`, every later question asked of it. Held by a graph reader's index of keys
-/// (`ObjectGraphIndex`, from its first pass to the run's end) and by a plan's run for the objects it
+/// in `--temp-dir`, every later question asked of it. Held by a reader's index of keys
+/// (`ObjectGraphIndex`, `ObjectReferenceIndex` with a tables directory's to-manys; from its first
+/// pass to the run's end) and by a plan's run for the objects it
 /// sets aside (`ObjectReferenceSet`); docs/DESIGN-NOTES.md, "Keys and set-aside objects in bounded memory".
 ///
 /// A text is found by a hash of (space, text) with Swift's `Hasher` and compared with `==` as read

@@ -170,7 +170,7 @@ package final class SpillingObjectHoldings {
         return state
     }
 
-    /// A new index of keys for a graph reader (JSON, JSON Lines, YAML) under the budget.
+    /// A new index of keys for a reader of names (JSON, JSON Lines, YAML, XML, a tables directory) under the budget.
     package func keys() -> ObjectKeyTable {
         let table = ObjectKeyTable("the reader's index of keys", budget: budget)
         indexes.append(table)

@@ -153,7 +153,7 @@ public struct ModelStageSteps: Sendable, Hashable {
             matchedSources.insert(se.name)
             if se.name != te.name { steps.append(.renameEntity(from: se.name, to: te.name)) }
             deriveAttributes(se, te, kind: stage.kind, label: label, placed: placed)
-            deriveRelationships(se, te)
+            deriveRelationships(se, te, kind: stage.kind, label: label, placed: placed)
             let sourceUnique = Set(se.uniquenessConstraints.map { $0.map { renamed($0, in: se, te) } })
             for tuple in te.uniquenessConstraints where !sourceUnique.contains(tuple) {
                 steps.append(.deduplicate(entity: te.name, on: tuple))
@@ -214,14 +214,22 @@ public struct ModelStageSteps: Sendable, Hashable {
         }
     }
 
-    private mutating func deriveRelationships(_ se: EntityDescription, _ te: EntityDescription) {
+    private mutating func deriveRelationships(_ se: EntityDescription, _ te: EntityDescription, kind: MigrationStage.Kind,
+                                              label: String, placed: (String) -> String) {
         var used = Set<String>()
         for tr in te.relationships {
             guard let sr = se.relationship(tr.name) ?? tr.renamingIdentifier.flatMap({ id in
                 se.relationship(id) ?? se.relationships.first { $0.renamingIdentifier == id }
             }) else {
                 let required = !tr.isToMany && !tr.isOptional
-                steps.append(required ? .addRequiredRelationship(entity: te.name, name: tr.name) : .addRelationship(entity: te.name, name: tr.name))
+                if required && kind == .lightweight {
+                    // Nothing can fill it: no default is declared for a relationship, and a lightweight
+                    // stage runs no code (a custom stage's might, in the app: there every object is rejected).
+                    refusals.append("\(placed("\(te.name).\(tr.name)"))\(label): \(te.name).\(tr.name) is a new required relationship, "
+                                    + "which a lightweight stage cannot fill for the objects that exist (make it optional, or declare a custom stage)")
+                } else {
+                    steps.append(required ? .addRequiredRelationship(entity: te.name, name: tr.name) : .addRelationship(entity: te.name, name: tr.name))
+                }
                 continue
             }
             used.insert(sr.name)
