@@ -165,13 +165,10 @@ struct ObjectSpillCLITests {
         #expect(SpillCLITests.steadyLine(r[0].stderr) == SpillCLITests.steadyLine(r[1].stderr))
     }
 
-    @Test("the objects a plan sets aside spill: the same output and rejects, no reference to one written", .needsPython3)
-    func setAside() throws {
-        let dir = try CLI.temporaryDirectory()
-        let lines = try Self.recipes(dir, as: "jsonl")
-        // The recipes' plan with Ingredient.quantity a String at 1.0.0 and an Int64 after: every other
-        // ingredient's quantity ("x…") does not convert, so 10,000 ingredients are set aside in pass 1 and
-        // the recipes' references to them removed in pass 2.
+    /// The recipes' plan with Ingredient.quantity a String at 1.0.0 and an Int64 after, and the lines
+    /// `lines` with every other ingredient's quantity "x" (which does not convert: set aside in pass 1),
+    /// written by Python into `dir`: the plan's and the input's paths.
+    static func quantityPlan(_ dir: URL, _ lines: String) throws -> (plan: String, input: String) {
         let plan = dir.appendingPathComponent("plan.json").path, input = dir.appendingPathComponent("q.jsonl").path
         let made = try CLI.python("""
             import json, sys
@@ -188,6 +185,53 @@ struct ObjectSpillCLITests {
                     out.write(json.dumps(o) + '\\n')
             """, [PlanRunCLITests.plan, plan, lines, input])
         try #require(made.status == 0, "\(made.stderr)")
+        return (plan, input)
+    }
+
+    /// An append into an older store (`--migrate`) whose stage sets objects aside: the store's objects
+    /// set aside are held under the budget as a conversion's are (was: a `Set` in memory, outside it).
+    @Test("an append with --migrate: the store's objects set aside spill, the store the same as in memory", .needsPython3, .needsSQLite3)
+    func appendSetAside() throws {
+        let dir = try CLI.temporaryDirectory()
+        // 100,000 recipes: the 50,000 ingredients set aside are past what 1M holds beside the deduplication.
+        let generated = try CLI.python(String(contentsOfFile: "samples/swift-model-recipes/make-recipes-v1.py", encoding: .utf8),
+                                       [dir.path, "--recipes", "100000"])
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let lines = generated.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (plan, input) = try Self.quantityPlan(dir, lines)
+        let more = dir.appendingPathComponent("more.jsonl")
+        try Data((#"{"@entity": "Recipe", "@key": 1, "title": "Toast", "servings": 1, "notes": null, "chef": null, "ingredients": [1]}"# + "\n"
+                  + #"{"@entity": "Ingredient", "@key": 1, "name": "bread", "quantity": "2", "recipe": 1}"# + "\n").utf8).write(to: more)
+        let spillDir = dir.appendingPathComponent("spill").path
+        try FileManager.default.createDirectory(atPath: spillDir, withIntermediateDirectories: true)
+        var dumps: [String] = []
+        for limit in [nil, "1M"] {
+            let store = dir.appendingPathComponent("store-\(limit ?? "all").sqlite").path
+            let stored = try CLI.tripconv(input, "--model", plan, "--source-version", "1.0.0", "--target-version", "1.0.0", "-o", store, "-q")
+            try #require(stored.status == 0, "\(stored.stderr)")
+            let r = try CLI.run(CLI.binary, [more.path, "--model", plan, "--source-version", "1.0.0",
+                                             "-o", store, "--migrate", "--no-backup", "--rejects", store + ".rejects", "--temp-dir", spillDir]
+                                + (limit.map { ["--memory-limit", $0] } ?? []))
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("spilled the objects set aside") == (limit != nil), "\(r.stderr)")
+            let dump = try CLI.run(try #require(CLI.tool("sqlite3")), [store, """
+                SELECT 'R', _pk, title, servings, summary, cuisine FROM Recipe ORDER BY _pk;
+                SELECT 'I', _pk, name, quantity, recipe FROM Ingredient ORDER BY _pk;
+                """])
+            dumps.append(String(decoding: dump.stdout, as: UTF8.self))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spillDir).isEmpty)
+        }
+        #expect(dumps[0].split(separator: "\n").count > 100_000 && dumps[0] == dumps[1])
+    }
+
+    @Test("the objects a plan sets aside spill: the same output and rejects, no reference to one written", .needsPython3)
+    func setAside() throws {
+        let dir = try CLI.temporaryDirectory()
+        let lines = try Self.recipes(dir, as: "jsonl")
+        // The recipes' plan with Ingredient.quantity a String at 1.0.0 and an Int64 after: every other
+        // ingredient's quantity ("x…") does not convert, so 10,000 ingredients are set aside in pass 1 and
+        // the recipes' references to them removed in pass 2.
+        let (plan, input) = try Self.quantityPlan(dir, lines)
         // 2M: what spills first is the objects set aside, not the reader's index (which keeps keys 1, 2, … in arrays).
         let r = try Self.runs(input, ["--model", plan, "--source-version", "1.0.0"], out: "out.jsonl", in: dir, limit: "2M")
         #expect(r[0].status == 0 && r[1].status == 0, "\(r[0].stderr) \(r[1].stderr)")

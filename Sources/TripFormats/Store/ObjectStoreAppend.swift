@@ -156,7 +156,7 @@ public struct ObjectStoreAppend {
                                                 temporaryDirectory: budget.directory)
             }
             guard let migration else { return try open() }
-            let r = try ObjectMigrationReader(migration.migration, policy: policy, state: states.make, open: open)
+            let r = try ObjectMigrationReader(migration.migration, policy: policy, state: states.make, setAside: states.setAside, open: open)
             storeReader = r
             return r
         }
