@@ -324,4 +324,80 @@ import TripKit
                 + "1 of removed entities); migrated 1.0.0 -> 2.0.0: converted 3 values, filled 3, set aside 1, removed 1 references to objects "
                 + "not written; rejected 1; 0.500 s")
     }
+
+    /// A stage that keeps attributes and relationships where they are maps an object in its own arrays
+    /// (`ObjectStageMap.apply`): converted and filled in place, removed ones cut from the end, new ones
+    /// added after, references rewritten where they are. Each outcome is the one a new array gives, a
+    /// copy of the object made before is left as it was, and a refusal names the value.
+    @Test func aStageThatKeepsPlacesMapsAnObjectWhereItIs() throws {
+        // 1.0.0: Tag, Note, List. 2.0.0: Tag removed (Note moves to 0, List to 1); Note's text Int64 -> String, its
+        // stars made required with a default, its draft (last) removed, its tag (last) removed; List gains a
+        // required kind with a default and an owner relationship.
+        let v1 = ObjectModel(entities: [
+            EntityDescription("Tag", attributes: [AttributeDescription("label", .string)]),
+            EntityDescription("Note", attributes: [
+                AttributeDescription("text", .int64, isOptional: false), AttributeDescription("stars", .int64),
+                AttributeDescription("draft", .string),
+            ], relationships: [RelationshipDescription("links", to: "Note", toMany: true), RelationshipDescription("tag", to: "Tag")]),
+            EntityDescription("List", attributes: [AttributeDescription("name", .string, isOptional: false)],
+                              relationships: [RelationshipDescription("notes", to: "Note", toMany: true)]),
+        ], versionIdentifiers: ["1.0.0"])
+        let v2 = ObjectModel(entities: [
+            EntityDescription("Note", attributes: [
+                AttributeDescription("text", .string, isOptional: false),
+                AttributeDescription("stars", .int64, isOptional: false, defaultValue: .int(3)),
+            ], relationships: [RelationshipDescription("links", to: "Note", toMany: true)]),
+            EntityDescription("List", attributes: [
+                AttributeDescription("name", .string, isOptional: false),
+                AttributeDescription("kind", .string, isOptional: false, defaultValue: .string("plain")),
+            ], relationships: [RelationshipDescription("notes", to: "Note", toMany: true), RelationshipDescription("owner", to: "List")]),
+        ], versionIdentifiers: ["2.0.0"])
+        let plan = ModelPlan(versions: [v1, v2], stages: [ModelPlan.Stage(.custom, from: "1.0.0", to: "2.0.0", hooks: ["willMigrate"])])
+        let migration = try ObjectMigration(plan: plan, from: "1.0.0")
+        var counts = ObjectMigration.Counts()
+
+        let note = ObjectRecord(entity: 1, key: 4, attributes: [.int(12), .null, .string("wip")],
+                                relationships: [[ObjectReference(entity: 1, key: 5), ObjectReference(entity: 0, key: 1), ObjectReference(entity: 1, key: 6)],
+                                                [ObjectReference(entity: 0, key: 1)]],
+                                origin: Self.origin(4))
+        var moved = note
+        moved.attributes.append(.null)
+        moved.attributes.removeLast()  // its own arrays, as a reader gives them, and `note` a copy of it made before
+        #expect(migration.migrate(&moved, counts: &counts, before: { _, _, _ in nil }) == nil)
+        #expect(moved.entity == 0 && moved.key == 4)
+        #expect(moved.attributes == [.string("12"), .int(3)])
+        // The reference to the removed Tag goes; the others follow Note to its new place.
+        #expect(moved.relationships == [[ObjectReference(entity: 0, key: 5), ObjectReference(entity: 0, key: 6)]])
+        #expect(note.attributes == [.int(12), .null, .string("wip")] && note.relationships[0].count == 3 && note.entity == 1)
+        #expect(counts.converted == 1 && counts.filled == 1 && counts.referencesRemoved == 1)
+
+        guard case .object(let list) = migration.migrate(
+            ObjectRecord(entity: 2, key: 9, attributes: [.string("todo")], relationships: [[ObjectReference(entity: 1, key: 4)]], origin: Self.origin(9)),
+            counts: &counts) else { Issue.record("set aside"); return }
+        #expect(list.entity == 1 && list.attributes == [.string("todo"), .string("plain")])
+        #expect(list.relationships == [[ObjectReference(entity: 0, key: 4)], []])
+        #expect(counts.filled == 2)
+
+        var empty = ObjectRecord(entity: 1, key: 7, attributes: [.int(1), .int(5), .null], relationships: [[], []], origin: Self.origin(7))
+        #expect(migration.migrate(&empty, counts: &counts, before: { _, _, _ in nil }) == nil)
+        #expect(empty.attributes == [.string("1"), .int(5)] && empty.relationships == [[]])
+    }
+
+    /// A refusal met while an object is mapped where it is names the stage, the attribute and the value.
+    @Test func aRefusalInPlaceNamesTheValue() throws {
+        let v1 = ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("n", .string), AttributeDescription("m", .string)])],
+                             versionIdentifiers: ["1"])
+        let v2 = ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("n", .int16),
+                                                                             AttributeDescription("m", .string, isOptional: false)])],
+                             versionIdentifiers: ["2"])
+        let migration = try ObjectMigration(plan: ModelPlan(versions: [v1, v2], stages: [ModelPlan.Stage(.custom, from: "1", to: "2")]), from: "1")
+        var counts = ObjectMigration.Counts()
+        guard case .setAside(let big) = migration.migrate(ObjectRecord(entity: 0, key: 1, attributes: [.string("70000"), .string("x")], relationships: [],
+                                                                       origin: Self.origin(1)), counts: &counts) else { Issue.record("written"); return }
+        #expect(big.reason == "custom stage 1 -> 2: E.n value \"70000\" does not convert losslessly to Int16" && big.origin == Self.origin(1))
+        guard case .setAside(let missing) = migration.migrate(ObjectRecord(entity: 0, key: 2, attributes: [.string("7"), .null], relationships: [],
+                                                                           origin: Self.origin(2)), counts: &counts) else { Issue.record("written"); return }
+        #expect(missing.reason == "custom stage 1 -> 2: E.m has no value, which 2 requires, and no default to fill it with")
+        #expect(counts.setAside == 2 && counts.converted == 1)
+    }
 }

@@ -383,13 +383,7 @@ extension ObjectConversionSummary {
     /// spilled (the reader's index, the plan's deduplication, the objects set aside, the writer's names
     /// and waiting objects, which the budget counts), and their names for the summary and the report.
     mutating func note(spilled holdings: SpillingObjectHoldings) {
-        var parts: [(String, Int, Int)] = []
-        for table in holdings.indexes + [holdings.setAside, holdings.rejectedForRequired] where table.spilled {
-            parts.append((table.part, table.spilledEntries, table.spilledBytes))
-        }
-        for state in holdings.made where state.spilled {
-            parts.append(("the plan's deduplication", state.spilledEntries, state.spilledBytes))
-        }
+        var parts = holdings.spilledParts
         let written = holdings.budget.spilled
         if written.trips > 0 { parts.append(("the writer's holdings", written.trips, written.bytes)) }
         for (part, entries, bytes) in parts {

@@ -14,21 +14,24 @@ import TripThreads
 final class ObjectReadAhead: ObjectRecordReader {
     let model: ObjectModel
     private let handoff: Handoff<[ObjectReadItem]>
-    /// The batch being taken, and how many of its items were taken. Items are copied out, not moved,
-    /// and the batch goes back whole: the reading thread drops the objects (where they were made,
-    /// not here: memory freed across threads costs the allocator more) or, reading a store, makes
-    /// the next objects in their arrays.
+    /// The batch being taken, and how many of its items were taken. A store's items are copied out,
+    /// and the batch goes back whole for the reading thread to make the next objects in their arrays.
+    /// Any other reader's items are moved out (a placeholder left in their place): the taker then
+    /// owns each object's arrays alone, so a stage or a resolution changes them where they are
+    /// rather than copying them, and drops them when written (docs/DESIGN-NOTES.md, "Objects moved
+    /// out of the read-ahead").
     @exclusivity(unchecked) private var batch: [ObjectReadItem] = []
     @exclusivity(unchecked) private var taken = 0
     private var ended = false
+    private let moves: Bool
 
     private final class Source {
         var reader: (any ObjectRecordReader)?
         init(_ reader: any ObjectRecordReader) { self.reader = reader }
     }
 
-    private init(model: ObjectModel, handoff: Handoff<[ObjectReadItem]>) {
-        self.model = model; self.handoff = handoff
+    private init(model: ObjectModel, handoff: Handoff<[ObjectReadItem]>, moves: Bool) {
+        self.model = model; self.handoff = handoff; self.moves = moves
     }
 
     /// `reader` read ahead on a thread of its own; `reader` itself where no thread can be started.
@@ -71,13 +74,22 @@ final class ObjectReadAhead: ObjectRecordReader {
             }
         }
         guard let started else { return source.reader! }
-        return ObjectReadAhead(model: model, handoff: started)
+        return ObjectReadAhead(model: model, handoff: started, moves: !(reader is CoreDataObjectReader))
     }
 
     func next() throws -> ObjectReadItem? {
         if taken < batch.count {
             taken += 1
-            return batch[taken - 1]
+            guard moves else { return batch[taken - 1] }
+            let i = taken - 1
+            return batch.withUnsafeMutableBufferPointer { items in
+                // What a moved item leaves in its place: empty arrays, nothing to release.
+                let slot = items.baseAddress! + i
+                let item = slot.move()
+                slot.initialize(to: .object(ObjectRecord(entity: -1, key: 0, attributes: [], relationships: [],
+                                                         origin: RecordOrigin(source: "", record: 0))))
+                return item
+            }
         }
         guard !ended else { return nil }
         var spent: [ObjectReadItem] = []

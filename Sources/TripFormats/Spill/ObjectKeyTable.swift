@@ -38,7 +38,13 @@ package final class ObjectKeyTable {
         self.budget = budget
     }
 
-    deinit { _ = budget?.hold(-held) }
+    /// Where this table says what it spilled when it ends before its run (set by the holdings that made it).
+    var ended: EndedSpills?
+
+    deinit {
+        _ = budget?.hold(-held)
+        if database != nil { ended?.note(part, entries: spilledEntries, bytes: spilledBytes) }
+    }
 
     /// The bytes the run's holdings may keep in memory (`SpillBudget.tripBytes`); nil without a budget.
     package var budgetBytes: Int? { budget?.tripBytes }

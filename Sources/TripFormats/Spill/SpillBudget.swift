@@ -62,6 +62,9 @@ package final class SpillBudget: Sendable {
         }
     }
 
+    /// The bytes the run's holdings count in the budget now.
+    package var held: Int { state.withLock { $0.held } }
+
     /// Calls `body` when a holding of the run first goes to a temporary file (once per budget).
     package func onFirstSpill(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.onFirstSpill = body }

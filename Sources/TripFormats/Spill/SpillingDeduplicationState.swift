@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import TripKit
 
 /// The state of an app's plan's deduplication (`ObjectDeduplicationState`) under the run's budget:
@@ -23,7 +24,16 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         memory = InMemoryDeduplicationState(deduplications: deduplications)
     }
 
-    deinit { _ = budget.hold(-held) }
+    /// Where this state says what it spilled when it ends before its run (set by the holdings that made it).
+    var ended: EndedSpills?
+
+    deinit {
+        _ = budget.hold(-held)
+        if table != nil { ended?.note(Self.part, entries: spilledEntries, bytes: spilledBytes) }
+    }
+
+    /// What the summary calls a plan's deduplication state when it spills.
+    package static let part = "the plan's deduplication"
 
     /// Whether the state went to a temporary database, and how many groups, duplicates and merging
     /// survivors it held there then and since.
@@ -147,11 +157,20 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
 /// plan sets aside (`setAside`) and a graph reader's index of keys (`keys()`), both `ObjectKeyTable`s;
 /// afterwards, what spilled (`ObjectConversionSummary.note(spilled:)`, with the writer's names and
 /// waiting objects, which the budget counts).
+///
+/// The states and indexes it makes are held by their readers, not here (weakly here): one a reader
+/// let go of before the run's end (a required relationship's reread, an append's store side) gives
+/// its memory and its share of the budget back then, and says what it spilled (`EndedSpills`) for
+/// these holdings' summary (another run's holdings may share the budget: their summary is their own).
 package final class SpillingObjectHoldings {
     package let budget: SpillBudget
-    package private(set) var made: [SpillingDeduplicationState] = []
-    /// The graph readers' indexes made (one per input read; a plan's second read reuses the first's).
-    package private(set) var indexes: [ObjectKeyTable] = []
+    private final class Weak<Held: AnyObject> {
+        weak var held: Held?
+        init(_ held: Held) { self.held = held }
+    }
+    private var madeStates: [Weak<SpillingDeduplicationState>] = []
+    private var madeIndexes: [Weak<ObjectKeyTable>] = []
+    private let ended = EndedSpills()
     /// The objects a plan's first pass sets aside (in the target's terms), references to which its second removes.
     package let setAside: ObjectKeyTable
     /// The objects rejected for a required to-one relationship (`ObjectRequiredRelationshipReader`).
@@ -166,14 +185,47 @@ package final class SpillingObjectHoldings {
     /// A new state of `deduplications` deduplications under the budget.
     package func make(_ deduplications: Int) -> any ObjectDeduplicationState {
         let state = SpillingDeduplicationState(deduplications: deduplications, budget: budget)
-        made.append(state)
+        state.ended = ended
+        madeStates.removeAll { $0.held == nil }
+        madeStates.append(Weak(state))
         return state
     }
 
     /// A new index of keys for a reader of names (JSON, JSON Lines, YAML, XML, a tables directory) under the budget.
     package func keys() -> ObjectKeyTable {
         let table = ObjectKeyTable("the reader's index of keys", budget: budget)
-        indexes.append(table)
+        table.ended = ended
+        madeIndexes.removeAll { $0.held == nil }
+        madeIndexes.append(Weak(table))
         return table
     }
+
+    /// The deduplication states made that are still held (by a reader).
+    package var made: [SpillingDeduplicationState] { madeStates.compactMap(\.held) }
+    /// The indexes of keys made that are still held (one per input read; a plan's second read reuses the first's).
+    package var indexes: [ObjectKeyTable] { madeIndexes.compactMap(\.held) }
+
+    /// What spilled, as (part, entries, bytes): the holdings still held, then those that ended before.
+    /// Asked once the run's readers have ended (a read-ahead's thread is joined when its reader is
+    /// let go), so that none ends while it is asked.
+    package var spilledParts: [(part: String, entries: Int, bytes: Int)] {
+        var parts: [(part: String, entries: Int, bytes: Int)] = []
+        for table in indexes + [setAside, rejectedForRequired] where table.spilled {
+            parts.append((table.part, table.spilledEntries, table.spilledBytes))
+        }
+        for state in made where state.spilled {
+            parts.append((SpillingDeduplicationState.part, state.spilledEntries, state.spilledBytes))
+        }
+        return parts + ended.parts
+    }
+}
+
+/// What the spilled holdings of one run that ended before it held on disk last, as (part, entries,
+/// bytes); noted from whichever thread lets a holding go.
+package final class EndedSpills: Sendable {
+    private let noted = Mutex<[(part: String, entries: Int, bytes: Int)]>([])
+
+    func note(_ part: String, entries: Int, bytes: Int) { noted.withLock { $0.append((part, entries, bytes)) } }
+
+    var parts: [(part: String, entries: Int, bytes: Int)] { noted.withLock { $0 } }
 }

@@ -230,13 +230,33 @@ final class ObjectStageMap: Sendable {
         let requiredPlaces: [Int]
         /// Whether each relationship keeps its place (an object's list of lists is then kept).
         let keepsRelationships: Bool
+        /// The number of the source entity's attributes and relationships.
+        let sourceAttributes: Int, sourceRelationships: Int
+        /// Whether an object's attributes are mapped where they are: each target attribute taken from
+        /// a source one is taken from the same place, the new ones (filled) come after the source's,
+        /// and the source's past the target's are removed.
+        let mapsAttributesInPlace: Bool
+        /// The same of its relationships: the first ones kept, the source's past them removed, new
+        /// (empty) ones after.
+        let mapsRelationshipsInPlace: Bool
 
-        init(target: Int, values: [Value], required: [(Bool, ObjectValue?)], names: [String], relationships: [Int?]) {
+        init(target: Int, values: [Value], required: [(Bool, ObjectValue?)], names: [String], relationships: [Int?],
+             sourceAttributes: Int, sourceRelationships: Int) {
             self.target = target; self.values = values; self.required = required; self.names = names
             self.relationships = relationships
+            self.sourceAttributes = sourceAttributes; self.sourceRelationships = sourceRelationships
             copiesAll = values.enumerated().allSatisfy { j, v in if case .copy(let i) = v { i == j } else { false } }
             requiredPlaces = required.indices.filter { required[$0].0 }
             keepsRelationships = relationships.enumerated().allSatisfy { $0.element == $0.offset }
+            mapsAttributesInPlace = values.enumerated().allSatisfy { j, v in
+                switch v {
+                case .copy(let i), .convert(let i, _): i == j
+                case .fill: j >= sourceAttributes
+                }
+            }
+            mapsRelationshipsInPlace = relationships.enumerated().allSatisfy { r, slot in
+                slot.map { $0 == r } ?? (r >= sourceRelationships)
+            }
         }
     }
     let label: String
@@ -269,16 +289,18 @@ final class ObjectStageMap: Sendable {
                 sourceRelationships.firstIndex { $0.name == tr.name }
                     ?? tr.renamingIdentifier.flatMap { old in sourceRelationships.firstIndex { $0.name == old } }
             }
-            return Entity(target: te, values: values, required: required, names: names, relationships: relationships)
+            return Entity(target: te, values: values, required: required, names: names, relationships: relationships,
+                          sourceAttributes: sourceAttributes.count, sourceRelationships: sourceRelationships.count)
         }
         self.entities = entities
         keepsPlace = entities.indices.map { entities[$0]?.target == $0 }
     }
 
     /// `object` (of the stage's source model) mapped to its target model, in place: its arrays are
-    /// changed where they are (shared ones copied once), never copied whole where the map keeps them.
-    /// Nil when mapped; the record set aside (`object` then as it was, with its attributes maybe
-    /// mapped) when the stage drops its entity or a value does not convert or fill.
+    /// changed where they are (copied only where they are shared or the map moves their elements),
+    /// never copied whole where the map keeps them. Nil when mapped; the record set aside (`object`
+    /// then as it was, with its attributes maybe mapped) when the stage drops its entity or a value
+    /// does not convert or fill.
     func apply(_ object: inout ObjectRecord, counts: inout ObjectMigration.Counts) -> SetAsideRecord? {
         guard object.entity >= 0, object.entity < entities.count, let map = entities[object.entity] else {
             counts.removed += 1
@@ -286,75 +308,120 @@ final class ObjectStageMap: Sendable {
             return SetAsideRecord(kind: .dropped, origin: object.origin, reason: "\(label) removes entity \(name): the object is dropped by the plan")
         }
         if !(map.copiesAll && object.attributes.count == map.values.count && !map.requiredPlaces.contains(where: { object.attributes[$0].isNull })) {
-            do {
-                object.attributes = try mapped(object, map, counts: &counts)
+            do throws(Refusal) {
+                if map.mapsAttributesInPlace && object.attributes.count == map.sourceAttributes {
+                    try mapInPlace(&object.attributes, map, counts: &counts)
+                } else {
+                    object.attributes = try mapped(object.attributes, map, counts: &counts)
+                }
             } catch {
-                return error.record
+                counts.setAside += 1
+                return SetAsideRecord(origin: object.origin, reason: message(error, object.entity, map))
             }
         }
         if !(map.keepsRelationships && object.relationships.count == map.relationships.count) {
-            let source = object.relationships
-            object.relationships = map.relationships.map { slot in slot.flatMap { $0 < source.count ? source[$0] : nil } ?? [] }
+            if map.mapsRelationshipsInPlace && object.relationships.count == map.sourceRelationships {
+                let kept = map.relationships.count
+                if object.relationships.count > kept { object.relationships.removeLast(object.relationships.count - kept) }
+                while object.relationships.count < kept { object.relationships.append([]) }
+            } else {
+                let source = object.relationships
+                object.relationships = map.relationships.map { slot in slot.flatMap { $0 < source.count ? source[$0] : nil } ?? [] }
+            }
         }
         for r in object.relationships.indices {
-            // The list as it is (not copied) where every object it names keeps its entity's place.
-            let source = object.relationships[r]
-            if source.allSatisfy({ $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) { continue }
+            // The list as it is where every object it names keeps its entity's place; else changed where it is.
+            if object.relationships[r].allSatisfy({ $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) { continue }
             var list: [ObjectReference] = []
-            list.reserveCapacity(source.count)
-            for reference in source {
+            swap(&list, &object.relationships[r])
+            var kept = 0
+            for i in list.indices {
+                let reference = list[i]
                 if reference.entity >= 0, reference.entity < entities.count, let to = entities[reference.entity] {
-                    list.append(ObjectReference(entity: to.target, key: reference.key))
+                    list[kept] = ObjectReference(entity: to.target, key: reference.key)
+                    kept += 1
                 } else {
                     counts.referencesRemoved += 1
                 }
             }
-            object.relationships[r] = list
+            if kept < list.count { list.removeLast(list.count - kept) }
+            swap(&list, &object.relationships[r])
         }
         object.entity = map.target
         return nil
     }
 
-    /// The attributes of `object` as `map` makes them; throws the record set aside where one does not convert or fill.
-    private func mapped(_ object: ObjectRecord, _ map: Entity, counts: inout ObjectMigration.Counts) throws(SetAside) -> [ObjectValue] {
-        var attributes: [ObjectValue] = []
-        attributes.reserveCapacity(map.values.count)
-        for (j, rule) in map.values.enumerated() {
-            var value: ObjectValue
-            switch rule {
-            case .copy(let i): value = i < object.attributes.count ? object.attributes[i] : .null
-            case .fill(let v):
-                value = v
-                if !v.isNull { counts.filled += 1 }
-            case .convert(let i, let kind):
-                let old = i < object.attributes.count ? object.attributes[i] : .null
-                guard let converted = ObjectValueConversion.convert(old, to: kind) else {
-                    counts.setAside += 1
-                    throw SetAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
-                                                  + "value \(ObjectMigration.quoted(old)) does not convert losslessly to \(kind)"))
-                }
-                if !old.isNull { counts.converted += 1 }
-                value = converted
-            }
-            if value.isNull, map.required[j].0 {
-                guard let fill = map.required[j].1 else {
-                    counts.setAside += 1
-                    throw SetAside(SetAsideRecord(origin: object.origin, reason: "\(label): \(sourceNames[object.entity]).\(map.names[j]) "
-                                                  + "has no value, which \(stageTo) requires, and no default to fill it with"))
-                }
-                value = fill
-                counts.filled += 1
-            }
-            attributes.append(value)
-        }
-        return attributes
+    /// Why a value of an object stops it: the target attribute at `j`, and the value its rule was given.
+    enum Refusal: Error {
+        /// The value does not convert to the attribute's kind.
+        case conversion(Int, ObjectValue)
+        /// No value, where the target requires one and declares no default.
+        case missing(Int)
     }
 
-    /// Why an object is set aside by a stage.
-    struct SetAside: Error {
-        let record: SetAsideRecord
-        init(_ record: SetAsideRecord) { self.record = record }
+    /// The value `map`'s rule `j` makes of `old` (the source attribute it takes; null for a new one).
+    @inline(__always)
+    private func value(_ j: Int, _ map: Entity, _ old: ObjectValue, counts: inout ObjectMigration.Counts) throws(Refusal) -> ObjectValue {
+        var value: ObjectValue
+        switch map.values[j] {
+        case .copy: value = old
+        case .fill(let v):
+            value = v
+            if !v.isNull { counts.filled += 1 }
+        case .convert(_, let kind):
+            guard let converted = ObjectValueConversion.convert(old, to: kind) else { throw .conversion(j, old) }
+            if !old.isNull { counts.converted += 1 }
+            value = converted
+        }
+        if value.isNull, map.required[j].0 {
+            guard let fill = map.required[j].1 else { throw .missing(j) }
+            value = fill
+            counts.filled += 1
+        }
+        return value
     }
+
+    /// The attributes `attributes` as `map` makes them, in a new array.
+    private func mapped(_ attributes: [ObjectValue], _ map: Entity, counts: inout ObjectMigration.Counts) throws(Refusal) -> [ObjectValue] {
+        var out: [ObjectValue] = []
+        out.reserveCapacity(map.values.count)
+        for (j, rule) in map.values.enumerated() {
+            let old: ObjectValue
+            switch rule {
+            case .copy(let i), .convert(let i, _): old = i < attributes.count ? attributes[i] : .null
+            case .fill: old = .null
+            }
+            out.append(try value(j, map, old, counts: &counts))
+        }
+        return out
+    }
+
+    /// The attributes `attributes` as `map` makes them, where they are (`mapsAttributesInPlace`):
+    /// a kept value is rewritten only where its rule changes it.
+    private func mapInPlace(_ attributes: inout [ObjectValue], _ map: Entity, counts: inout ObjectMigration.Counts) throws(Refusal) {
+        let count = map.values.count
+        if attributes.count > count { attributes.removeLast(attributes.count - count) }
+        for j in 0..<attributes.count {
+            if case .copy = map.values[j], !(map.required[j].0 && attributes[j].isNull) { continue }
+            attributes[j] = try value(j, map, attributes[j], counts: &counts)
+        }
+        if attributes.count < count {
+            attributes.reserveCapacity(count)
+            for j in attributes.count..<count { attributes.append(try value(j, map, .null, counts: &counts)) }
+        }
+    }
+
+    /// The reason an object of source entity `entity` is set aside for `refusal`.
+    private func message(_ refusal: Refusal, _ entity: Int, _ map: Entity) -> String {
+        switch refusal {
+        case .conversion(let j, let old):
+            guard case .convert(_, let kind) = map.values[j] else { return "\(label): \(sourceNames[entity]).\(map.names[j])" }
+            return "\(label): \(sourceNames[entity]).\(map.names[j]) value \(ObjectMigration.quoted(old)) does not convert losslessly to \(kind)"
+        case .missing(let j):
+            return "\(label): \(sourceNames[entity]).\(map.names[j]) has no value, which \(stageTo) requires, and no default to fill it with"
+        }
+    }
+
 }
 
 extension ObjectMigration {
