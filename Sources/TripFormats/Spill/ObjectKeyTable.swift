@@ -2,7 +2,8 @@ import TripKit
 
 /// What an object run looks objects up by, under the run's budget: a map of (space, whole number) to
 /// a whole number, of (space, text) to an object's reference, and of (space, object) to a list of
-/// references in the order appended (the three kinds' spaces are apart). A space is the caller's to choose
+/// references in the order appended, or in reference order once its space is sorted (`sortLists`; the
+/// three kinds' spaces are apart). A space is the caller's to choose
 /// (a family of entities, an entity). In dictionaries while the run's holdings together stay under
 /// `SpillBudget.tripBytes`, then, all at once and for the rest of the run, in a `TemporaryDatabase`
 /// in `--temp-dir`, every later question asked of it. Held by a reader's index of keys
@@ -24,6 +25,8 @@ package final class ObjectKeyTable {
     @exclusivity(unchecked) private var numbers: [[Int64: Int64]] = []
     @exclusivity(unchecked) private var texts: [[String: ObjectReference]] = []
     @exclusivity(unchecked) private var lists: [[ObjectReference: [ObjectReference]]] = []
+    /// The list spaces sorted (`sortLists`): in memory their lists are in order, on disk read in order.
+    private var sortedSpaces: Set<Int> = []
     /// What this table counts in the budget (the dictionaries' estimate, then the database's cache),
     /// and what it grew by since it last told the budget.
     private var held = 0
@@ -137,6 +140,7 @@ package final class ObjectKeyTable {
     /// Appends `reference` to `object`'s list in list space `space`: about 100 bytes for an object's
     /// first, 16 for each after.
     package func append(_ space: Int, _ object: ObjectReference, _ reference: ObjectReference) throws {
+        assert(!sortedSpaces.contains(space), "an append to a sorted list space")
         if let database { return try database.append(space, object, reference) }
         if space >= lists.count { lists += Array(repeating: [:], count: space + 1 - lists.count) }
         var isNew = false
@@ -145,10 +149,27 @@ package final class ObjectKeyTable {
         try grew(isNew ? 100 : 16)
     }
 
-    /// `object`'s list in list space `space`, in the order appended; nil where none was.
+    /// `object`'s list in list space `space`, in the order appended (in reference order where the space
+    /// is sorted); nil where none was.
     package func references(_ space: Int, _ object: ObjectReference) throws -> [ObjectReference]? {
-        if let database { return try database.references(space, object) }
+        if let database { return try database.references(space, object, sorted: sortedSpaces.contains(space)) }
         return space < lists.count ? lists[space][object] : nil
+    }
+
+    /// Puts the lists of list space `space`, complete (nothing is appended to it after), in reference
+    /// order (`ObjectReference`'s `<`) for every later read: in memory each is sorted once, here (and
+    /// so moved to a database if the table spills); in a database they are read in that order.
+    package func sortLists(_ space: Int) {
+        sortedSpaces.insert(space)
+        guard database == nil, space < lists.count else { return }
+        var map: [ObjectReference: [ObjectReference]] = [:]
+        swap(&map, &lists[space])
+        var i = map.values.startIndex
+        while i != map.values.endIndex {
+            map.values[i].sort()
+            map.values.formIndex(after: &i)
+        }
+        swap(&map, &lists[space])
     }
 
     /// Notes growth; tells the budget every 64 KiB, and past it moves everything to a database.
@@ -186,11 +207,11 @@ package final class ObjectKeyTable {
 
     /// The table on disk: `num(s, n, v)` keyed by space and number; `txt(h, s, t, e, k)` keyed by the
     /// text's hash, its space and text; `lst(s, e, k, q, re, rk)` keyed by space, object and the order
-    /// appended (`q`, counted over the table).
+    /// appended (`q`, counted over the table), a sorted space's lists read by reference instead.
     private final class Database {
         let connection: SQLiteConnection
         let directory: String
-        private let getNumber, setNumber, getText, setText, appendList, readList: SQLiteStatement
+        private let getNumber, setNumber, getText, setText, appendList, readList, readSortedList: SQLiteStatement
         private(set) var entries = 0
         private var appended: Int64 = 0
 
@@ -211,6 +232,7 @@ package final class ObjectKeyTable {
                 setText = try c.prepare("INSERT INTO txt(h, s, t, e, k) VALUES (?, ?, ?, ?, ?)")
                 appendList = try c.prepare("INSERT INTO lst(s, e, k, q, re, rk) VALUES (?, ?, ?, ?, ?, ?)")
                 readList = try c.prepare("SELECT re, rk FROM lst WHERE s = ? AND e = ? AND k = ? ORDER BY q")
+                readSortedList = try c.prepare("SELECT re, rk FROM lst WHERE s = ? AND e = ? AND k = ? ORDER BY re, rk")
             } catch let error as TripError {
                 throw TemporaryDatabase.failure(error, directory: directory)
             }
@@ -281,12 +303,13 @@ package final class ObjectKeyTable {
             entries += 1
         }
 
-        func references(_ space: Int, _ object: ObjectReference) throws -> [ObjectReference]? {
-            try io {
-                try readList.bind(1, Int64(space)); try readList.bind(2, Int64(object.entity)); try readList.bind(3, object.key)
-                defer { readList.reset() }
+        func references(_ space: Int, _ object: ObjectReference, sorted: Bool) throws -> [ObjectReference]? {
+            let read = sorted ? readSortedList : readList
+            return try io {
+                try read.bind(1, Int64(space)); try read.bind(2, Int64(object.entity)); try read.bind(3, object.key)
+                defer { read.reset() }
                 var out: [ObjectReference] = []
-                while try readList.step() { out.append(ObjectReference(entity: Int(readList.int64(0)), key: readList.int64(1))) }
+                while try read.step() { out.append(ObjectReference(entity: Int(read.int64(0)), key: read.int64(1))) }
                 return out.isEmpty ? nil : out
             }
         }
