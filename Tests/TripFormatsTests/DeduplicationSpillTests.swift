@@ -179,7 +179,7 @@ struct DeduplicationSpillTests {
         let state = InMemoryDeduplicationState(deduplications: 1)
         _ = try run(state)
         // Every ingredient's owner noted both ways, every recipe named by its chef.
-        #expect(state.lists[OwnershipList.ownersListing.rawValue].count == 6000 && state.lists[OwnershipList.ownersNamed.rawValue].count == 6000)
+        #expect(state.lists.count(in: OwnershipList.ownersListing.rawValue) == 6000 && state.lists.count(in: OwnershipList.ownersNamed.rawValue) == 6000)
         let spilling = SpillingDeduplicationState(deduplications: 1, budget: SpillBudget(limit: 1 << 20, directory: NSTemporaryDirectory()))
         let spilled = try run(spilling)
         #expect(spilling.spilled && spilling.spilledEntries > 12_000)

@@ -71,6 +71,35 @@ import TripTestSupport
             #expect(try table.value(0, 7) == 2 && table.value(0, 8) == 2 && table.value(0, 40_001) == nil && table.value(0, 0) == nil)
         }
     }
+
+    @Test("a sorted list space reads in reference order, in memory and spilled before or after the sort; another keeps the order appended")
+    func sortedLists() throws {
+        let scratch = ScratchDirectory()
+        var random = SeededRandom(7)
+        // 20,000 references of two entities appended to 200 owners' lists in spaces 0 and 1; space 1 is sorted.
+        let appends = (0..<20_000).map { _ in
+            (Int(random.next() % 2), ObjectReference(entity: 0, key: Int64(random.next() % 200)),
+             ObjectReference(entity: Int(random.next() % 2), key: Int64(random.next() % 100_000)))
+        }
+        var expected: [[ObjectReference: [ObjectReference]]] = [[:], [:]]
+        for (space, owner, reference) in appends { expected[space][owner, default: []].append(reference) }
+        expected[1] = expected[1].mapValues { $0.sorted() }
+        // In memory; spilled while the lists are appended (256 KiB); spilled after the sort, by numbers noted then (4 MiB).
+        for limit in [nil, 256 << 10, 4 << 20] as [Int?] {
+            let table = ObjectKeyTable("the test's keys", budget: limit.map { SpillBudget(limit: $0, directory: scratch.path) })
+            for (space, owner, reference) in appends { try table.append(space, owner, reference) }
+            #expect(table.spilled == (limit == 256 << 10))
+            table.sortLists(1)
+            if limit == 4 << 20 {
+                for k in 1...60_000 as ClosedRange<Int64> { try table.update(2, k * 1_000_003, k) }
+                #expect(table.spilled)
+            }
+            for space in 0..<2 {
+                for (owner, list) in expected[space] { #expect(try table.references(space, owner) == list, "\(String(describing: limit)) \(space) \(owner)") }
+            }
+            #expect(try table.references(1, ObjectReference(entity: 0, key: 200)) == nil)
+        }
+    }
 }
 
 /// A xorshift generator: the same numbers for a seed on every machine.

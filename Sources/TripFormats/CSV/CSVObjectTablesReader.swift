@@ -17,7 +17,7 @@ import TripKit
 /// counted in `removals`, its object kept (DESIGN-NOTES, "A reference to an object not written is
 /// removed"); a header with an unknown or a missing required column, a broken file end the read
 /// (exit 65) with the place.
-struct CSVObjectTablesReader: ReopenableObjectReader {
+struct CSVObjectTablesReader: RewindingObjectReader {
     let model: ObjectModel
     private let layout: CSVObjectLayout
     private let directory: String
@@ -26,7 +26,7 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
     private let encoding: TextEncoding
     /// The objects' names, and in its list spaces the to-manys given back: per join table `j` (space
     /// `j`), owner → targets in file order; per inverse to-many `n` (space joins + `n`), owner → the
-    /// objects whose to-one points at it (sorted when read).
+    /// objects whose to-one points at it (sorted once the first pass has them all: `sortLists`).
     private var index: ObjectReferenceIndex
     private let removals: ObjectReferenceRemovals
     private var table = -1
@@ -38,10 +38,10 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
     /// Per table: the rows of the tables before it (its first row's ordinal is one more), from the first pass.
     private var ordinalsBefore: [Int] = []
     /// The entities whose tables this read gives (a plan's first pass), nil for all.
-    private var only: [Bool]?
-    /// The references the join files' rows could not give (counted in `removals` when the reader is
-    /// made), to count again in every read that reopens it: the count and the first messages.
-    private var joinRemovals: (count: Int, first: [String]) = (0, [])
+    var only: [Bool]?
+    /// The references the join files' rows could not give (the join files are read once, when the
+    /// reader is made): counted in `removals` by every read, the first and each reopened one (`next`).
+    private let joinRemovals = ObjectReferenceRemovals()
     /// The current table's entity: its attributes, relationship count, and the join files and
     /// inverse columns that give its to-manys (worked out once per table, not per row).
     private var all: [AttributeDescription] = []
@@ -65,10 +65,7 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
         index = ObjectReferenceIndex(layout.names, keys: keys)
         index.repeatsUnique = repeatsUnique ?? []
         try readNames()
-        let before = self.removals.counted
         try readJoins()
-        let after = self.removals.counted
-        joinRemovals = (after.count - before.count, Array(after.first.dropFirst(before.first.count)))
     }
 
     private func open(_ file: String) throws -> CSVRowReader {
@@ -137,29 +134,30 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
             let table = layout.tables[t]
             ordinalsBefore.append(ordinal)
             let rows = try enter(t)
-            let plan = self.plan
             let unique = layout.names.uniqueSlot[table.entity]
             let lineage = model.lineage(of: table.entity)
-            // The to-one columns that give a to-many of another entity back.
-            let inverses = layout.inverses.enumerated().filter { lineage.contains($0.element.destination) }.compactMap { n, inv in
-                plan.firstIndex { c in
+            // The to-one columns that give a to-many of another entity back, split once: `immediate` where the
+            // owner's family's tables all come before this one, `later` the others (`readLateOwners`).
+            var immediate: [(n: Int, column: Int)] = [], later: [(n: Int, column: Int)] = []
+            for (n, inv) in layout.inverses.enumerated() where lineage.contains(inv.destination) {
+                guard let column = plan.firstIndex(where: { c in
                     if let c, case .toOne(let slot, _) = table.columns[c].role { return slot == inv.inverseSlot }
                     return false
-                }.map { (n, inv, $0) }
+                }) else { continue }
+                if lastTable[model.lineage(of: inv.entity)[0], default: -1] < t { immediate.append((n, column)) } else { later.append((n, column)) }
             }
             while try rows.nextRow() {
                 ordinal += 1
                 guard case .object = try read(rows, resolving: false) else { continue }
                 let (key, value) = name(rows, table, unique: unique)
                 guard let reference = try index.add(entity: table.entity, key: key, value: value, ordinal: ordinal) else { continue }
-                for (n, inv, i) in inverses where lastTable[model.lineage(of: inv.entity)[0], default: -1] < t {
-                    try noteOwner(n, cell: i, rows, child: reference)
-                }
+                for (n, i) in immediate { try noteOwner(n, cell: i, rows, child: reference) }
             }
-            let later = inverses.filter { lastTable[model.lineage(of: $0.1.entity)[0], default: -1] >= t }.map { (n: $0.0, column: $0.2) }
             if !later.isEmpty { late.append((t, later)) }
         }
         for (t, inverses) in late { try readLateOwners(t, inverses, ordinal: ordinalsBefore[t]) }
+        // Every inverse to-many is complete: each list sorted once, not per read.
+        for n in layout.inverses.indices { index.keys.sortLists(layout.joins.count + n) }
     }
 
     /// The name (`@key`, or the unique value) of the object at the row `rows` is at, in `table`.
@@ -198,17 +196,23 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
             ordinal += 1
             guard rows.cellCount == width else { continue }
             let (key, value) = name(rows, table, unique: unique)
-            let child: ObjectReference?
-            if layout.names.hasKey(e) {
-                child = try key.flatMap { try index.resolve(String($0), destination: e) }.flatMap { $0.ordinal == ordinal ? $0.reference : nil }
-            } else if let text = value.flatMap({ ObjectValueText.text($0) }), let found = try index.resolve(text, destination: e) {
-                child = found.ordinal == ordinal ? found.reference : try index.repeated(e, ordinal: ordinal)
-            } else {
-                child = nil
-            }
-            guard let child else { continue }
+            guard let child = try own(e, key: key, value: value, ordinal: ordinal)?.reference else { continue }
             for (n, i) in inverses { try noteOwner(n, cell: i, rows, child: child) }
         }
+    }
+
+    /// The reference of the `ordinal`th object the first pass read, of entity `e`, named by `key` or
+    /// its unique `value`, as the first pass's index has it: where the name is its own, or where it
+    /// repeats an earlier object's unique value (an entity `repeatsUnique` marks) the reference the
+    /// repeat was given (`repeated` true); nil for no name, or one an earlier object has.
+    private func own(_ e: Int, key: Int64?, value: ObjectValue?, ordinal: Int) throws -> (reference: ObjectReference, repeated: Bool)? {
+        if layout.names.hasKey(e) {
+            guard let found = try key.flatMap({ try index.resolve(String($0), destination: e) }), found.ordinal == ordinal else { return nil }
+            return (found.reference, false)
+        }
+        guard let text = value.flatMap({ ObjectValueText.text($0) }), let found = try index.resolve(text, destination: e) else { return nil }
+        if found.ordinal == ordinal { return (found.reference, false) }
+        return try index.repeated(e, ordinal: ordinal).map { ($0, true) }
     }
 
     /// The join files: owner → targets. A file that is absent holds no references.
@@ -232,8 +236,8 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
                 guard let owner, let target else {
                     let (i, text, entity) = owner == nil ? (0, ownerText, join.entity) : (1, targetText, join.destination)
                     let origin = RecordOrigin(source: rows.name, record: 0, line: rows.rowLine).at(rows.position(ofCell: i))
-                    removals.add(origin, member: join.header[1], place: nil,
-                                 reason: "\(owner == nil ? "its owner " : "")\(text.quotedForMessage) names no \(model.entities[entity].name)")
+                    joinRemovals.add(origin, member: join.header[1], place: nil,
+                                     reason: "\(owner == nil ? "its owner " : "")\(text.quotedForMessage) names no \(model.entities[entity].name)")
                     continue
                 }
                 try index.keys.append(j, owner.reference, target.reference)
@@ -242,6 +246,8 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
     }
 
     mutating func next() throws -> ObjectReadItem? {
+        // A read counts the join files' removals before its rows' (the run counts each read's anew: `ObjectConversion.opener`).
+        if table == -1 { removals.include(joinRemovals) }
         while true {
             if let rows {
                 if try rows.nextRow() { return try read(rows) }
@@ -256,24 +262,11 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
         }
     }
 
-    /// The tables read again from the first, with this read's index, joins and inverse to-manys (the
-    /// first pass not made again).
-    func reopened() throws -> CSVObjectTablesReader {
-        var again = self
-        again.rows = nil
-        again.table = -1
-        again.ordinal = 0
-        again.only = nil
-        // The run counts each read's removals anew (`ObjectConversion.opener`): the join files' again.
-        removals.include(joinRemovals)
-        return again
-    }
-
-    /// This reader giving only the tables of the entities `entities` marks (a plan's first pass).
-    func restricted(to entities: [Bool]) -> CSVObjectTablesReader {
-        var out = self
-        out.only = entities
-        return out
+    /// The tables read again from the first, with this read's index, joins and inverse to-manys (`reopened`).
+    mutating func rewind() throws {
+        rows = nil
+        table = -1
+        ordinal = 0
     }
 
     /// Opens table `t`'s file and reads its header, for `read`: what its rows are read with.
@@ -348,12 +341,11 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
                 : reject("no name")
         }
         // The object's own name must be the one the first pass gave it (not a repeat of an earlier one).
-        let found = layout.names.hasKey(e) ? try key.flatMap { try index.resolve(String($0), destination: e) }
-            : try uniqueValue.flatMap { ObjectValueText.text($0) }.flatMap { try index.resolve($0, destination: e) }
-        if let found, found.ordinal != ordinal, !layout.names.hasKey(e), let own = try index.repeated(e, ordinal: ordinal) {
-            return .object(ObjectRecord(entity: e, key: own.key, attributes: attributes, relationships: relationships, origin: origin))
+        let found = try own(e, key: key, value: uniqueValue, ordinal: ordinal)
+        if let found, found.repeated {
+            return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
         }
-        guard let found, found.ordinal == ordinal else {
+        guard let found else {
             if !layout.names.hasKey(e) && uniqueValue == nil, let slot = layout.names.uniqueSlot[e] {
                 return reject("\(all[slot].name): no value to refer to the \(model.entities[e].name) by")
             }
@@ -361,7 +353,7 @@ struct CSVObjectTablesReader: ReopenableObjectReader {
             return reject("\(name): the same as an earlier \(model.entities[e].name)'s")
         }
         for (j, slot) in joinsHere { relationships[slot] = try index.keys.references(j, found.reference) ?? [] }
-        for (n, slot) in inversesHere { relationships[slot] = try index.keys.references(layout.joins.count + n, found.reference)?.sorted() ?? [] }
+        for (n, slot) in inversesHere { relationships[slot] = try index.keys.references(layout.joins.count + n, found.reference) ?? [] }
         return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
     }
 }

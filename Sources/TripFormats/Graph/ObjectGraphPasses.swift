@@ -53,6 +53,31 @@ protocol ReopenableObjectReader: ObjectRecordReader {
     func restricted(to entities: [Bool]) -> Self
 }
 
+/// A reopenable reader that reads again by going back to its input's start, the first pass's index
+/// kept, and that leaves out, one by one, the objects of the entities a restricted read does not give
+/// (XML, a tables directory).
+protocol RewindingObjectReader: ReopenableObjectReader {
+    /// The entities whose objects this read gives (a plan's first pass: `restricted`), nil for all.
+    var only: [Bool]? { get set }
+    /// Goes back to the input's start, the index kept (the first pass not made again).
+    mutating func rewind() throws
+}
+
+extension RewindingObjectReader {
+    func reopened() throws -> Self {
+        var again = self
+        try again.rewind()
+        again.only = nil
+        return again
+    }
+
+    func restricted(to entities: [Bool]) -> Self {
+        var out = self
+        out.only = entities
+        return out
+    }
+}
+
 /// One object's members as a parser of a graph's text gives them, before the model checks them.
 enum GraphParsedItem {
     case object(entity: Int, fields: [GraphField], origin: RecordOrigin)

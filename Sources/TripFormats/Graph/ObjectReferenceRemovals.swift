@@ -34,15 +34,13 @@ package final class ObjectReferenceRemovals: Sendable {
     /// The messages of the first removals, in the order they were counted.
     package var firstMessages: [String] { state.withLock { $0.first } }
 
-    /// What is counted so far, to count again with `include`.
-    package var counted: (count: Int, first: [String]) { state.withLock { ($0.count, $0.first) } }
-
-    /// Counts `counted` again, after what is counted now: a reopened reader's removals made before its
-    /// objects (a tables directory's join files, read once per run).
-    package func include(_ counted: (count: Int, first: [String])) {
+    /// Counts `other`'s removals too, after what is counted now: those a reader made before its objects,
+    /// counted by each of its reads (a tables directory's join files, read once per run).
+    package func include(_ other: ObjectReferenceRemovals) {
+        let (count, first) = other.state.withLock { ($0.count, $0.first) }
         state.withLock { s in
-            s.count += counted.count
-            s.first += counted.first.prefix(max(0, Self.kept - s.first.count))
+            s.count += count
+            s.first += first.prefix(max(0, Self.kept - s.first.count))
         }
     }
 

@@ -9,18 +9,15 @@ import TripKit
 /// its tuple read back and compared with `==`, so tuples are equal exactly when they are in memory
 /// (Swift's String equality, `0.0 == -0.0`, NaN equal to nothing). Tables: `grp` (number, hash,
 /// deduplication, the survivor's reference, tuple and origin in `ObjectRecordCoding`'s bytes, the
-/// merged record of the later duplicates), `dup` and `mrg` (reference to group number), `own` (the
-/// ownership lists under `first` and `last`: list, object, the order noted, the reference).
+/// merged record of the later duplicates), `dup` and `mrg` (reference to group number), and the
+/// ownership lists under `first` and `last` in `ObjectReferenceListTable`'s `lst` (a space per list).
 final class DeduplicationTable {
     enum Map { case duplicate, merging }
 
     private let connection: SQLiteConnection
     let directory: String
     private let find, insertGroup, read, update, setDuplicate, setMerging, getDuplicate, getMerging: SQLiteStatement
-    private let appendReference, listReferences: SQLiteStatement
-    /// The next place in `own`'s order, and per list whether any reference was noted in it.
-    private var listed: Int64 = 0
-    private var listsUsed = Array(repeating: false, count: OwnershipList.allCases.count)
+    private let lists: ObjectReferenceListTable
     private(set) var count = 0
     private(set) var entries = 0
     private(set) var hasDuplicates = false
@@ -33,8 +30,7 @@ final class DeduplicationTable {
             CREATE INDEX grp_h ON grp(h);
             CREATE TABLE dup(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
             CREATE TABLE mrg(e INTEGER NOT NULL, k INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY(e, k)) WITHOUT ROWID;
-            CREATE TABLE own(l INTEGER NOT NULL, e INTEGER NOT NULL, k INTEGER NOT NULL, s INTEGER NOT NULL,
-                             re INTEGER NOT NULL, rk INTEGER NOT NULL, PRIMARY KEY(l, e, k, s)) WITHOUT ROWID;
+            \(ObjectReferenceListTable.schema)
             """)
         do {
             connection = c
@@ -46,8 +42,7 @@ final class DeduplicationTable {
             setMerging = try c.prepare("INSERT OR REPLACE INTO mrg(e, k, g) VALUES (?, ?, ?)")
             getDuplicate = try c.prepare("SELECT g FROM dup WHERE e = ? AND k = ?")
             getMerging = try c.prepare("SELECT g FROM mrg WHERE e = ? AND k = ?")
-            appendReference = try c.prepare("INSERT INTO own(l, e, k, s, re, rk) VALUES (?, ?, ?, ?, ?, ?)")
-            listReferences = try c.prepare("SELECT re, rk FROM own WHERE l = ? AND e = ? AND k = ? ORDER BY s")
+            lists = try ObjectReferenceListTable(c)
         } catch let error as TripError {
             throw TemporaryDatabase.failure(error, directory: directory)
         }
@@ -174,33 +169,17 @@ final class DeduplicationTable {
 
     /// Notes `reference` in `object`'s list `list`, after those noted before.
     func append(_ reference: ObjectReference, to object: ObjectReference, in list: Int) throws {
-        try io {
-            try appendReference.bind(1, Int64(list)); try appendReference.bind(2, Int64(object.entity))
-            try appendReference.bind(3, object.key); try appendReference.bind(4, listed)
-            try appendReference.bind(5, Int64(reference.entity)); try appendReference.bind(6, reference.key)
-            try appendReference.run()
-        }
-        listed += 1
+        try io { try lists.append(reference, to: object, in: list) }
         entries += 1
-        listsUsed[list] = true
     }
 
     /// The references noted for `object` in `list`, in the order noted; nil where none.
     func references(of object: ObjectReference, in list: Int) throws -> [ObjectReference]? {
-        guard listsUsed[list] else { return nil }
-        return try io {
-            try listReferences.bind(1, Int64(list)); try listReferences.bind(2, Int64(object.entity)); try listReferences.bind(3, object.key)
-            defer { listReferences.reset() }
-            var out: [ObjectReference] = []
-            while try listReferences.step() {
-                out.append(ObjectReference(entity: Int(listReferences.int64(0)), key: listReferences.int64(1)))
-            }
-            return out.isEmpty ? nil : out
-        }
+        try io { try lists.references(of: object, in: list) }
     }
 
     /// Whether any reference was noted in `list`.
-    func hasReferences(in list: Int) -> Bool { listsUsed[list] }
+    func hasReferences(in list: Int) -> Bool { lists.hasReferences(in: list) }
 
     /// The database's size: its pages.
     func bytes() throws -> Int {

@@ -2,7 +2,8 @@ import TripKit
 
 /// What an object run looks objects up by, under the run's budget: a map of (space, whole number) to
 /// a whole number, of (space, text) to an object's reference, and of (space, object) to a list of
-/// references in the order appended (the three kinds' spaces are apart). A space is the caller's to choose
+/// references in the order appended, or in reference order once its space is sorted (`sortLists`; the
+/// three kinds' spaces are apart). A space is the caller's to choose
 /// (a family of entities, an entity). In dictionaries while the run's holdings together stay under
 /// `SpillBudget.tripBytes`, then, all at once and for the rest of the run, in a `TemporaryDatabase`
 /// in `--temp-dir`, every later question asked of it. Held by a reader's index of keys
@@ -23,7 +24,9 @@ package final class ObjectKeyTable {
     @exclusivity(unchecked) private var dense: [[Int64]] = []
     @exclusivity(unchecked) private var numbers: [[Int64: Int64]] = []
     @exclusivity(unchecked) private var texts: [[String: ObjectReference]] = []
-    @exclusivity(unchecked) private var lists: [[ObjectReference: [ObjectReference]]] = []
+    @exclusivity(unchecked) private var lists = ObjectReferenceLists()
+    /// The list spaces sorted (`sortLists`): in memory their lists are in order, on disk read in order.
+    private var sortedSpaces: Set<Int> = []
     /// What this table counts in the budget (the dictionaries' estimate, then the database's cache),
     /// and what it grew by since it last told the budget.
     private var held = 0
@@ -143,18 +146,24 @@ package final class ObjectKeyTable {
     /// Appends `reference` to `object`'s list in list space `space`: about 100 bytes for an object's
     /// first, 16 for each after.
     package func append(_ space: Int, _ object: ObjectReference, _ reference: ObjectReference) throws {
+        assert(!sortedSpaces.contains(space), "an append to a sorted list space")
         if let database { return try database.append(space, object, reference) }
-        if space >= lists.count { lists += Array(repeating: [:], count: space + 1 - lists.count) }
-        var isNew = false
-        func visit(_ list: inout [ObjectReference]) { isNew = list.isEmpty; list.append(reference) }
-        visit(&lists[space][object, default: []])
-        try grew(isNew ? 100 : 16)
+        try grew(lists.append(reference, to: object, in: space) ? 100 : 16)
     }
 
-    /// `object`'s list in list space `space`, in the order appended; nil where none was.
+    /// `object`'s list in list space `space`, in the order appended (in reference order where the space
+    /// is sorted); nil where none was.
     package func references(_ space: Int, _ object: ObjectReference) throws -> [ObjectReference]? {
-        if let database { return try database.references(space, object) }
-        return space < lists.count ? lists[space][object] : nil
+        if let database { return try database.references(space, object, sorted: sortedSpaces.contains(space)) }
+        return lists.references(of: object, in: space)
+    }
+
+    /// Puts the lists of list space `space`, complete (nothing is appended to it after), in reference
+    /// order (`ObjectReference`'s `<`) for every later read: in memory each is sorted once, here (and
+    /// so moved to a database if the table spills); in a database they are read in that order.
+    package func sortLists(_ space: Int) {
+        sortedSpaces.insert(space)
+        if database == nil { lists.sort(space) }
     }
 
     /// Notes growth; tells the budget every 64 KiB, and past it moves everything to a database.
@@ -180,25 +189,25 @@ package final class ObjectKeyTable {
         for (space, map) in texts.enumerated() {
             for (text, reference) in map { try database.insert(space, text, reference) }
         }
-        for (space, map) in lists.enumerated() {
-            for (object, list) in map { for reference in list { try database.append(space, object, reference) } }
+        try lists.forEach { space, object, list in
+            for reference in list { try database.append(space, object, reference) }
         }
         self.database = database
-        numbers = []; dense = []; denseEntries = []; texts = []; lists = []
+        numbers = []; dense = []; denseEntries = []; texts = []; lists = ObjectReferenceLists()
         memoryEntries = 0
         _ = budget.hold(cache - held)
         held = cache
     }
 
     /// The table on disk: `num(s, n, v)` keyed by space and number; `txt(h, s, t, e, k)` keyed by the
-    /// text's hash, its space and text; `lst(s, e, k, q, re, rk)` keyed by space, object and the order
-    /// appended (`q`, counted over the table).
+    /// text's hash, its space and text; the lists in `ObjectReferenceListTable`'s `lst`, a sorted
+    /// space's read in reference order.
     private final class Database {
         let connection: SQLiteConnection
         let directory: String
-        private let getNumber, setNumber, getText, setText, appendList, readList: SQLiteStatement
+        private let getNumber, setNumber, getText, setText: SQLiteStatement
+        private let lists: ObjectReferenceListTable
         private(set) var entries = 0
-        private var appended: Int64 = 0
 
         init(directory: String, part: String, cacheBytes: Int) throws {
             self.directory = directory
@@ -206,8 +215,7 @@ package final class ObjectKeyTable {
                 CREATE TABLE num(s INTEGER NOT NULL, n INTEGER NOT NULL, v INTEGER NOT NULL, PRIMARY KEY(s, n)) WITHOUT ROWID;
                 CREATE TABLE txt(h INTEGER NOT NULL, s INTEGER NOT NULL, t TEXT NOT NULL, e INTEGER NOT NULL, k INTEGER NOT NULL,
                                  PRIMARY KEY(h, s, t)) WITHOUT ROWID;
-                CREATE TABLE lst(s INTEGER NOT NULL, e INTEGER NOT NULL, k INTEGER NOT NULL, q INTEGER NOT NULL,
-                                 re INTEGER NOT NULL, rk INTEGER NOT NULL, PRIMARY KEY(s, e, k, q)) WITHOUT ROWID;
+                \(ObjectReferenceListTable.schema)
                 """)
             connection = c
             do {
@@ -215,8 +223,7 @@ package final class ObjectKeyTable {
                 setNumber = try c.prepare("INSERT OR REPLACE INTO num(s, n, v) VALUES (?, ?, ?)")
                 getText = try c.prepare("SELECT t, e, k FROM txt WHERE h = ? AND s = ?")
                 setText = try c.prepare("INSERT INTO txt(h, s, t, e, k) VALUES (?, ?, ?, ?, ?)")
-                appendList = try c.prepare("INSERT INTO lst(s, e, k, q, re, rk) VALUES (?, ?, ?, ?, ?, ?)")
-                readList = try c.prepare("SELECT re, rk FROM lst WHERE s = ? AND e = ? AND k = ? ORDER BY q")
+                lists = try ObjectReferenceListTable(c)
             } catch let error as TripError {
                 throw TemporaryDatabase.failure(error, directory: directory)
             }
@@ -278,23 +285,12 @@ package final class ObjectKeyTable {
         }
 
         func append(_ space: Int, _ object: ObjectReference, _ reference: ObjectReference) throws {
-            try io {
-                try appendList.bind(1, Int64(space)); try appendList.bind(2, Int64(object.entity)); try appendList.bind(3, object.key)
-                try appendList.bind(4, appended); try appendList.bind(5, Int64(reference.entity)); try appendList.bind(6, reference.key)
-                try appendList.run()
-            }
-            appended += 1
+            try io { try lists.append(reference, to: object, in: space) }
             entries += 1
         }
 
-        func references(_ space: Int, _ object: ObjectReference) throws -> [ObjectReference]? {
-            try io {
-                try readList.bind(1, Int64(space)); try readList.bind(2, Int64(object.entity)); try readList.bind(3, object.key)
-                defer { readList.reset() }
-                var out: [ObjectReference] = []
-                while try readList.step() { out.append(ObjectReference(entity: Int(readList.int64(0)), key: readList.int64(1))) }
-                return out.isEmpty ? nil : out
-            }
+        func references(_ space: Int, _ object: ObjectReference, sorted: Bool) throws -> [ObjectReference]? {
+            try io { try lists.references(of: object, in: space, sorted: sorted) }
         }
     }
 }

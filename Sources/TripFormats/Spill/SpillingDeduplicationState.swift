@@ -140,10 +140,8 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         for g in 0..<memory.count { try table.insert(g, memory.group(at: g)) }
         for (reference, g) in memory.duplicates { try table.set(.duplicate, reference, g) }
         for (reference, g) in memory.merging { try table.set(.merging, reference, g) }
-        for (l, list) in memory.lists.enumerated() {
-            for (object, references) in list {
-                for reference in references { try table.append(reference, to: object, in: l) }
-            }
+        try memory.lists.forEach { l, object, references in
+            for reference in references { try table.append(reference, to: object, in: l) }
         }
         self.table = table
         memory.removeAll()

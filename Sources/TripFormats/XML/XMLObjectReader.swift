@@ -15,7 +15,7 @@ import TripKit
 /// (counted in `removals`, as the JSON reader does: DESIGN-NOTES, "A reference to an object not
 /// written is removed"); a document that is
 /// not well formed, or whose root is not `<objects>`, ends the read (exit 65) with the place.
-struct XMLObjectReader: ReopenableObjectReader {
+struct XMLObjectReader: RewindingObjectReader {
     let model: ObjectModel
     private let path: String
     private let options: ReadOptions
@@ -25,7 +25,7 @@ struct XMLObjectReader: ReopenableObjectReader {
     private var elements: XMLObjectElements
     private var ordinal = 0
     /// The entities whose elements this read gives (a plan's first pass), nil for all.
-    private var only: [Bool]?
+    var only: [Bool]?
 
     /// A reader of the document at `path`, of `model`'s objects, the references it removes counted in
     /// `removals` (its own when nil); an object repeating the unique value of an entity `repeatsUnique`
@@ -63,20 +63,10 @@ struct XMLObjectReader: ReopenableObjectReader {
         return nil
     }
 
-    /// The document read again from its start, with this read's index (its first pass not made again).
-    func reopened() throws -> XMLObjectReader {
-        var again = self
-        again.elements = try XMLObjectElements(path: path, options: options)
-        again.ordinal = 0
-        again.only = nil
-        return again
-    }
-
-    /// This reader giving only the elements of the entities `entities` marks (a plan's first pass).
-    func restricted(to entities: [Bool]) -> XMLObjectReader {
-        var out = self
-        out.only = entities
-        return out
+    /// The document read again from its start, with this read's index (`reopened`).
+    mutating func rewind() throws {
+        elements = try XMLObjectElements(path: path, options: options)
+        ordinal = 0
     }
 
     /// The object `element` (the `ordinal`th) makes, or its rejection. `resolving` false (the first

@@ -146,9 +146,8 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     @exclusivity(unchecked) private var index: [[Tuple: Int]]
     @exclusivity(unchecked) package private(set) var duplicates: [ObjectReference: Int] = [:]
     @exclusivity(unchecked) package private(set) var merging: [ObjectReference: Int] = [:]
-    /// Per `OwnershipList`, per object: its references, in the order noted.
-    @exclusivity(unchecked) package private(set) var lists: [[ObjectReference: [ObjectReference]]] =
-        Array(repeating: [:], count: OwnershipList.allCases.count)
+    /// Per `OwnershipList` (a space each), per object: its references, in the order noted.
+    @exclusivity(unchecked) package private(set) var lists = ObjectReferenceLists(spaces: OwnershipList.allCases.count)
     /// An estimate of the bytes held (measured: a group of one 18-byte title about 190 bytes with its
     /// entry in the index; a duplicate's entry about 70).
     package private(set) var bytes = 0
@@ -177,7 +176,7 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     /// look-up of the tuple in the dictionary (`subscript(_:default:)`'s modify finds or inserts).
     public func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) -> Int? {
         let g = slots.count, tuple = Tuple(values)
-        if let found = Self.findOrInsert(&index[deduplication], tuple, default: g, { $0 != g ? $0 : nil }) { return found }
+        if let found = index[deduplication].findOrInsert(tuple, default: g, { $0 != g ? $0 : nil }) { return found }
         slots.append(Slot(survivor: survivor, origin: origin, deduplication: deduplication, tuple: tuple))
         bytes += InMemoryDeduplicationState.estimate(values: values)
         return nil
@@ -222,31 +221,21 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     /// Notes `reference` in `object`'s list `list`: about 100 bytes for an object's first (the
     /// dictionary's entry and the array), 24 for each after.
     public func append(_ reference: ObjectReference, to object: ObjectReference, in list: OwnershipList) {
-        let isNew = Self.findOrInsert(&lists[list.rawValue], object, default: []) { references in
-            defer { references.append(reference) }
-            return references.isEmpty
-        }
-        bytes += isNew ? 100 : 24
-    }
-
-    /// `body` on `dictionary[key]`, which holds `initial` first where it held nothing: one hash of the
-    /// key (`subscript(_:default:)`'s modify finds or inserts).
-    @inline(__always)
-    private static func findOrInsert<Key, Value, Result>(_ dictionary: inout [Key: Value], _ key: Key, default initial: @autoclosure () -> Value,
-                                                         _ body: (inout Value) -> Result) -> Result {
-        body(&dictionary[key, default: initial()])
+        bytes += lists.append(reference, to: object, in: list.rawValue) ? 100 : 24
     }
 
     /// The references noted for `object` in `list`.
-    public func references(of object: ObjectReference, in list: OwnershipList) -> [ObjectReference]? { lists[list.rawValue][object] }
+    public func references(of object: ObjectReference, in list: OwnershipList) -> [ObjectReference]? {
+        lists.references(of: object, in: list.rawValue)
+    }
 
     /// Whether any reference was noted in `list`.
-    public func hasReferences(in list: OwnershipList) -> Bool { !lists[list.rawValue].isEmpty }
+    public func hasReferences(in list: OwnershipList) -> Bool { lists.count(in: list.rawValue) > 0 }
 
     /// Empties the state (its groups are elsewhere now).
     package func removeAll() {
         slots = []; laters = [:]; duplicates = [:]; merging = [:]
-        lists = Array(repeating: [:], count: lists.count)
+        lists = ObjectReferenceLists(spaces: OwnershipList.allCases.count)
         index = Array(repeating: [:], count: index.count)
         bytes = 0
     }
