@@ -1,5 +1,5 @@
 import Testing
-import TripKit
+@testable import TripKit
 
 /// An app's plan run on its objects: each derived step on an object, the refusals, and the duplicates'
 /// resolution under each policy with references pointed at the survivors, every record accounted for.
@@ -354,6 +354,9 @@ import TripKit
         ], versionIdentifiers: ["2.0.0"])
         let plan = ModelPlan(versions: [v1, v2], stages: [ModelPlan.Stage(.custom, from: "1.0.0", to: "2.0.0", hooks: ["willMigrate"])])
         let migration = try ObjectMigration(plan: plan, from: "1.0.0")
+        // Both entities are mapped where they are (the shapes this test is about).
+        #expect(migration.maps[0].entities[1]!.mapsAttributesInPlace && migration.maps[0].entities[1]!.mapsRelationshipsInPlace)
+        #expect(migration.maps[0].entities[2]!.mapsAttributesInPlace && migration.maps[0].entities[2]!.mapsRelationshipsInPlace)
         var counts = ObjectMigration.Counts()
 
         let note = ObjectRecord(entity: 1, key: 4, attributes: [.int(12), .null, .string("wip")],

@@ -139,7 +139,10 @@ final class PGObjectWriter: ObjectRecordWriter {
             if rows[e].bytes.count > PGObjectWriter.bufferBytes { try send(&rows[e], connection, layout.tableOf[e], columns[e]) }
             for (slot, toMany) in layout.toManys[e].enumerated() where toMany?.isJoin == true && slot < object.relationships.count {
                 let t = toMany!, side = t.table + "\u{0}" + t.ownerColumn
-                var join = joinRows[side] ?? (PGCopyRows(), [t.ownerColumn, t.targetColumn] + (t.orderColumn.map { [$0] } ?? []))
+                // Taken out of the dictionary while it grows, not copied: a copy would share the buffer,
+                // and the first row added would copy all of it (up to `bufferBytes`) on every object.
+                var join = joinRows.removeValue(forKey: side)
+                    ?? (PGCopyRows(), [t.ownerColumn, t.targetColumn] + (t.orderColumn.map { [$0] } ?? []))
                 for (position, target) in object.relationships[slot].enumerated() {
                     join.rows.field(object.key); join.rows.field(target.key)
                     if t.orderColumn != nil { join.rows.field(Int64(position + 1)) }

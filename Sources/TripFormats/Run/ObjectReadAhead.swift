@@ -37,11 +37,13 @@ final class ObjectReadAhead: ObjectRecordReader {
     /// `reader` read ahead on a thread of its own; `reader` itself where no thread can be started.
     static func reading(_ reader: any ObjectRecordReader, batchSize: Int = 256, window: Int = 4) -> any ObjectRecordReader {
         let model = reader.model
+        // A store's items are copied out, for its reader to make the next objects in their arrays; others' moved.
+        let moves = !(reader is CoreDataObjectReader)
         let source = Source(reader)
         let started = Handoff<[ObjectReadItem]>.start(window: window) { handoff in
             defer { source.reader = nil }
             var spare: [[ObjectReadItem]] = []
-            let store = source.reader as? CoreDataObjectReader
+            let store = moves ? nil : source.reader as? CoreDataObjectReader
             while var r = source.reader {
                 // A spent batch's objects, made again in their own arrays (a store), else dropped.
                 var spent = spare.popLast() ?? []
@@ -74,7 +76,7 @@ final class ObjectReadAhead: ObjectRecordReader {
             }
         }
         guard let started else { return source.reader! }
-        return ObjectReadAhead(model: model, handoff: started, moves: !(reader is CoreDataObjectReader))
+        return ObjectReadAhead(model: model, handoff: started, moves: moves)
     }
 
     func next() throws -> ObjectReadItem? {

@@ -41,12 +41,13 @@ package final class ObjectKeyTable {
         self.budget = budget
     }
 
-    /// Where this table says what it spilled when it ends before its run (set by the holdings that made it).
-    var ended: EndedSpills?
+    /// Where this table says what it spilled when it ends before its run, and its place there (set
+    /// by the holdings that made it).
+    var ended: (EndedSpills, Int)?
 
     deinit {
         _ = budget?.hold(-held)
-        if database != nil { ended?.note(part, entries: spilledEntries, bytes: spilledBytes) }
+        if database != nil, let (ledger, slot) = ended { ledger.note(slot, part, entries: spilledEntries, bytes: spilledBytes) }
     }
 
     /// The bytes the run's holdings may keep in memory (`SpillBudget.tripBytes`); nil without a budget.

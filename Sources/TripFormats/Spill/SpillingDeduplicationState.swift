@@ -24,12 +24,13 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         memory = InMemoryDeduplicationState(deduplications: deduplications)
     }
 
-    /// Where this state says what it spilled when it ends before its run (set by the holdings that made it).
-    var ended: EndedSpills?
+    /// Where this state says what it spilled when it ends before its run, and its place there (set
+    /// by the holdings that made it).
+    var ended: (EndedSpills, Int)?
 
     deinit {
         _ = budget.hold(-held)
-        if table != nil { ended?.note(Self.part, entries: spilledEntries, bytes: spilledBytes) }
+        if table != nil, let (ledger, slot) = ended { ledger.note(slot, Self.part, entries: spilledEntries, bytes: spilledBytes) }
     }
 
     /// What the summary calls a plan's deduplication state when it spills.
@@ -162,12 +163,16 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
 /// these holdings' summary (another run's holdings may share the budget: their summary is their own).
 package final class SpillingObjectHoldings {
     package let budget: SpillBudget
-    private final class Weak<Held: AnyObject> {
+    /// A holding made, held weakly, and its place in `ended` (in the order made).
+    private final class Made<Held: AnyObject> {
         weak var held: Held?
-        init(_ held: Held) { self.held = held }
+        let slot: Int
+        init(_ held: Held, slot: Int) { self.held = held; self.slot = slot }
     }
-    private var madeStates: [Weak<SpillingDeduplicationState>] = []
-    private var madeIndexes: [Weak<ObjectKeyTable>] = []
+    /// One entry per state or index made in the run (a few: one per read at most), kept when it ends
+    /// so that the summary names every part in the same order however their readers let them go.
+    private var madeStates: [Made<SpillingDeduplicationState>] = []
+    private var madeIndexes: [Made<ObjectKeyTable>] = []
     private let ended = EndedSpills()
     /// The objects a plan's first pass sets aside (in the target's terms), references to which its second removes.
     package let setAside: ObjectKeyTable
@@ -183,18 +188,18 @@ package final class SpillingObjectHoldings {
     /// A new state of `deduplications` deduplications under the budget.
     package func make(_ deduplications: Int) -> any ObjectDeduplicationState {
         let state = SpillingDeduplicationState(deduplications: deduplications, budget: budget)
-        state.ended = ended
-        madeStates.removeAll { $0.held == nil }
-        madeStates.append(Weak(state))
+        let slot = madeStates.count + madeIndexes.count
+        state.ended = (ended, slot)
+        madeStates.append(Made(state, slot: slot))
         return state
     }
 
     /// A new index of keys for a reader of names (JSON, JSON Lines, YAML, XML, a tables directory) under the budget.
     package func keys() -> ObjectKeyTable {
         let table = ObjectKeyTable("the reader's index of keys", budget: budget)
-        table.ended = ended
-        madeIndexes.removeAll { $0.held == nil }
-        madeIndexes.append(Weak(table))
+        let slot = madeStates.count + madeIndexes.count
+        table.ended = (ended, slot)
+        madeIndexes.append(Made(table, slot: slot))
         return table
     }
 
@@ -203,27 +208,39 @@ package final class SpillingObjectHoldings {
     /// The indexes of keys made that are still held (one per input read; a plan's second read reuses the first's).
     package var indexes: [ObjectKeyTable] { madeIndexes.compactMap(\.held) }
 
-    /// What spilled, as (part, entries, bytes): the holdings still held, then those that ended before.
-    /// Asked once the run's readers have ended (a read-ahead's thread is joined when its reader is
-    /// let go), so that none ends while it is asked.
+    /// What spilled, as (part, entries, bytes), in one order whatever ended when: the indexes of keys
+    /// (in the order made), the objects set aside, those rejected for a required relationship, the
+    /// deduplication states (in the order made); each still held as it is now, each that ended as it
+    /// was then. Asked once the run's readers have ended (a read-ahead's thread is joined when its
+    /// reader is let go), so that none ends while it is asked.
     package var spilledParts: [(part: String, entries: Int, bytes: Int)] {
+        let before = ended.parts
         var parts: [(part: String, entries: Int, bytes: Int)] = []
-        for table in indexes + [setAside, rejectedForRequired] where table.spilled {
-            parts.append((table.part, table.spilledEntries, table.spilledBytes))
+        func take(_ table: ObjectKeyTable) {
+            if table.spilled { parts.append((table.part, table.spilledEntries, table.spilledBytes)) }
         }
-        for state in made where state.spilled {
-            parts.append((SpillingDeduplicationState.part, state.spilledEntries, state.spilledBytes))
+        for index in madeIndexes {
+            if let table = index.held { take(table) } else if let part = before[index.slot] { parts.append(part) }
         }
-        return parts + ended.parts
+        take(setAside)
+        take(rejectedForRequired)
+        for made in madeStates {
+            if let state = made.held {
+                if state.spilled { parts.append((SpillingDeduplicationState.part, state.spilledEntries, state.spilledBytes)) }
+            } else if let part = before[made.slot] {
+                parts.append(part)
+            }
+        }
+        return parts
     }
 }
 
 /// What the spilled holdings of one run that ended before it held on disk last, as (part, entries,
-/// bytes); noted from whichever thread lets a holding go.
+/// bytes) by their place among the holdings made; noted from whichever thread lets a holding go.
 package final class EndedSpills: Sendable {
-    private let noted = Mutex<[(part: String, entries: Int, bytes: Int)]>([])
+    private let noted = Mutex<[Int: (part: String, entries: Int, bytes: Int)]>([:])
 
-    func note(_ part: String, entries: Int, bytes: Int) { noted.withLock { $0.append((part, entries, bytes)) } }
+    func note(_ slot: Int, _ part: String, entries: Int, bytes: Int) { noted.withLock { $0[slot] = (part, entries, bytes) } }
 
-    var parts: [(part: String, entries: Int, bytes: Int)] { noted.withLock { $0 } }
+    var parts: [Int: (part: String, entries: Int, bytes: Int)] { noted.withLock { $0 } }
 }

@@ -298,9 +298,9 @@ final class ObjectStageMap: Sendable {
 
     /// `object` (of the stage's source model) mapped to its target model, in place: its arrays are
     /// changed where they are (copied only where they are shared or the map moves their elements),
-    /// never copied whole where the map keeps them. Nil when mapped; the record set aside (`object`
-    /// then as it was, with its attributes maybe mapped) when the stage drops its entity or a value
-    /// does not convert or fill.
+    /// never copied whole where the map keeps them. Nil when mapped; the record set aside when the
+    /// stage drops its entity or a value does not convert or fill (`object` is then as it was but its
+    /// attributes, which may be cut or partly mapped: no caller uses it after).
     func apply(_ object: inout ObjectRecord, counts: inout ObjectMigration.Counts) -> SetAsideRecord? {
         guard object.entity >= 0, object.entity < entities.count, let map = entities[object.entity] else {
             counts.removed += 1
@@ -354,7 +354,7 @@ final class ObjectStageMap: Sendable {
     /// Why a value of an object stops it: the target attribute at `j`, and the value its rule was given.
     enum Refusal: Error {
         /// The value does not convert to the attribute's kind.
-        case conversion(Int, ObjectValue)
+        case conversion(Int, ObjectValue, AttributeKind)
         /// No value, where the target requires one and declares no default.
         case missing(Int)
     }
@@ -369,7 +369,7 @@ final class ObjectStageMap: Sendable {
             value = v
             if !v.isNull { counts.filled += 1 }
         case .convert(_, let kind):
-            guard let converted = ObjectValueConversion.convert(old, to: kind) else { throw .conversion(j, old) }
+            guard let converted = ObjectValueConversion.convert(old, to: kind) else { throw .conversion(j, old, kind) }
             if !old.isNull { counts.converted += 1 }
             value = converted
         }
@@ -414,8 +414,7 @@ final class ObjectStageMap: Sendable {
     /// The reason an object of source entity `entity` is set aside for `refusal`.
     private func message(_ refusal: Refusal, _ entity: Int, _ map: Entity) -> String {
         switch refusal {
-        case .conversion(let j, let old):
-            guard case .convert(_, let kind) = map.values[j] else { return "\(label): \(sourceNames[entity]).\(map.names[j])" }
+        case .conversion(let j, let old, let kind):
             return "\(label): \(sourceNames[entity]).\(map.names[j]) value \(ObjectMigration.quoted(old)) does not convert losslessly to \(kind)"
         case .missing(let j):
             return "\(label): \(sourceNames[entity]).\(map.names[j]) has no value, which \(stageTo) requires, and no default to fill it with"
