@@ -99,9 +99,11 @@ import TripTestSupport
             def write(name, rows):
                 with open(os.path.join(d, name + '.csv'), 'w', newline='') as f: csv.writer(f).writerows(rows)
             # Item k in box (k * 7) % 300, none for every eleventh; box 'b 299' and node 5000's parent 9999 are not there.
-            write('Item', [['@key', 'n', 'box']] + [[k, k, '' if k % 11 == 0 else 'b %d' % ((k * 7) % 300)] for k in range(1, 4001)])
+            # Rows out of key order, so that a list kept in the order its owners were met is not in key order.
+            shuffled = lambda n: sorted(range(1, n + 1), key=lambda k: (k * 37) % (n + 1))
+            write('Item', [['@key', 'n', 'box']] + [[k, k, '' if k % 11 == 0 else 'b %d' % ((k * 7) % 300)] for k in shuffled(4000)])
             write('Box', [['label']] + [['b %d' % b] for b in range(299)])
-            write('Node', [['@key', 'parent']] + [[k, '' if k == 1 else (9999 if k == 5000 else (k * 13) % (k - 1) + 1)] for k in range(1, 5001)])
+            write('Node', [['@key', 'parent']] + [[k, '' if k == 1 else (9999 if k == 5000 else (k * 13) % (k - 1) + 1)] for k in shuffled(5000)])
             """, arguments: [dir.path])
         let model = Self.lateModel
         func read(_ keys: ObjectKeyTable?) throws -> (objects: [ObjectRecord], rejected: [SetAsideRecord]) {
@@ -113,7 +115,8 @@ import TripTestSupport
         #expect(table.spilled)
         #expect(ObjectGraph.plain(memory.objects) == ObjectGraph.plain(spilled.objects))
         #expect(memory.rejected.map(\.reason) == spilled.rejected.map(\.reason))
-        // What the files say, worked out here: each box's items and each node's children, in key order.
+        // What the files say, worked out here: each box's items and each node's children, in key order
+        // (the reader sorts each list once: it fails, unsorted, without `sortLists`).
         var items: [Int: [Int64]] = [:], children: [Int: [Int64]] = [:]
         for k in 1...4000 where k % 11 != 0 && (k * 7) % 300 != 299 { items[(k * 7) % 300, default: []].append(Int64(k)) }
         for k in 2...4999 { children[(k * 13) % (k - 1) + 1, default: []].append(Int64(k)) }

@@ -26,7 +26,7 @@ package final class ObjectKeyTable {
     @exclusivity(unchecked) private var texts: [[String: ObjectReference]] = []
     @exclusivity(unchecked) private var lists = ObjectReferenceLists()
     /// The list spaces sorted (`sortLists`): in memory their lists are in order, on disk read in order.
-    private var sortedSpaces: Set<Int> = []
+    @exclusivity(unchecked) private var sortedSpaces: Set<Int> = []
     /// What this table counts in the budget (the dictionaries' estimate, then the database's cache),
     /// and what it grew by since it last told the budget.
     private var held = 0
