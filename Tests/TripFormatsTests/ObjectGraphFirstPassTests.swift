@@ -93,4 +93,36 @@ import TripTestSupport
         _ = try ExternalTool.python(ObjectGraphIndexPassTests.documentScript, [path])
         try Self.compare(path, .json)
     }
+
+    /// Objects naming the same object through a to-one one after another share its list (the decoder's
+    /// `lastToOne`), and each stays its own value: a change to one leaves the next as read.
+    @Test("objects naming the same parent one after another each keep their own reference")
+    func sharedToOnes() throws {
+        let model = ObjectModel(entities: [
+            EntityDescription("Parent", attributes: [AttributeDescription("name", .string, isOptional: false)],
+                              relationships: [RelationshipDescription("children", to: "Child", toMany: true)]),
+            EntityDescription("Child", attributes: [AttributeDescription("n", .int64)],
+                              relationships: [RelationshipDescription("parent", to: "Parent"), RelationshipDescription("other", to: "Parent")]),
+        ])
+        let text = #"""
+        {"@entity": "Parent", "@key": 1, "name": "a"}
+        {"@entity": "Parent", "@key": 2, "name": "b"}
+        {"@entity": "Child", "@key": 1, "n": 1, "parent": 1, "other": 2}
+        {"@entity": "Child", "@key": 2, "n": 2, "parent": 1, "other": 1}
+        {"@entity": "Child", "@key": 3, "n": 3, "parent": 2, "other": 1}
+        {"@entity": "Child", "@key": 4, "n": 4, "parent": 2}
+        {"@entity": "Child", "@key": 5, "n": 5, "parent": 1, "other": null}
+        """#
+        let dir = ScratchDirectory()
+        var reader = try JSONObjectReader(.file(dir.file("children.jsonl", text)), format: .jsonl, model: model)
+        var read: [String] = []
+        while let item = try reader.next() {
+            guard case .object(var o) = item, o.entity == 1 else { continue }
+            read.append("\(o.key): \(o.relationships.map { $0.map(\.key) })")
+            // Changed where it is, as a stage that rewrites references does, and let go: only the
+            // decoder's list may share its buffer, and the next object must not see the change.
+            for r in o.relationships.indices where !o.relationships[r].isEmpty { o.relationships[r][0].key = 99 }
+        }
+        #expect(read == ["1: [[1], [2]]", "2: [[1], [1]]", "3: [[2], [1]]", "4: [[2], []]", "5: [[1], []]"])
+    }
 }

@@ -37,7 +37,8 @@ struct CSVObjectTablesReader: RewindingObjectReader {
     private var record = 0
     /// Per table: the rows of the tables before it (its first row's ordinal is one more), from the first pass.
     private var ordinalsBefore: [Int] = []
-    /// The entities whose tables this read gives (a plan's first pass), nil for all.
+    /// The entities whose tables this read gives (a plan's first pass), nil for all. Set only
+    /// through `restricted(to:)` and `reopened()` (`RewindingObjectReader`, for whose sake it is not private).
     var only: [Bool]?
     /// The references the join files' rows could not give (the join files are read once, when the
     /// reader is made): counted in `removals` by every read, the first and each reopened one (`next`).

@@ -58,6 +58,13 @@ struct ObjectGraphDecoder {
     let resolvesReferences: Bool
     /// The elements of the list being decoded (`list`, `listItem`, `endList`).
     private var listed: [ObjectReference] = []
+    /// Per entity, where its relationships start in `lastToOne`; per relationship of every entity,
+    /// the to-one list `scalar` made last. An object naming the same object as the one before it
+    /// through the same to-one (an export's children come after one another, each naming its parent)
+    /// shares that list rather than allocating its own: one list held per relationship, and a
+    /// stage that changes a shared list copies it first, as for any array.
+    private let toOneBase: [Int]
+    private var lastToOne: [[ObjectReference]]
 
     /// A decoder for the second pass, with what the first learnt in `index` (its numbering
     /// restarted); or, `resolvesReferences` false, the first pass's checker.
@@ -71,6 +78,8 @@ struct ObjectGraphDecoder {
         kinds = index.attributes.map { $0.map(\.kind) }
         optional = index.attributes.map { $0.map(\.isOptional) }
         toMany = relationships.map { $0.map(\.isToMany) }
+        toOneBase = relationships.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+        lastToOne = Array(repeating: [], count: toOneBase.last!)
         self.relationships = relationships
         destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
         let members = model.entities.indices.map { index.attributes[$0].map(\.name) + relationships[$0].map(\.name) }
@@ -233,7 +242,7 @@ struct ObjectGraphDecoder {
 
     /// Takes a scalar as `member`'s value, as `decode` takes it; false where `decode` refuses it or
     /// removes the reference.
-    func scalar(_ member: ObjectGraphCheck.Member, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
+    mutating func scalar(_ member: ObjectGraphCheck.Member, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
         let entity = object.entity
         switch member {
         case .entity: return true
@@ -256,7 +265,9 @@ struct ObjectGraphDecoder {
             guard !toMany[entity][r] else { return false }
             if case .null = raw { return true }
             guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[entity][r]) else { return false }
-            object.related[r] = [reference]
+            let last = toOneBase[entity] + r
+            if lastToOne[last].first != reference { lastToOne[last] = [reference] }
+            object.related[r] = lastToOne[last]
             return true
         }
     }

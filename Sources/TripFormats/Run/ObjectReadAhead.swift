@@ -45,11 +45,16 @@ final class ObjectReadAhead: ObjectRecordReader {
             var spare: [[ObjectReadItem]] = []
             let store = moves ? nil : source.reader as? CoreDataObjectReader
             while var r = source.reader {
-                // A spent batch's objects, made again in their own arrays (a store), else dropped.
+                // A spent batch's objects, made again in their own arrays (a store); else its placeholders
+                // dropped and its buffer filled again, so that no batch is allocated (and freed on the
+                // other thread) per `batchSize` objects.
                 var spent = spare.popLast() ?? []
                 var items: [ObjectReadItem] = []
+                if store == nil {
+                    spent.removeAll(keepingCapacity: true)
+                    swap(&items, &spent)
+                }
                 items.reserveCapacity(batchSize)
-                if store == nil { spent.removeAll() }
                 // The items before an error are handed over before it.
                 var failure: (any Error)?
                 do {

@@ -24,7 +24,8 @@ struct XMLObjectReader: RewindingObjectReader {
     private let removals: ObjectReferenceRemovals
     private var elements: XMLObjectElements
     private var ordinal = 0
-    /// The entities whose elements this read gives (a plan's first pass), nil for all.
+    /// The entities whose elements this read gives (a plan's first pass), nil for all. Set only
+    /// through `restricted(to:)` and `reopened()` (`RewindingObjectReader`, for whose sake it is not private).
     var only: [Bool]?
 
     /// A reader of the document at `path`, of `model`'s objects, the references it removes counted in

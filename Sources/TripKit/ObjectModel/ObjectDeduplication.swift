@@ -261,37 +261,45 @@ public final class ObjectDeduplicator {
     /// the to-one the merge keeps is not `me`.
     private func returned(_ references: [ObjectReference], through r: Int, of me: ObjectReference) throws -> [ObjectReference]? {
         guard bothSides, me.entity >= 0, me.entity < hasInverse.count, r < hasInverse[me.entity].count else { return nil }
-        var goes: (ObjectReference) throws -> Bool
+        // The to-one the merge keeps, under merge; no closure made per call (it would be allocated).
+        var toOne = -1
         switch resolver.outcome {
         case .keepKept, .takeIncoming:
-            let inverse = hasInverse[me.entity][r]
-            goes = { reference in
-                if try self.droppedOwner(of: reference) != nil { return true }
-                guard inverse, self.isDeduplicated(reference.entity), let g = try self.state.duplicate(reference) else { return false }
-                return !(try self.state.references(of: me, in: .namedBy) ?? []).contains(try self.state.survivor(ofGroup: g))
-            }
+            break
         case .mergeIncomingIntoKept:
             // Only a relationship some later duplicate brought a value of is looked up.
             guard let p = toOneInverse[me.entity][r], mergedToOnes.contains(p) else { return nil }
-            goes = { reference in
-                guard self.isDeduplicated(reference.entity),
-                      let g = try self.state.duplicate(reference) ?? self.state.merging(reference),
-                      let later = try self.state.later(ofGroup: g), p < later.relationships.count,
-                      let kept = later.relationships[p].first else { return false }
-                return (try self.survivors([kept])?.first ?? kept) != me
-            }
+            toOne = p
         case .refuse:
             return nil
         }
+        let inverse = hasInverse[me.entity][r]
         var kept: [ObjectReference]?
         for (i, reference) in references.enumerated() {
-            if try goes(reference) {
+            if try goes(reference, toOne: toOne, inverse: inverse, of: me) {
                 if kept == nil { kept = Array(references[..<i]) }
             } else {
                 kept?.append(reference)
             }
         }
         return kept
+    }
+
+    /// Whether `returned` removes `reference` (of the object at `me`): under merge (`toOne`, the
+    /// inverse's position, not -1), when the to-one the merge keeps on it is not `me`; under `first`
+    /// and `last`, when it names an object dropped with its owner, or (`inverse`) a dropped duplicate
+    /// whose survivor does not name `me`.
+    private func goes(_ reference: ObjectReference, toOne p: Int, inverse: Bool, of me: ObjectReference) throws -> Bool {
+        if p >= 0 {
+            guard isDeduplicated(reference.entity),
+                  let g = try state.duplicate(reference) ?? state.merging(reference),
+                  let later = try state.later(ofGroup: g), p < later.relationships.count,
+                  let kept = later.relationships[p].first else { return false }
+            return (try survivors([kept])?.first ?? kept) != me
+        }
+        if try droppedOwner(of: reference) != nil { return true }
+        guard inverse, isDeduplicated(reference.entity), let g = try state.duplicate(reference) else { return false }
+        return !(try state.references(of: me, in: .namedBy) ?? []).contains(try state.survivor(ofGroup: g))
     }
 
     /// Whether objects of `entity` fall under a deduplication: only they are noted as duplicates or

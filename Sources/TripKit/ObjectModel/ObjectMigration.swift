@@ -322,7 +322,7 @@ final class ObjectStageMap: Sendable {
         if !(map.keepsRelationships && object.relationships.count == map.relationships.count) {
             if map.mapsRelationshipsInPlace && object.relationships.count == map.sourceRelationships {
                 let kept = map.relationships.count
-                if object.relationships.count > kept { object.relationships.removeLast(object.relationships.count - kept) }
+                while object.relationships.count > kept { object.relationships.removeLast() }
                 while object.relationships.count < kept { object.relationships.append([]) }
             } else {
                 let source = object.relationships
@@ -344,7 +344,7 @@ final class ObjectStageMap: Sendable {
                     counts.referencesRemoved += 1
                 }
             }
-            if kept < list.count { list.removeLast(list.count - kept) }
+            while kept < list.count { list.removeLast() }
             swap(&list, &object.relationships[r])
         }
         object.entity = map.target
@@ -400,7 +400,7 @@ final class ObjectStageMap: Sendable {
     /// a kept value is rewritten only where its rule changes it.
     private func mapInPlace(_ attributes: inout [ObjectValue], _ map: Entity, counts: inout ObjectMigration.Counts) throws(Refusal) {
         let count = map.values.count
-        if attributes.count > count { attributes.removeLast(attributes.count - count) }
+        while attributes.count > count { attributes.removeLast() }
         for j in 0..<attributes.count {
             if case .copy = map.values[j], !(map.required[j].0 && attributes[j].isNull) { continue }
             attributes[j] = try value(j, map, attributes[j], counts: &counts)
