@@ -137,6 +137,10 @@ final class SQLiteConnection {
         guard rc == SQLITE_OK else { throw failure(rc, doing: doing) }
     }
 
+    /// Whether the call that failed last on this connection found a file that is no SQLite database
+    /// (SQLite's own result code, not the text of the error made of it).
+    var lastFailureIsNotADatabase: Bool { sqlite3_extended_errcode(handle) & 0xff == SQLITE_NOTADB }
+
     /// Compiles a statement; its values are bound to parameters, never spliced into the text.
     func prepare(_ sql: String, doing: String = "cannot read the store") throws -> SQLiteStatement {
         var statement: OpaquePointer?

@@ -41,7 +41,7 @@ final class SQLiteObjectReader: ObjectRecordReader {
         let s: SQLiteStatement
         do {
             s = try c.prepare("SELECT \"value\" FROM \(quoted(ObjectStoreLayout.modelTable)) WHERE \"name\" = 'model'")
-        } catch let e as TripError where e.kind == .data && e.message.hasPrefix("\(c.path): not a SQLite store (") {
+        } catch let e as TripError where e.kind == .data && c.lastFailureIsNotADatabase && e.message.hasPrefix(c.path) {
             // A file that is no database (a JSON file given to migrate --model): as the SampleTrips path says it.
             throw TripError(.data, path + e.message.dropFirst(c.path.count), notes: e.notes)
         } catch {
