@@ -95,8 +95,10 @@ import TripTestSupport
     }
 
     /// Objects naming the same object through a to-one one after another share its list (the decoder's
-    /// `lastToOne`), and each stays its own value: a change to one leaves the next as read.
-    @Test("objects naming the same parent one after another each keep their own reference")
+    /// `lastToOne`: one buffer, not one each), and each stays its own value: read whole, on one thread
+    /// and through the read-ahead's two, every object has the references its line gives, and a change
+    /// to one object's list leaves the others as read.
+    @Test("objects naming the same parent one after another share its list and each keep their own reference")
     func sharedToOnes() throws {
         let model = ObjectModel(entities: [
             EntityDescription("Parent", attributes: [AttributeDescription("name", .string, isOptional: false)],
@@ -114,15 +116,26 @@ import TripTestSupport
         {"@entity": "Child", "@key": 5, "n": 5, "parent": 1, "other": null}
         """#
         let dir = ScratchDirectory()
-        var reader = try JSONObjectReader(.file(dir.file("children.jsonl", text)), format: .jsonl, model: model)
-        var read: [String] = []
-        while let item = try reader.next() {
-            guard case .object(var o) = item, o.entity == 1 else { continue }
-            read.append("\(o.key): \(o.relationships.map { $0.map(\.key) })")
-            // Changed where it is, as a stage that rewrites references does, and let go: only the
-            // decoder's list may share its buffer, and the next object must not see the change.
-            for r in o.relationships.indices where !o.relationships[r].isEmpty { o.relationships[r][0].key = 99 }
+        let path = dir.file("children.jsonl", text)
+        let expected = ["1: [[1], [2]]", "2: [[1], [1]]", "3: [[2], [1]]", "4: [[2], []]", "5: [[1], []]"]
+        for ahead in [false, true] {
+            let reader = try JSONObjectReader(.file(path), format: .jsonl, model: model)
+            var source: any ObjectRecordReader = ahead ? ObjectReadAhead.reading(reader, batchSize: 2, window: 1) : reader
+            var children: [ObjectRecord] = []
+            while let item = try source.next() {
+                if case .object(let o) = item, o.entity == 1 { children.append(o) }
+            }
+            #expect(children.map { "\($0.key): \($0.relationships.map { $0.map(\.key) })" } == expected, "ahead \(ahead)")
+            func storage(_ i: Int, _ r: Int) -> UnsafeRawPointer? {
+                children[i].relationships[r].withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            }
+            // Children 1 and 2 name Parent 1 one after the other through `parent`: one buffer. Child 3
+            // names another; child 2's `other` names Parent 1 too, but through another relationship.
+            #expect(storage(0, 0) != nil && storage(0, 0) == storage(1, 0), "ahead \(ahead)")
+            #expect(storage(1, 0) != storage(2, 0) && storage(1, 0) != storage(1, 1), "ahead \(ahead)")
+            children[0].relationships[0][0].key = 7
+            #expect(children[0].relationships[0][0].key == 7 && children[1].relationships[0] == [ObjectReference(entity: 0, key: 1)])
         }
-        #expect(read == ["1: [[1], [2]]", "2: [[1], [1]]", "3: [[2], [1]]", "4: [[2], []]", "5: [[1], []]"])
+        withExtendedLifetime(dir) {}
     }
 }

@@ -61,8 +61,9 @@ struct ObjectGraphDecoder {
     /// Per entity, where its relationships start in `lastToOne`; per relationship of every entity,
     /// the to-one list `scalar` made last. An object naming the same object as the one before it
     /// through the same to-one (an export's children come after one another, each naming its parent)
-    /// shares that list rather than allocating its own: one list held per relationship, and a
-    /// stage that changes a shared list copies it first, as for any array.
+    /// shares that list rather than allocating its own: one list held per relationship. The decoder
+    /// never changes a list it gave; a stage that changes a shared one copies it first, as for any
+    /// array, so an object's to-one list is its own in value, not always in storage.
     private let toOneBase: [Int]
     private var lastToOne: [[ObjectReference]]
 

@@ -17,9 +17,11 @@ final class ObjectReadAhead: ObjectRecordReader {
     /// The batch being taken, and how many of its items were taken. A store's items are copied out,
     /// and the batch goes back whole for the reading thread to make the next objects in their arrays.
     /// Any other reader's items are moved out (a placeholder left in their place): the taker then
-    /// owns each object's arrays alone, so a stage or a resolution changes them where they are
-    /// rather than copying them, and drops them when written (docs/DESIGN-NOTES.md, "Objects moved
-    /// out of the read-ahead").
+    /// owns each object's arrays alone (but a to-one list the JSON decoder shares with the object
+    /// before, `ObjectGraphDecoder.lastToOne`, which a change copies first), so a stage or a
+    /// resolution changes them where they are rather than copying them, and drops them when written
+    /// (docs/DESIGN-NOTES.md, "Objects moved out of the read-ahead"). The spent batch is given back
+    /// with no reference kept here, so that the reading thread fills its buffer again.
     @exclusivity(unchecked) private var batch: [ObjectReadItem] = []
     @exclusivity(unchecked) private var taken = 0
     private var ended = false
@@ -102,7 +104,7 @@ final class ObjectReadAhead: ObjectRecordReader {
         var spent: [ObjectReadItem] = []
         swap(&spent, &batch)
         taken = 0
-        if spent.capacity > 0 { handoff.giveBack(spent) }
+        if spent.capacity > 0 { handoff.giveBack(consume spent) }
         do {
             guard let next = try handoff.take() else { ended = true; return nil }
             batch = next
