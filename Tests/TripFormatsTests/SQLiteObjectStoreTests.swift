@@ -44,6 +44,26 @@ struct SQLiteObjectStoreTests {
         return (back.model, out)
     }
 
+    /// A file that is not tripconv's store, written by other tools: a SQLite database Python's sqlite3
+    /// made of other tables, and a JSON file Python's json wrote. Each is a data error naming the file
+    /// given; the second told by SQLite's result code (`SQLiteConnection.notADatabase`), as the
+    /// SampleTrips path says it.
+    @Test("a database of other tables and a file that is no database, both Python-written, are data errors naming the file")
+    func notTripconvStores() throws {
+        let other = scratch.path("other.sqlite"), json = scratch.path("export.sqlite")
+        _ = try ExternalTool.python("""
+            import json, sqlite3, sys
+            c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE trips (name TEXT)'); c.execute("INSERT INTO trips VALUES ('a')")
+            c.commit(); c.close()
+            json.dump({"trips": [{"name": "a"}]}, open(sys.argv[2], 'w'))
+            """, [other, json])
+        func error(_ path: String) -> TripError? {
+            do { _ = try SQLiteObjectReader.model(storeAt: path); return nil } catch { return error as? TripError }
+        }
+        #expect(error(other) == TripError.data("\(other): not a store of objects tripconv wrote: it has no readable tripconv_model table"))
+        #expect(error(json) == TripError.data("\(json): not a SQLite store (file is not a database)"))
+    }
+
     @Test("a Core Data store of every kind (Python-written): every object, value and relationship back from tripconv's store")
     func libraryRoundTrip() throws {
         let store = scratch.path("library.store")

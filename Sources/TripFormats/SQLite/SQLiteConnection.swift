@@ -137,9 +137,16 @@ final class SQLiteConnection {
         guard rc == SQLITE_OK else { throw failure(rc, doing: doing) }
     }
 
-    /// Whether the call that failed last on this connection found a file that is no SQLite database
-    /// (SQLite's own result code, not the text of the error made of it).
-    var lastFailureIsNotADatabase: Bool { sqlite3_extended_errcode(handle) & 0xff == SQLITE_NOTADB }
+    /// The error of the call that failed last on this connection when it found a file that is no
+    /// SQLite database (SQLite's own result code, not the text of the error made of it), made as
+    /// `failure` makes it but naming `shown` (the store given, not a snapshot's copy); nil for any
+    /// other failure.
+    func notADatabase(named shown: String) -> TripError? {
+        let code = sqlite3_extended_errcode(handle)
+        guard code & 0xff == SQLITE_NOTADB else { return nil }
+        return TripError(sqliteCode: code, message: String(cString: sqlite3_errmsg(handle)), path: shown, access: access,
+                         doing: "cannot read the store")
+    }
 
     /// Compiles a statement; its values are bound to parameters, never spliced into the text.
     func prepare(_ sql: String, doing: String = "cannot read the store") throws -> SQLiteStatement {

@@ -41,10 +41,9 @@ final class SQLiteObjectReader: ObjectRecordReader {
         let s: SQLiteStatement
         do {
             s = try c.prepare("SELECT \"value\" FROM \(quoted(ObjectStoreLayout.modelTable)) WHERE \"name\" = 'model'")
-        } catch let e as TripError where e.kind == .data && c.lastFailureIsNotADatabase && e.message.hasPrefix(c.path) {
-            // A file that is no database (a JSON file given to migrate --model): as the SampleTrips path says it.
-            throw TripError(.data, path + e.message.dropFirst(c.path.count), notes: e.notes)
         } catch {
+            // A file that is no database (a JSON file given to migrate --model): as the SampleTrips path says it.
+            if let notADatabase = c.notADatabase(named: path) { throw notADatabase }
             throw TripError.data("\(path): not a store of objects tripconv wrote: it has no readable \(ObjectStoreLayout.modelTable) table")
         }
         guard try s.step() else { throw TripError.data("\(path): table \(ObjectStoreLayout.modelTable) has no row 'model'") }
