@@ -301,4 +301,66 @@ import TripTestSupport
         #expect(read.objects[1].hasSuffix("[[], [], [], []]") && read.objects[2].hasSuffix("[[TripKit.ObjectReference(entity: 0, key: 1)]]"),
                 "\(read.objects)")
     }
+
+    /// Member names are found by their length and first eight bytes as one word, then the rest
+    /// (`GraphNames`): every length from 0 to 17 bytes, names differing only in one byte (each
+    /// position, inside and past the first eight), `@entity` and `@key`'s words, non-ASCII bytes.
+    @Test("a name is found by its bytes at every length and differing byte, as comparing them finds it")
+    func namesByTheirBytes() {
+        var names: [[UInt8]] = (0...17).map { n in (0..<n).map { UInt8(0x61 + $0) } }
+        for n in [3, 8, 9, 16, 17] {
+            for at in 0..<n {
+                var near = names[n]
+                near[at] = 0x5A
+                names.append(near)
+            }
+        }
+        names.append(Array("caf\u{E9}".utf8))
+        names.append(Array("cafe\u{301}".utf8))
+        let table = GraphNames(names.map { String(decoding: $0, as: UTF8.self) })
+        for (i, name) in names.enumerated() {
+            name.withUnsafeBytes { raw in
+                #expect(table.find(raw, from: nil) == i, "\(name)")
+                #expect(table.find(raw, from: (i + 1) % names.count) == i, "\(name)")
+                #expect(table.find(raw, from: i) == i, "\(name)")
+            }
+            // One byte more, one fewer or one changed: another name, or none.
+            for other in [name + [0x61], Array(name.dropLast()), name.isEmpty ? [0x7A] : [0x7A] + name.dropFirst()] {
+                other.withUnsafeBytes { raw in
+                    #expect(table.find(raw, from: i) == names.firstIndex(of: other), "\(other)")
+                }
+            }
+        }
+        for (name, head) in [("@entity", ObjectGraphCheck.entityHead), ("@key", ObjectGraphCheck.keyHead)] {
+            Array(name.utf8).withUnsafeBytes { #expect(GraphNames.head($0) == head, "\(name)") }
+        }
+        // The word holds the first bytes in order: byte 0 lowest.
+        Array("abcdefghij".utf8).withUnsafeBytes { #expect(GraphNames.head($0) == 0x6867_6665_6463_6261) }
+        Array("abc".utf8).withUnsafeBytes { #expect(GraphNames.head($0) == 0x63_6261) }
+    }
+
+    /// The check finds `@entity`, `@key` and names of every length as the decoder's `String`
+    /// comparison does, in a file python3 wrote with members in and out of declaration order.
+    @Test("members of every length, in any order, are checked as the decoder checks them", .needsPython3)
+    func namesOfEveryLength() throws {
+        let names = ["a", "abcd", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghX", "abcdefghijklmnopq"]
+        let model = ObjectModel(entities: [
+            EntityDescription("Long", attributes: names.map { AttributeDescription($0, .int64) }),
+        ])
+        let dir = ScratchDirectory()
+        let path = dir.file("names.jsonl", try ExternalTool.python(#"""
+        import json
+        names = ["a", "abcd", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghX", "abcdefghijklmnopq"]
+        print(json.dumps(dict([("@entity", "Long"), ("@key", 1)] + [(n, i) for i, n in enumerate(names)])))
+        print(json.dumps(dict([("@key", 2), ("@entity", "Long")] + [(n, i) for i, n in reversed(list(enumerate(names)))])))
+        for bad in ["abcdefghY", "abcdefghijklmnopQ", "abcdefgx", "@entitY", "@kez", "b", "", "abcdefghijklmnopqr"]:
+            print(json.dumps({"@entity": "Long", "@key": 3, "a": 1, bad: 2}))
+        print('{"@entity": "Long", "@key": 4, "abcdefghi": 1, "abcdefghi": 2}')
+        """#).out)
+        let decoded = try Self.decoded(path, isLines: true, model: model)
+        let (seen, checked) = try Self.indexed(path, isLines: true, model: model)
+        // The second object, not opening with `@entity`, is checked from its members' fields.
+        #expect(seen == decoded && checked == 10, "\(seen) \(decoded)")
+        #expect(decoded.map(\.isValid) == [true, true] + Array(repeating: false, count: 9), "\(decoded)")
+    }
 }

@@ -77,6 +77,8 @@ struct ObjectGraphCheck: GraphMemberSink {
     private var hasKey = false
     /// The position after the last member found: where the next is looked for first.
     private var hint = 0
+    /// The current entity's `isASCII`, `isDistinct` and whether it has no unique slot (so takes `@key`).
+    private var isASCII = true, isDistinct = true, isKeyless = true
     /// Whether the object begun is valid so far, and the scalar the index keeps it by.
     private(set) var isValid = true
     private(set) var identity: GraphScalar?
@@ -102,6 +104,9 @@ struct ObjectGraphCheck: GraphMemberSink {
         given = GivenMembers()
         hasKey = false
         hint = 0
+        isASCII = entities[entity].isASCII
+        isDistinct = entities[entity].isDistinct
+        isKeyless = entities[entity].slot == nil
         isValid = true
         identity = nil
     }
@@ -111,10 +116,11 @@ struct ObjectGraphCheck: GraphMemberSink {
     /// Names equal as bytes are equal `String`s; with ASCII names, bytes that match none are another
     /// name unless they are not ASCII (which may equal a name as a `String`: U+212A is `K`).
     mutating func member(_ name: UnsafeRawBufferPointer) -> Member {
-        if entities[current].isASCII {
-            if JSONFieldTable.equals(name, "@entity") { return .entity }
-            if entities[current].slot == nil && JSONFieldTable.equals(name, "@key") { return .key }
-            if let i = entities[current].names.find(name, from: entities[current].isDistinct ? hint : nil) {
+        if isASCII {
+            let head = GraphNames.head(name)
+            if name.count == 7 && head == Self.entityHead { return .entity }
+            if isKeyless && name.count == 4 && head == Self.keyHead { return .key }
+            if let i = entities[current].names.find(name, head: head, from: isDistinct ? hint : nil) {
                 hint = i + 1
                 return .at(i)
             }
@@ -126,6 +132,10 @@ struct ObjectGraphCheck: GraphMemberSink {
         if entity.slot == nil && text == "@key" { return .key }
         return entity.strings.firstIndex(of: text).map(Member.at) ?? .unknown
     }
+
+    /// The heads (`GraphNames.head`) of `@entity` and `@key`.
+    static var entityHead: UInt64 { 0x0079_7469_746E_6540 }
+    static var keyHead: UInt64 { 0x7965_6B40 }
 
     /// A scalar value of `member`.
     mutating func scalar(_ member: Member, _ value: GraphRawScalar) {
@@ -254,34 +264,61 @@ struct GraphMemberSkip: GraphMemberSink {
     func finish() -> Bool { false }
 }
 
-/// Names as bytes in one buffer, found by a name's bytes without making a `String`.
+/// Names as bytes in one buffer, found by a name's bytes without making a `String`. Each name keeps
+/// its length and its first eight bytes as one word, so that most comparisons are two integer
+/// compares; only a longer name's rest is compared byte by byte.
 struct GraphNames {
     private var bytes: [UInt8] = []
-    private var spans: [(start: Int, count: Int)] = []
+    private var keys: [(count: Int, head: UInt64, start: Int)] = []
 
     init(_ names: [String] = []) {
-        for name in names { append(name.utf8) }
+        for name in names { append(Array(name.utf8)) }
     }
 
-    var count: Int { spans.count }
+    var count: Int { keys.count }
 
     mutating func append(_ name: some Collection<UInt8>) {
-        spans.append((bytes.count, name.count))
+        let start = bytes.count
         bytes.append(contentsOf: name)
+        let head = bytes.withUnsafeBytes { Self.head(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        keys.append((name.count, head, start))
+    }
+
+    /// The first eight bytes of `raw` (fewer zero-padded) as one little-endian word: byte 0 lowest.
+    @inline(__always)
+    static func head(_ raw: UnsafeRawBufferPointer) -> UInt64 {
+        let n = raw.count
+        guard let p = raw.baseAddress else { return 0 }
+        if n >= 8 { return UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)) }
+        var word: UInt64 = 0, i = 0
+        if n & 4 != 0 { word = UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self))); i = 4 }
+        if n & 2 != 0 {
+            word |= UInt64(UInt16(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt16.self))) << (i &* 8)
+            i &+= 2
+        }
+        if n & 1 != 0 { word |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << (i &* 8) }
+        return word
     }
 
     /// The first name whose bytes are `raw`'s, looked for at `hint` first (where the names are distinct).
+    @inline(__always)
     func find(_ raw: UnsafeRawBufferPointer, from hint: Int?) -> Int? {
-        bytes.withUnsafeBytes { b in
-            spans.withUnsafeBufferPointer { s in
-                @inline(__always) func matches(_ i: Int) -> Bool {
-                    s[i].count == raw.count
-                        && (raw.count == 0 || JSONFieldTable.bytesEqual(b.baseAddress! + s[i].start, raw.baseAddress!, raw.count))
-                }
-                if let hint, hint < s.count, matches(hint) { return hint }
-                for i in 0..<s.count where matches(i) { return i }
-                return nil
+        find(raw, head: Self.head(raw), from: hint)
+    }
+
+    /// `find(_:from:)` with `raw`'s `head` already taken.
+    @inline(__always)
+    func find(_ raw: UnsafeRawBufferPointer, head: UInt64, from hint: Int?) -> Int? {
+        keys.withUnsafeBufferPointer { k in
+            @inline(__always) func matches(_ i: Int) -> Bool {
+                k[i].count == raw.count && k[i].head == head
+                    && (raw.count <= 8 || bytes.withUnsafeBytes {
+                        JSONFieldTable.bytesEqual($0.baseAddress! + k[i].start + 8, raw.baseAddress! + 8, raw.count - 8)
+                    })
             }
+            if let hint, hint < k.count, matches(hint) { return hint }
+            for i in 0..<k.count where matches(i) { return i }
+            return nil
         }
     }
 }
