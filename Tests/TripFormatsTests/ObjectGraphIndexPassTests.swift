@@ -166,6 +166,12 @@ import TripTestSupport
                 "1.0", "1e2", "-0", "0", "\"5\"", "null", "true", "[1]"]:
         lines.append('{"@entity": "Thing", "@key": %s, "i64": 1, "str": "k"}' % key)
     lines.append('{"@entity": "Thing", "@key": 7, "@key": 8, "i64": 1, "str": "twice"}')
+    # Integer texts and strings the decoder makes straight from their bytes, as from a scalar.
+    for i64 in ["9223372036854775807", "-9223372036854775808", "9223372036854775808", "-0", "0", "1e2", "1E0",
+                "-1.0", "100000000000000000000", "0.5"]:
+        lines.append('{"@entity": "Thing", "@key": %d, "i64": %s, "str": "i64 %s"}' % (300 + len(lines), i64, i64))
+    for s in ["", r'\u00e9', r'\u00e9\n\"', "a" * 40, r'\ud83d\ude00', "é"]:
+        lines.append('{"@entity": "Thing", "@key": %d, "i64": 1, "str": "%s"}' % (300 + len(lines), s))
     add({"@entity": "Thing", "i64": 1, "str": "no key"})
     for name, value in [("i16", 32767), ("i16", 32768), ("i16", -32768), ("i16", -32769), ("i32", 2147483647),
                         ("i32", 2147483648), ("i32", -2147483649), ("i64", 2**63), ("i64", -2**63), ("i64", 1.5),

@@ -257,8 +257,15 @@ struct ObjectGraphDecoder {
             guard object.given.insert(m) else { return false }
             let attributeCount = kinds[entity].count
             if m < attributeCount {
-                if case .null = raw { return optional[entity][m] }
-                guard let v = Self.value(raw.scalar, kinds[entity][m]) else { return false }
+                let v: ObjectValue?
+                switch (raw, kinds[entity][m]) {
+                case (.null, _): return optional[entity][m]
+                // The usual kinds made straight from the bytes: what `value(raw.scalar, kind)` gives.
+                case (.string(let t), .string): v = .string(String(decoding: t, as: UTF8.self))
+                case (.number(let t), .int64): v = ObjectGraphCheck.integer(t).map(ObjectValue.int) ?? Self.value(raw.scalar, .int64)
+                case (_, let kind): v = Self.value(raw.scalar, kind)
+                }
+                guard let v else { return false }
                 object.values[m] = v
                 return true
             }
