@@ -314,7 +314,7 @@ import TripTestSupport
     @Test("a name is found by its bytes at every length and differing byte, as comparing them finds it")
     func namesByTheirBytes() {
         var names: [[UInt8]] = (0...17).map { n in (0..<n).map { UInt8(0x61 + $0) } }
-        for n in [3, 8, 9, 16, 17] {
+        for n in 1...17 {
             for at in 0..<n {
                 var near = names[n]
                 near[at] = 0x5A
@@ -340,7 +340,11 @@ import TripTestSupport
         for (name, head) in [("@entity", ObjectGraphCheck.entityHead), ("@key", ObjectGraphCheck.keyHead)] {
             Array(name.utf8).withUnsafeBytes { #expect(GraphNames.head($0) == head, "\(name)") }
         }
-        // The word holds the first bytes in order: byte 0 lowest.
+        // The word holds the first bytes in order, byte 0 lowest, at every length.
+        for name in names {
+            let word = name.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
+            name.withUnsafeBytes { #expect(GraphNames.head($0) == word, "\(name)") }
+        }
         Array("abcdefghij".utf8).withUnsafeBytes { #expect(GraphNames.head($0) == 0x6867_6665_6463_6261) }
         Array("abc".utf8).withUnsafeBytes { #expect(GraphNames.head($0) == 0x63_6261) }
     }
@@ -368,5 +372,39 @@ import TripTestSupport
         // The second object, not opening with `@entity`, is checked from its members' fields.
         #expect(seen == decoded && checked == 10, "\(seen) \(decoded)")
         #expect(decoded.map(\.isValid) == [true, true] + Array(repeating: false, count: 9), "\(decoded)")
+    }
+
+    /// A number's text is read by `ObjectGraphCheck.integer` as `Int64(_:)` reads it: every text of up
+    /// to five digits, random ones of every length to twenty with and without a sign, one byte changed
+    /// to a non-digit at a random place, the limits.
+    @Test("a number's text is read as Int64(_:) reads it, at every length and with any byte not a digit")
+    func integersAsInt64ReadsThem() {
+        var texts = (0...99_999).map(String.init) + ["", "+", "-", "+-1", "--1", " 1", "1 ", "1.0", "1e2", "0x1", "\u{663}",
+                                                    "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                                                    "-9223372036854775809", "00000000000000000001", "+00000000", "-99999999"]
+        var generator = SystemRandomNumberGenerator()
+        for length in 1...20 {
+            for _ in 0..<300 {
+                var digits = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0: digits = "-" + digits
+                case 1: digits = "+" + digits
+                default: break
+                }
+                texts.append(digits)
+                var bytes = Array(digits.utf8)
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[at] = [0x2F, 0x3A, 0x20, 0x2E, 0x65, 0x00, 0xFF, 0x30 | 0x80][Int.random(in: 0...7, using: &generator)]
+                texts.append(String(decoding: bytes, as: UTF8.self))
+                // The same bytes, not as a String (0xFF is no UTF-8).
+                let got = bytes.withUnsafeBytes { ObjectGraphCheck.integer($0) }
+                let ok = bytes.allSatisfy { $0 < 0x80 } ? Int64(String(decoding: bytes, as: UTF8.self)) : nil
+                #expect(got == ok, "\(bytes)")
+            }
+        }
+        for text in texts {
+            let got = Array(text.utf8).withUnsafeBytes { ObjectGraphCheck.integer($0) }
+            #expect(got == Int64(text), "\(text)")
+        }
     }
 }

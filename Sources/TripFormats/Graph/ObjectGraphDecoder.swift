@@ -262,7 +262,8 @@ struct ObjectGraphDecoder {
                 case (.null, _): return optional[entity][m]
                 // The usual kinds made straight from the bytes: what `value(raw.scalar, kind)` gives.
                 case (.string(let t), .string): v = .string(String(decoding: t, as: UTF8.self))
-                case (.number(let t), .int64): v = ObjectGraphCheck.integer(t).map(ObjectValue.int) ?? Self.value(raw.scalar, .int64)
+                // `integer` reads a text as `Int64(_:)` does, which is all `value` does with an Int64's text.
+                case (.number(let t), .int64): v = ObjectGraphCheck.integer(t).map(ObjectValue.int)
                 case (_, let kind): v = Self.value(raw.scalar, kind)
                 }
                 guard let v else { return false }
