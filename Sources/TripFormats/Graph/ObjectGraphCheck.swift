@@ -272,7 +272,7 @@ struct GraphNames {
     private var keys: [(count: Int, head: UInt64, start: Int)] = []
 
     init(_ names: [String] = []) {
-        for name in names { append(Array(name.utf8)) }
+        for name in names { append(name.utf8) }
     }
 
     var count: Int { keys.count }

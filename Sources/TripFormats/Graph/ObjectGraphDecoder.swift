@@ -257,16 +257,8 @@ struct ObjectGraphDecoder {
             guard object.given.insert(m) else { return false }
             let attributeCount = kinds[entity].count
             if m < attributeCount {
-                let v: ObjectValue?
-                switch (raw, kinds[entity][m]) {
-                case (.null, _): return optional[entity][m]
-                // The usual kinds made straight from the bytes: what `value(raw.scalar, kind)` gives.
-                case (.string(let t), .string): v = .string(String(decoding: t, as: UTF8.self))
-                // `integer` reads a text as `Int64(_:)` does, which is all `value` does with an Int64's text.
-                case (.number(let t), .int64): v = ObjectGraphCheck.integer(t).map(ObjectValue.int)
-                case (_, let kind): v = Self.value(raw.scalar, kind)
-                }
-                guard let v else { return false }
+                if case .null = raw { return optional[entity][m] }
+                guard let v = Self.value(raw, kinds[entity][m]) else { return false }
                 object.values[m] = v
                 return true
             }
@@ -394,6 +386,18 @@ struct ObjectGraphDecoder {
              (.string(let t), .transformable), (.string(let t), .undefined), (.string(let t), .objectID), (.string(let t), .composite):
             return ObjectValueText.value(t, kind: kind)
         default: return nil
+        }
+    }
+
+    /// `value(raw.scalar, kind)`, the usual kinds made straight from the parser's bytes (no
+    /// `GraphScalar` between): a string's `String`, an Int64's integer (`ObjectGraphCheck.integer`
+    /// reads a text as `Int64(_:)` does, which is all `value` does with an Int64's text).
+    @inline(__always)
+    static func value(_ raw: GraphRawScalar, _ kind: AttributeKind) -> ObjectValue? {
+        switch (raw, kind) {
+        case (.string(let t), .string): return .string(String(decoding: t, as: UTF8.self))
+        case (.number(let t), .int64): return ObjectGraphCheck.integer(t).map(ObjectValue.int)
+        default: return value(raw.scalar, kind)
         }
     }
 
