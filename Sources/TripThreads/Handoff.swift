@@ -69,36 +69,52 @@ package final class Handoff<Batch>: @unchecked Sendable {
     }
 
     /// The next batch, waiting for it; nil at the end (and after it), when the thread has ended and
-    /// been joined. Throws what the producer threw, after every batch it handed over before.
+    /// been joined. Throws what the producer threw, after every batch it handed over before, once
+    /// its thread has ended and been joined too: the thread lets go of what the producer held (a
+    /// libxml2 parser) after it says it has ended, and a taker that threw on at once could reach
+    /// `exit` while it did, where libxml2's own clean-up freed what the parser's release still used
+    /// (a crash at exit, 1 run in about 600 of a truncated UTF-16 document).
     package func take() throws -> Batch? {
-        let next: Batch? = try monitor.withLock {
+        var failure: (any Error)?
+        let next: Batch? = monitor.withLock {
             while ready.isEmpty, !ended { monitor.wait() }
             if !ready.isEmpty {
                 monitor.broadcast()
                 return ready.removeFirst()
             }
-            if let failure { throw failure }
+            failure = self.failure
             return nil
         }
         if next == nil, !settled {
+            // Ended: the thread has only its release of the producer left to do.
             settled = true
             thread?.join()
         }
+        if let failure { throw failure }
         return next
     }
 
     /// Called by a taker that stops early (it threw, or was dropped): the producer stops at its next
-    /// `put`, and its thread ends on its own; it is not waited for, so a producer blocked on something
-    /// slow (a pipe) cannot hold up the taker. Nothing to do once the thread was joined.
-    package func cancel() {
-        monitor.withLock {
+    /// `put`. Its thread is joined if it ends within `waiting` seconds (it has said it ended, and has
+    /// only its release left); else it ends on its own, not waited for, so that a producer blocked on
+    /// something slow (a pipe) holds up the taker no longer than that. The XML reader waits (up to a
+    /// second): its parse thread's release of the libxml2 parser must not run while the process
+    /// exits, where libxml2's own clean-up frees what that release uses. Nothing to do once the
+    /// thread was joined.
+    package func cancel(waiting seconds: Double = 0) {
+        let hasEnded = monitor.withLock {
             cancelled = true
             ready = []
             monitor.broadcast()
+            if seconds > 0, !ended {
+                let deadline = Monitor.deadline(after: seconds)
+                while !ended, monitor.wait(until: deadline) {}
+            }
+            return ended
         }
         if !settled {
             settled = true
-            thread?.detach()
+            if hasEnded { thread?.join() } else { thread?.detach() }
         }
     }
 }

@@ -26,6 +26,22 @@ package final class Monitor: @unchecked Sendable {
     /// Waits for a `broadcast`, with the lock held before and after.
     package func wait() { pthread_cond_wait(changed, mutex) }
     package func broadcast() { pthread_cond_broadcast(changed) }
+    /// Waits as `wait` does, but no later than `deadline` (`Monitor.deadline(after:)`); false when
+    /// the time ran out first.
+    package func wait(until deadline: timespec) -> Bool {
+        var deadline = deadline
+        return pthread_cond_timedwait(changed, mutex, &deadline) != ETIMEDOUT
+    }
+
+    /// The time `seconds` from now on the clock `wait(until:)` counts by (CLOCK_REALTIME, the
+    /// condition's default).
+    package static func deadline(after seconds: Double) -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = Int(now.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
+        return timespec(tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
+                        tv_nsec: nanoseconds % 1_000_000_000)
+    }
 
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock()

@@ -72,7 +72,8 @@ final class XMLTripReader {
         state = XMLReadState(name: parser.input.name, options: parser.options)
     }
 
-    deinit { handoff?.cancel() }
+    /// The parse thread, if it runs on, is waited for up to a second (`Handoff.cancel(waiting:)`).
+    deinit { handoff?.cancel(waiting: 1) }
 
     /// Whether libxml2 runs (or, before the first `next()`, will run) on a thread of its own.
     var parsesAhead: Bool { hasStarted ? handoff != nil : threaded }
