@@ -29,17 +29,24 @@ private final class SlowRelease: Sendable {
 struct HandoffEndTests {
     struct Refused: Error {}
 
-    @Test("the producer's error reaches the taker after its thread released what the producer held")
-    func errorAfterRelease() throws {
+    /// A handoff whose producer holds a `SlowRelease` (and nothing else does), with its flag.
+    private static func start(_ produce: @escaping (Handoff<[Int]>) throws -> Void) throws -> (Handoff<[Int]>, ReleaseFlag) {
         let flag = ReleaseFlag()
         var held: SlowRelease? = SlowRelease(flag)
         let started = Handoff<[Int]>.start { [held] (handoff: Handoff<[Int]>) throws in
             _ = held
+            try produce(handoff)
+        }
+        held = nil
+        return (try #require(started), flag)
+    }
+
+    @Test("the producer's error reaches the taker after its thread released what the producer held")
+    func errorAfterRelease() throws {
+        let (handoff, flag) = try Self.start { handoff in
             _ = handoff.put([1])
             throw Refused()
         }
-        let handoff = try #require(started)
-        held = nil
         #expect(try handoff.take() == [1])
         #expect(throws: Refused.self) { try handoff.take() }
         #expect(flag.isSet, "the error was thrown while the producer's thread still held what it had")
@@ -49,14 +56,9 @@ struct HandoffEndTests {
 
     @Test("the end without an error comes after the release too")
     func endAfterRelease() throws {
-        let flag = ReleaseFlag()
-        var held: SlowRelease? = SlowRelease(flag)
-        let started = Handoff<[Int]>.start { [held] (handoff: Handoff<[Int]>) in
-            _ = held
+        let (handoff, flag) = try Self.start { handoff in
             _ = handoff.put([1, 2])
         }
-        let handoff = try #require(started)
-        held = nil
         var items: [Int] = []
         try handoff.forEach { (item: Int) in items.append(item) }
         #expect(items == [1, 2])
@@ -65,15 +67,10 @@ struct HandoffEndTests {
 
     @Test("a taker that stops early waits, up to its bound, for a producer about to end, and its release")
     func cancelWaitsForTheEnd() throws {
-        let flag = ReleaseFlag()
-        var held: SlowRelease? = SlowRelease(flag)
-        let started = Handoff<[Int]>.start { [held] (handoff: Handoff<[Int]>) in
-            _ = held
+        let (handoff, flag) = try Self.start { handoff in
             _ = handoff.put([1])
             usleep(100_000)  // the rest of the input's parse
         }
-        held = nil
-        let handoff = try #require(started)
         #expect(try handoff.take() == [1])
         handoff.cancel(waiting: 10)
         #expect(flag.isSet, "the taker went on while the producer's thread still held what it had")
@@ -81,17 +78,12 @@ struct HandoffEndTests {
 
     @Test("a producer that does not end within the bound is let go, and ends on its own")
     func cancelLetsABlockedProducerGo() throws {
-        let flag = ReleaseFlag()
         let goOn = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
-        var held: SlowRelease? = SlowRelease(flag)
-        let started = Handoff<[Int]>.start { [held] (handoff: Handoff<[Int]>) in
-            _ = held
+        let (handoff, flag) = try Self.start { handoff in
             _ = handoff.put([1])
             goOn.wait()  // a read from a pipe that stays open
             ended.signal()
         }
-        held = nil
-        let handoff = try #require(started)
         #expect(try handoff.take() == [1])
         let start = DispatchTime.now().uptimeNanoseconds
         handoff.cancel(waiting: 0.3)
