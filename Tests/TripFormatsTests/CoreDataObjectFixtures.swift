@@ -137,7 +137,7 @@ enum LibraryStore {
 extension ObjectRecord {
     /// The references of the relationship named `name` of the entity's relationships in `model`.
     func references(_ name: String, in model: ObjectModel) -> [ObjectReference] {
-        relationships[model.allRelationships(of: entity).firstIndex { $0.name == name }!]
+        relationships[model.allRelationships(of: entity).firstIndex { $0.name == name }!].array
     }
 
     /// The value of the attribute named `name`.

@@ -170,10 +170,10 @@ struct CoreDataSnapshotTests {
         let items = objects.filter { $0.entity == 2 }
         #expect(items.map(\.key) == python["Item"]!.map { Int64($0[0] as! Int) })
         #expect(items.map(\.attributes) == python["Item"]!.map { [.string($0[1] as! String)] })
-        #expect(items.map(\.relationships) == python["Item"]!.map { [refs($0[2], 1)] })
+        #expect(items.map(\.relationships.lists) == python["Item"]!.map { [refs($0[2], 1)] })
         let recipes = objects.filter { $0.entity == 1 }
         #expect(recipes.map(\.attributes) == python["CraftingRecipe"]!.map { [.string($0[1] as! String)] })
-        #expect(recipes.map { $0.relationships[0] } == python["CraftingRecipe"]!.map { refs($0[2], 2) })
+        #expect(recipes.map { $0.relationships[0].array } == python["CraftingRecipe"]!.map { refs($0[2], 2) })
         let component = objects[0]
         let row = python["Component"]![0]
         #expect(component.key == Int64(row[0] as! Int))

@@ -94,12 +94,12 @@ import TripTestSupport
         try Self.compare(path, .json)
     }
 
-    /// Objects naming the same object through a to-one one after another share its list (the decoder's
-    /// `lastToOne`: one buffer, not one each), and each stays its own value: read whole, on one thread
-    /// and through the read-ahead's two, every object has the references its line gives, and a change
-    /// to one object's list leaves the others as read.
-    @Test("objects naming the same parent one after another share its list and each keep their own reference")
-    func sharedToOnes() throws {
+    /// An object's relationships are one buffer of its own (`ObjectRelationships`: the decoder gathers
+    /// its references and copies them once): read whole, on one thread and through the read-ahead's
+    /// two, every object has the references its line gives, its lists lie one after another in one
+    /// buffer, and a change to one object's list leaves the others as read.
+    @Test("an object's relationships are one buffer of its own, and each object keeps its own references")
+    func relationshipsInOneBuffer() throws {
         let model = ObjectModel(entities: [
             EntityDescription("Parent", attributes: [AttributeDescription("name", .string, isOptional: false)],
                               relationships: [RelationshipDescription("children", to: "Child", toMany: true)]),
@@ -126,15 +126,15 @@ import TripTestSupport
                 if case .object(let o) = item, o.entity == 1 { children.append(o) }
             }
             #expect(children.map { "\($0.key): \($0.relationships.map { $0.map(\.key) })" } == expected, "ahead \(ahead)")
-            func storage(_ i: Int, _ r: Int) -> UnsafeRawPointer? {
-                children[i].relationships[r].withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+            func storage(_ i: Int, _ r: Int) -> UnsafePointer<ObjectReference>? {
+                children[i].relationships[r].withUnsafeBufferPointer { $0.baseAddress }
             }
-            // Children 1 and 2 name Parent 1 one after the other through `parent`: one buffer. Child 3
-            // names another; child 2's `other` names Parent 1 too, but through another relationship.
-            #expect(storage(0, 0) != nil && storage(0, 0) == storage(1, 0), "ahead \(ahead)")
-            #expect(storage(1, 0) != storage(2, 0) && storage(1, 0) != storage(1, 1), "ahead \(ahead)")
-            children[0].relationships[0][0].key = 7
-            #expect(children[0].relationships[0][0].key == 7 && children[1].relationships[0] == [ObjectReference(entity: 0, key: 1)])
+            // Child 1's two lists, one after the other in one buffer; child 2's in another.
+            #expect(storage(0, 0) != nil && storage(0, 0).map { $0 + 1 } == storage(0, 1), "ahead \(ahead)")
+            #expect(storage(0, 0) != storage(1, 0), "ahead \(ahead)")
+            children[0].relationships[0] = [ObjectReference(entity: 0, key: 7)]
+            #expect(children[0].relationships == [[ObjectReference(entity: 0, key: 7)], [ObjectReference(entity: 0, key: 2)]])
+            #expect(children[1].relationships[0] == [ObjectReference(entity: 0, key: 1)], "ahead \(ahead)")
         }
         withExtendedLifetime(dir) {}
     }

@@ -53,7 +53,7 @@ enum ObjectGraphSample {
     static var objects: [ObjectRecord] {
         let origin = RecordOrigin(source: "test", record: 0)
         func thing(_ e: Int, _ key: Int64, _ values: [ObjectValue], _ rels: [[ObjectReference]]) -> ObjectRecord {
-            ObjectRecord(entity: e, key: key, attributes: values, relationships: rels, origin: origin)
+            ObjectRecord(entity: e, key: key, attributes: values, relationships: ObjectRelationships(rels), origin: origin)
         }
         let full: [ObjectValue] = [
             .int(-32768), .int(2_147_483_647), .int(Int64.min), .decimal("12.5"), .double(1e-05), .double(0.1),

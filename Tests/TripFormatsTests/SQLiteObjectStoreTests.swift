@@ -146,7 +146,7 @@ struct SQLiteObjectStoreTests {
     static var zooObjects: [ObjectRecord] {
         let r = { (e: Int, k: Int64) in ObjectReference(entity: e, key: k) }
         let o = { (e: Int, k: Int64, a: [ObjectValue], rel: [[ObjectReference]]) in
-            ObjectRecord(entity: e, key: k, attributes: a, relationships: rel, origin: RecordOrigin(source: "list", record: Int(k)))
+            ObjectRecord(entity: e, key: k, attributes: a, relationships: ObjectRelationships(rel), origin: RecordOrigin(source: "list", record: Int(k)))
         }
         return [
             o(1, 1, [.string("Rex"), .bool(true), .double(.nan)], [[r(1, 2), r(1, 3)]]),

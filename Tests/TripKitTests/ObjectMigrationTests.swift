@@ -47,8 +47,9 @@ import Testing
         ObjectRecord(entity: 2, key: key,
                      attributes: [.string(title), pages.map(ObjectValue.string) ?? .null, isbn.map(ObjectValue.string) ?? .null,
                                   .string("a blurb"), rating.map(ObjectValue.int) ?? .null, edition.map(ObjectValue.int) ?? .null],
-                     relationships: [author.map { [ObjectReference(entity: 1, key: $0)] } ?? [], sequels.map { ObjectReference(entity: 2, key: $0) },
-                                     shelf.map { [ObjectReference(entity: 0, key: $0)] } ?? []],
+                     relationships: ObjectRelationships([author.map { [ObjectReference(entity: 1, key: $0)] } ?? [],
+                                                         sequels.map { ObjectReference(entity: 2, key: $0) },
+                                                         shelf.map { [ObjectReference(entity: 0, key: $0)] } ?? []]),
                      origin: origin(Int(key) + 10))
     }
 
@@ -276,7 +277,7 @@ import Testing
     /// (entity, key), at line `n`.
     static func albumObject(_ entity: Int, _ key: Int64, _ text: String, _ references: (Int, Int64)..., at n: Int) -> ObjectRecord {
         ObjectRecord(entity: entity, key: key, attributes: [.string(text)],
-                     relationships: references.map { [ObjectReference(entity: $0.0, key: $0.1)] }, origin: origin(n))
+                     relationships: ObjectRelationships(references.map { [ObjectReference(entity: $0.0, key: $0.1)] }), origin: origin(n))
     }
 
     struct AlbumReader: ObjectRecordReader {

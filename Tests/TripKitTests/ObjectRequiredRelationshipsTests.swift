@@ -19,7 +19,8 @@ import TripKit
     }
 
     static func object(_ entity: Int, _ key: Int64, _ refs: [[ObjectReference]]) -> ObjectReadItem {
-        .object(ObjectRecord(entity: entity, key: key, attributes: [], relationships: refs, origin: RecordOrigin(source: "s", record: Int(key))))
+        .object(ObjectRecord(entity: entity, key: key, attributes: [], relationships: ObjectRelationships(refs),
+                             origin: RecordOrigin(source: "s", record: Int(key))))
     }
 
     static func ref(_ entity: Int, _ key: Int64) -> ObjectReference { ObjectReference(entity: entity, key: key) }

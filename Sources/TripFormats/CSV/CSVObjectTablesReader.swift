@@ -338,13 +338,14 @@ struct CSVObjectTablesReader: RewindingObjectReader {
         }
         guard resolving else {
             let named = layout.names.hasKey(e) ? key != nil : uniqueValue != nil
-            return named ? .object(ObjectRecord(entity: e, key: 0, attributes: attributes, relationships: relationships, origin: origin))
+            return named ? .object(ObjectRecord(entity: e, key: 0, attributes: attributes, relationships: ObjectRelationships(relationships), origin: origin))
                 : reject("no name")
         }
         // The object's own name must be the one the first pass gave it (not a repeat of an earlier one).
         let found = try own(e, key: key, value: uniqueValue, ordinal: ordinal)
         if let found, found.repeated {
-            return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
+            return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes,
+                                        relationships: ObjectRelationships(relationships), origin: origin))
         }
         guard let found else {
             if !layout.names.hasKey(e) && uniqueValue == nil, let slot = layout.names.uniqueSlot[e] {
@@ -355,7 +356,8 @@ struct CSVObjectTablesReader: RewindingObjectReader {
         }
         for (j, slot) in joinsHere { relationships[slot] = try index.keys.references(j, found.reference) ?? [] }
         for (n, slot) in inversesHere { relationships[slot] = try index.keys.references(layout.joins.count + n, found.reference) ?? [] }
-        return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes, relationships: relationships, origin: origin))
+        return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: attributes,
+                                    relationships: ObjectRelationships(relationships), origin: origin))
     }
 }
 

@@ -297,7 +297,7 @@ final class CoreDataEntityCursor {
     /// `spent` where it is an object (emptied, their room kept: `CoreDataObjectReader.next(reusing:)`).
     func item(key: Int64, record: Int, reusing spent: inout ObjectReadItem?) throws -> ObjectReadItem {
         var values: [ObjectValue] = []
-        var references: [[ObjectReference]] = []
+        var references = ObjectRelationships()
         if case .object(var old)? = spent {
             // The only holder once `spent` lets go: the arrays are reused, not copied.
             spent = nil
@@ -334,12 +334,11 @@ final class CoreDataEntityCursor {
         "\(plan.table) row Z_PK \(key): column \(plan.attributeColumnNames[n]!) (\(plan.attributes[n].name)): \(why.text)"
     }
 
-    /// Each relationship's references of the current row (key `key`) into `references`: each list emptied
-    /// in place (its room kept), or made where they were another entity's.
-    func readReferences(_ key: Int64, into references: inout [[ObjectReference]]) throws {
-        if references.count != toOneColumns.count { references = Array(repeating: [], count: toOneColumns.count) }
+    /// Each relationship's references of the current row (key `key`) into `references`, emptied first
+    /// (its buffer's room kept) and filled in order.
+    func readReferences(_ key: Int64, into references: inout ObjectRelationships) throws {
+        references.reset(count: toOneColumns.count)
         for n in toOneColumns.indices {
-            references[n].removeAll(keepingCapacity: true)
             let first = toOneColumns[n]
             if first >= 0 {
                 let storage = rows.storage(first)
@@ -349,7 +348,7 @@ final class CoreDataEntityCursor {
                 if p >= 0, isProbing, storage != .integer || !probedKeys[p].contains(target) { try runChecks() }
                 let only = onlyNumber[n]
                 let found = only != Int64.min ? only : rows.isNull(first + 1) ? nil : rows.int64(first + 2)
-                references[n].append(try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))"))
+                references.append(try reference(found, target, n, place: "\(plan.table) row Z_PK \(key): column \(toOneColumn(n))"), to: n)
             } else {
                 let list = lists[n]!
                 while list.hasRow, list.owner < key {
@@ -360,7 +359,7 @@ final class CoreDataEntityCursor {
                     let s = list.statement
                     let target = s.int64(1)
                     let found = s.isNull(2) ? nil : s.int64(3)
-                    references[n].append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"))
+                    references.append(try reference(found, target, n, place: "\(list.table) row of owner Z_PK \(key): column \(list.column)"), to: n)
                     try list.advance()
                 }
             }

@@ -56,16 +56,15 @@ struct ObjectGraphDecoder {
 
     /// Whether references are looked up (false: the first pass's check of an object's own members).
     let resolvesReferences: Bool
-    /// The elements of the list being decoded (`list`, `listItem`, `endList`).
-    private var listed: [ObjectReference] = []
-    /// Per entity, where its relationships start in `lastToOne`; per relationship of every entity,
-    /// the to-one list `scalar` made last. An object naming the same object as the one before it
-    /// through the same to-one (an export's children come after one another, each naming its parent)
-    /// shares that list rather than allocating its own: one list held per relationship. The decoder
-    /// never changes a list it gave; a stage that changes a shared one copies it first, as for any
-    /// array, so an object's to-one list is its own in value, not always in storage.
-    private let toOneBase: [Int]
-    private var lastToOne: [[ObjectReference]]
+    /// The references of the object being built (`begin` … `finish`), in the order its members come:
+    /// a to-one's one, a list's elements. `finish` copies them, relationship by relationship, into
+    /// the object's one buffer (`ObjectRelationships`); these two keep their room from object to object.
+    private var scratch: [ObjectReference] = []
+    /// Per relationship of the object being built, where its references start and end in `scratch`
+    /// (two numbers each; equal when it has none).
+    private var spans: [Int] = []
+    /// Where the list being decoded starts in `scratch` (`list`, `listItem`, `endList`).
+    private var listStart = 0
 
     /// A decoder for the second pass, with what the first learnt in `index` (its numbering
     /// restarted); or, `resolvesReferences` false, the first pass's checker.
@@ -79,8 +78,6 @@ struct ObjectGraphDecoder {
         kinds = index.attributes.map { $0.map(\.kind) }
         optional = index.attributes.map { $0.map(\.isOptional) }
         toMany = relationships.map { $0.map(\.isToMany) }
-        toOneBase = relationships.reduce(into: [0]) { $0.append($0.last! + $1.count) }
-        lastToOne = Array(repeating: [], count: toOneBase.last!)
         self.relationships = relationships
         destinations = relationships.map { $0.map { model.entityIndex($0.destination) ?? -1 } }
         let members = model.entities.indices.map { index.attributes[$0].map(\.name) + relationships[$0].map(\.name) }
@@ -109,7 +106,8 @@ struct ObjectGraphDecoder {
         let attributes = index.attributes[entity]
         let names = members[entity]
         let attributeCount = attributes.count
-        var (values, related) = emptyArrays(entity)
+        var values = emptyValues(entity)
+        var related = [[ObjectReference]](repeating: [], count: relationshipCount(entity))
         var given = GivenMembers()
         var key: Int64? = index.slots[entity] != nil ? ordinal : nil
         var hint = membersDistinct[entity] ? 0 : Int.max
@@ -181,21 +179,21 @@ struct ObjectGraphDecoder {
         }
         guard let key else { return reject("\(name) needs \"@key\", the number other objects refer to it by", nil) }
         if let reason = try complete(entity, key: key, &values, given) { return reject(reason, nil) }
-        return .object(ObjectRecord(entity: entity, key: key, attributes: values, relationships: related, origin: origin))
+        return .object(ObjectRecord(entity: entity, key: key, attributes: values, relationships: ObjectRelationships(related), origin: origin))
     }
 
-    /// An object of `entity`'s values (all null) and relationships (all empty), to be filled.
-    private func emptyArrays(_ entity: Int) -> ([ObjectValue], [[ObjectReference]]) {
-        let attributeCount = index.attributes[entity].count, relationshipCount = members[entity].count - attributeCount
+    /// An object of `entity`'s values, all null, to be filled.
+    private func emptyValues(_ entity: Int) -> [ObjectValue] {
+        let attributeCount = index.attributes[entity].count
         // Appended rather than `Array(repeating:count:)`, whose buffer is made through the generic runtime.
         var values: [ObjectValue] = []
         values.reserveCapacity(attributeCount)
         for _ in 0..<attributeCount { values.append(.null) }
-        var related: [[ObjectReference]] = []
-        related.reserveCapacity(relationshipCount)
-        for _ in 0..<relationshipCount { related.append([]) }
-        return (values, related)
+        return values
     }
+
+    /// The number of relationships of `entity`.
+    private func relationshipCount(_ entity: Int) -> Int { members[entity].count - index.attributes[entity].count }
 
     /// The attributes not `given` filled with their defaults, and the unique value checked: why the
     /// object of `entity` keyed `key` is refused, nil when it is not.
@@ -221,7 +219,6 @@ struct ObjectGraphDecoder {
     struct Building {
         var entity: Int
         var values: [ObjectValue]
-        var related: [[ObjectReference]]
         var given = GivenMembers()
         var key: Int64?
         var origin: RecordOrigin
@@ -232,9 +229,11 @@ struct ObjectGraphDecoder {
     /// makes `scalar`, `listItem` or `finish` give false or nil, and the parser then gives the
     /// object's members to `decode` (which says why); nothing is noted until `finish` takes it.
     mutating func begin(_ entity: Int, origin: RecordOrigin) -> Building {
-        let (values, related) = emptyArrays(entity)
+        scratch.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+        for _ in 0..<(2 * relationshipCount(entity)) { spans.append(0) }
         lookup.begin(entity)
-        return Building(entity: entity, values: values, related: related,
+        return Building(entity: entity, values: emptyValues(entity),
                         key: index.slots[entity] != nil ? index.peekOrdinal(entity) : nil, origin: origin)
     }
 
@@ -266,51 +265,47 @@ struct ObjectGraphDecoder {
             guard !toMany[entity][r] else { return false }
             if case .null = raw { return true }
             guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[entity][r]) else { return false }
-            let last = toOneBase[entity] + r
-            if lastToOne[last].first != reference { lastToOne[last] = [reference] }
-            object.related[r] = lastToOne[last]
+            spans[2 * r] = scratch.count
+            scratch.append(reference)
+            spans[2 * r + 1] = scratch.count
             return true
         }
     }
 
     /// Starts an array as `member`'s value: the position of its to-many relationship, nil where
-    /// `decode` refuses it. Its elements (`listItem`) are gathered in `listed`, and made the relationship's
-    /// array at its end (`endList`): one allocation a list, rather than one each time an array grows.
+    /// `decode` refuses it. Its elements (`listItem`) are gathered in `scratch`, and `endList` notes
+    /// where they are.
     mutating func list(_ member: ObjectGraphCheck.Member, _ object: inout Building) -> Int? {
         guard case .at(let m) = member, object.given.insert(m) else { return nil }
         let r = m - kinds[object.entity].count
         guard r >= 0, toMany[object.entity][r] else { return nil }
-        listed.removeAll(keepingCapacity: true)
+        listStart = scratch.count
         return r
     }
 
     /// Takes an element of the array of relationship `r`: false where it names no object.
     mutating func listItem(_ r: Int, _ raw: GraphRawScalar, _ object: inout Building) throws -> Bool {
         guard case .success(let reference) = try resolve(raw.scalar, destination: destinations[object.entity][r]) else { return false }
-        listed.append(reference)
+        scratch.append(reference)
         return true
     }
 
     /// Ends the array of relationship `r`: its elements are the relationship's.
-    func endList(_ r: Int, _ object: inout Building) {
-        guard !listed.isEmpty else { return }
-        // A new array of its count (`Array(listed)` would share `listed`'s buffer and its capacity).
-        object.related[r] = listed.withUnsafeBufferPointer { from in
-            [ObjectReference](unsafeUninitializedCapacity: from.count) { to, count in
-                _ = to.initialize(from: from)
-                count = from.count
-            }
-        }
+    mutating func endList(_ r: Int, _ object: inout Building) {
+        spans[2 * r] = listStart
+        spans[2 * r + 1] = scratch.count
     }
 
     /// The object built, its number taken; nil where `decode` refuses it.
     mutating func finish(_ object: inout Building) throws -> ObjectReadItem? {
         guard let key = object.key, try complete(object.entity, key: key, &object.values, object.given) == nil else { return nil }
         _ = index.nextOrdinal(object.entity)
-        // Moved out of `object`, not copied (a retain now and a release when it ends, per array).
-        var values: [ObjectValue] = [], related: [[ObjectReference]] = []
+        // Moved out of `object`, not copied (a retain now and a release when it ends).
+        var values: [ObjectValue] = []
         swap(&values, &object.values)
-        swap(&related, &object.related)
+        let related = scratch.withUnsafeBufferPointer { references in
+            spans.withUnsafeBufferPointer { spans in ObjectRelationships(references: references, spans: spans) }
+        }
         return .object(ObjectRecord(entity: object.entity, key: key, attributes: values, relationships: related, origin: object.origin))
     }
 

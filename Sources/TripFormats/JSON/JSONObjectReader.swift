@@ -123,9 +123,12 @@ struct JSONGraphParser: GraphParsing {
     /// where its entity is known before them (in a JSON document; in JSON Lines when its first member
     /// is `"@entity"`, as tripconv and most writers put it), else what `next()` gives.
     mutating func nextIndexed(_ check: inout ObjectGraphCheck) throws -> GraphIndexItem? {
-        var some: ObjectGraphCheck? = check
-        defer { if let some { check = some } }
-        return try nextItem(&some)
+        // Moved in and out, not copied: a copy per object retained the checker's tables and identity.
+        var some: ObjectGraphCheck? = consume check
+        let item: Result<GraphIndexItem?, any Error>
+        do { item = .success(try nextItem(&some)) } catch { item = .failure(error) }
+        check = some.take()!
+        return try item.get()
     }
 
     /// An objects' pass: a JSON Lines object whose first member is `"@entity"` decoded as it is parsed

@@ -137,9 +137,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         object.attributes.withUnsafeBufferPointer { values in
             Self.lay(object.entity, key: object.key, shapes, isLines: isLines, into: &record) { n, out in Self.append(values[n], to: &out) }
         }
-        try object.relationships.withUnsafeBufferPointer { relationships in
-            try appendRelationships(relationships, shape, from: shape.firstMember + (shape.writesKey ? 1 : 0) + shape.slotCount, shapes, naming)
-        }
+        try appendRelationships(object.relationships, shape, from: shape.firstMember + (shape.writesKey ? 1 : 0) + shape.slotCount, shapes, naming)
         record.append(0x7D)
     }
 
@@ -181,7 +179,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     /// Writes the object `encodeRow` laid out, of `entity` keyed `key`, with `relationships` (per
     /// relationship of the entity, its references), as `write` writes an object; its unique value
     /// `name` is noted where something refers to its entity by value. Only after `takesRows(of:)`.
-    mutating func writeRow(_ entity: Int, key: Int64, relationships: [[ObjectReference]], name: ObjectValue) throws {
+    mutating func writeRow(_ entity: Int, key: Int64, relationships: ObjectRelationships, name: ObjectValue) throws {
         guard let order, let shapes else { throw TripError.usage("JSONObjectWriter.writeRow before begin") }
         // The objects waiting whose names are now all known go first, as `write` gives them before the next object.
         guard try order.passesStraight(entity, { try put($0, shapes, order.naming) }) else {
@@ -192,9 +190,7 @@ public struct JSONObjectWriter: ObjectRecordWriter {
         let shape = shapes.entities[entity]
         frame(entity)
         record.append(row.bytes)
-        try relationships.withUnsafeBufferPointer { relationships in
-            try appendRelationships(relationships, shape, from: shape.firstMember + (shape.writesKey ? 1 : 0) + shape.slotCount, shapes, order.naming)
-        }
+        try appendRelationships(relationships, shape, from: shape.firstMember + (shape.writesKey ? 1 : 0) + shape.slotCount, shapes, order.naming)
         record.append(0x7D)
         if isLines { record.append(0x0A) }
         try output.write(record.bytes)
@@ -205,14 +201,14 @@ public struct JSONObjectWriter: ObjectRecordWriter {
     func notedSlot(of entity: Int) -> Int? { order?.naming.notedSlot(of: entity) }
 
     /// The relationships' members of an object of `shape` (the first `m`), and the object's closing brace.
-    private mutating func appendRelationships(_ relationships: UnsafeBufferPointer<[ObjectReference]>, _ shape: JSONObjectShapes.Entity,
+    private mutating func appendRelationships(_ relationships: ObjectRelationships, _ shape: JSONObjectShapes.Entity,
                                               from first: Int, _ shapes: JSONObjectShapes, _ naming: ObjectNaming) throws {
         var m = first
         for r in 0..<shape.relationshipCount {
             if isLines || m > shape.firstMember { record.append(0x2C, 0x20) }
             record.append(shapes.text(shapes.spans[m])); m += 1
             let flags = shapes.ints[shape.firstRelationship + r], byValue = flags & 2 != 0
-            try relationships[r].withUnsafeBufferPointer { references in
+            try relationships.withList(r) { references in
                 if flags & 1 != 0 {
                     record.append(0x5B)
                     for i in references.indices {

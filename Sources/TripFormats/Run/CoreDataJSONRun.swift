@@ -30,7 +30,7 @@ enum CoreDataJSONRun {
             for (n, _) in required[e] { flags[n] = true }
             return flags
         }
-        var references: [[ObjectReference]] = []
+        var references = ObjectRelationships()
         var entity = -1, straight = false
         var named: Int?
         do {

@@ -95,7 +95,7 @@ final class ObjectReadAhead: ObjectRecordReader {
                 // What a moved item leaves in its place: empty arrays, nothing to release.
                 let slot = items.baseAddress! + i
                 let item = slot.move()
-                slot.initialize(to: .object(ObjectRecord(entity: -1, key: 0, attributes: [], relationships: [],
+                slot.initialize(to: .object(ObjectRecord(entity: -1, key: 0, attributes: [], relationships: ObjectRelationships(),
                                                          origin: RecordOrigin(source: "", record: 0))))
                 return item
             }

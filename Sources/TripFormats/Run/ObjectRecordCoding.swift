@@ -60,11 +60,13 @@ enum ObjectRecordCoding {
                 default: attributes.append(.url(String(decoding: try text(), as: UTF8.self)))
                 }
             }
-            var relationships: [[ObjectReference]] = []
-            for _ in 0..<Int(try take()) {
-                var refs: [ObjectReference] = []
-                for _ in 0..<Int(try take()) { refs.append(ObjectReference(entity: Int(try take()), key: Int64(bitPattern: try take()))) }
-                relationships.append(refs)
+            var relationships = ObjectRelationships()
+            let lists = Int(try take())
+            relationships.reset(count: lists)
+            for r in 0..<lists {
+                for _ in 0..<Int(try take()) {
+                    relationships.append(ObjectReference(entity: Int(try take()), key: Int64(bitPattern: try take())), to: r)
+                }
             }
             let source = String(decoding: try text(), as: UTF8.self)
             let record = Int(try take()), line = Int64(bitPattern: try take()), column = Int64(bitPattern: try take())

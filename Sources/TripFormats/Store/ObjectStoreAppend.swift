@@ -235,9 +235,7 @@ private struct AppendingReader: ObjectRecordReader {
         }
         var out = object
         out.key = try move(object.key)
-        for r in out.relationships.indices {
-            for i in out.relationships[r].indices { out.relationships[r][i].key = try move(out.relationships[r][i].key) }
-        }
+        _ = try out.relationships.updateReferences { ObjectReference(entity: $0.entity, key: try move($0.key)) }
         return out
     }
 

@@ -58,22 +58,18 @@ final class ObjectStoreEntityCursor<Rows: ObjectStoreRows> {
             values.append(rows.isNull(n) ? .null : try rows.value(n, kind))
             n += 1
         }
-        var references: [[ObjectReference]] = []
-        references.reserveCapacity(toOnes.count)
+        var references = ObjectRelationships()
+        references.reset(count: toOnes.count)
         for slot in toOnes.indices {
             if toOnes[slot] {
-                references.append(rows.isNull(n) ? [] : [reference(rows, n, fallback: destinations[slot])])
+                if !rows.isNull(n) { references.append(reference(rows, n, fallback: destinations[slot]), to: slot) }
                 n += 2
             } else if let list = lists[slot] {
                 while list.hasRow, list.owner < key { try list.advance() }
-                var out: [ObjectReference] = []
                 while list.hasRow, list.owner == key {
-                    out.append(reference(list.statement, 1, fallback: destinations[slot]))
+                    references.append(reference(list.statement, 1, fallback: destinations[slot]), to: slot)
                     try list.advance()
                 }
-                references.append(out)
-            } else {
-                references.append([])
             }
         }
         return ObjectRecord(entity: entity, key: key, attributes: values, relationships: references,

@@ -119,7 +119,7 @@ struct XMLObjectReader: RewindingObjectReader {
         let found: (reference: ObjectReference, ordinal: Int)?
         if !resolving {
             guard names.uniqueSlot[e] != nil || element.key.flatMap({ Int64($0) }) != nil else { return reject("no key") }
-            return .object(ObjectRecord(entity: e, key: 0, attributes: values, relationships: refs, origin: origin))
+            return .object(ObjectRecord(entity: e, key: 0, attributes: values, relationships: ObjectRelationships(refs), origin: origin))
         }
         if let slot = names.uniqueSlot[e] {
             guard let text = ObjectValueText.text(values[slot]) else { return reject("<\(attributes[slot].name)>: no value to refer to the \(entity.name) by") }
@@ -131,10 +131,10 @@ struct XMLObjectReader: RewindingObjectReader {
             found = try index.resolve(key, destination: e)
         }
         if let found, found.ordinal != ordinal, let own = try index.repeated(e, ordinal: ordinal) {
-            return .object(ObjectRecord(entity: e, key: own.key, attributes: values, relationships: refs, origin: origin))
+            return .object(ObjectRecord(entity: e, key: own.key, attributes: values, relationships: ObjectRelationships(refs), origin: origin))
         }
         guard let found, found.ordinal == ordinal else { return reject("the same name as an earlier \(entity.name)") }
-        return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: values, relationships: refs, origin: origin))
+        return .object(ObjectRecord(entity: e, key: found.reference.key, attributes: values, relationships: ObjectRelationships(refs), origin: origin))
     }
 }
 

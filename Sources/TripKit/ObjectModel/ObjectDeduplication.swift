@@ -221,9 +221,9 @@ public final class ObjectDeduplicator {
             if bothSides, let kept = try returned(object.relationships[r], through: r, of: object.reference) {
                 // Under first and last they name objects not written; under merge, one written that does not name this one back.
                 if resolver.outcome != .mergeIncomingIntoKept { counts.referencesRemoved += object.relationships[r].count - kept.count }
-                object.relationships[r] = kept
+                object.relationships.replace(r, with: kept)
             }
-            if let list = try survivors(object.relationships[r]) { object.relationships[r] = list }
+            if let list = try survivors(object.relationships[r]) { object.relationships.replace(r, with: list) }
         }
         return nil
     }
@@ -259,7 +259,7 @@ public final class ObjectDeduplicator {
     /// relationship with an inverse to a dropped duplicate whose survivor does not name `me`. Under
     /// merge: one to a duplicate or survivor through a relationship whose inverse is a to-one, when
     /// the to-one the merge keeps is not `me`.
-    private func returned(_ references: [ObjectReference], through r: Int, of me: ObjectReference) throws -> [ObjectReference]? {
+    private func returned(_ references: ObjectReferenceList, through r: Int, of me: ObjectReference) throws -> [ObjectReference]? {
         guard bothSides, me.entity >= 0, me.entity < hasInverse.count, r < hasInverse[me.entity].count else { return nil }
         // The to-one the merge keeps, under merge; no closure made per call (it would be allocated).
         var toOne = -1
@@ -308,7 +308,7 @@ public final class ObjectDeduplicator {
 
     /// `references` each pointed at its survivor, each once (its first place); nil when that is
     /// `references` as they are (no duplicate named, none twice), which then need no copy.
-    private func survivors(_ references: [ObjectReference]) throws -> [ObjectReference]? {
+    private func survivors(_ references: ObjectReferenceList) throws -> [ObjectReference]? {
         func survivor(_ reference: ObjectReference) throws -> ObjectReference {
             guard isDeduplicated(reference.entity) else { return reference }
             return try state.duplicate(reference).map { try state.survivor(ofGroup: $0) } ?? reference
@@ -350,7 +350,9 @@ public final class ObjectDeduplicator {
         }
         for r in later.relationships.indices where r < out.relationships.count && !later.relationships[r].isEmpty {
             if r < relationships.count, relationships[r].isToMany {
-                for reference in later.relationships[r] where !out.relationships[r].contains(reference) { out.relationships[r].append(reference) }
+                var list = out.relationships[r].array
+                for reference in later.relationships[r] where !list.contains(reference) { list.append(reference) }
+                out.relationships.replace(r, with: list)
             } else {
                 out.relationships[r] = later.relationships[r]
             }

@@ -321,31 +321,20 @@ final class ObjectStageMap: Sendable {
         }
         if !(map.keepsRelationships && object.relationships.count == map.relationships.count) {
             if map.mapsRelationshipsInPlace && object.relationships.count == map.sourceRelationships {
-                let kept = map.relationships.count
-                while object.relationships.count > kept { object.relationships.removeLast() }
-                while object.relationships.count < kept { object.relationships.append([]) }
+                object.relationships.resize(to: map.relationships.count)
             } else {
                 let source = object.relationships
-                object.relationships = map.relationships.map { slot in slot.flatMap { $0 < source.count ? source[$0] : nil } ?? [] }
+                object.relationships = ObjectRelationships(map.relationships.map { slot in
+                    slot.flatMap { $0 < source.count ? source[$0] : nil } ?? ObjectReferenceList()
+                })
             }
         }
-        for r in object.relationships.indices {
-            // The list as it is where every object it names keeps its entity's place; else changed where it is.
-            if object.relationships[r].allSatisfy({ $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) { continue }
-            var list: [ObjectReference] = []
-            swap(&list, &object.relationships[r])
-            var kept = 0
-            for i in list.indices {
-                let reference = list[i]
-                if reference.entity >= 0, reference.entity < entities.count, let to = entities[reference.entity] {
-                    list[kept] = ObjectReference(entity: to.target, key: reference.key)
-                    kept += 1
-                } else {
-                    counts.referencesRemoved += 1
-                }
+        // The buffer as it is where every object it names keeps its entity's place; else changed where it is.
+        if !object.relationships.allReferences(satisfy: { $0.entity >= 0 && $0.entity < keepsPlace.count && keepsPlace[$0.entity] }) {
+            counts.referencesRemoved += object.relationships.updateReferences { reference in
+                guard reference.entity >= 0, reference.entity < entities.count, let to = entities[reference.entity] else { return nil }
+                return ObjectReference(entity: to.target, key: reference.key)
             }
-            while kept < list.count { list.removeLast() }
-            swap(&list, &object.relationships[r])
         }
         object.entity = map.target
         return nil

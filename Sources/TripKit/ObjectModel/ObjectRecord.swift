@@ -109,11 +109,11 @@ public struct ObjectRecord: Sendable, Hashable {
     public var entity: Int
     public var key: Int64
     public var attributes: [ObjectValue]
-    public var relationships: [[ObjectReference]]
+    public var relationships: ObjectRelationships
     public var origin: RecordOrigin
 
     /// An object of the entity at `entity` with key `key`.
-    public init(entity: Int, key: Int64, attributes: [ObjectValue], relationships: [[ObjectReference]], origin: RecordOrigin) {
+    public init(entity: Int, key: Int64, attributes: [ObjectValue], relationships: ObjectRelationships, origin: RecordOrigin) {
         self.entity = entity; self.key = key; self.attributes = attributes
         self.relationships = relationships; self.origin = origin
     }

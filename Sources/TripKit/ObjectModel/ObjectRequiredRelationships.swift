@@ -154,7 +154,7 @@ extension ObjectRecord {
                     kept?.append(reference)
                 }
             }
-            if let kept { relationships[r] = kept }
+            if let kept { relationships.replace(r, with: kept) }
         }
     }
 }
