@@ -50,6 +50,7 @@ struct TripConv: ParsableCommand {
             print(configuration.version)
             return
         }
+        Allocator.tune()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -133,6 +133,36 @@ struct DeduplicationSpillTests {
         #expect(spilling.spilled)
     }
 
+    /// A deduplication of one attribute asks with its value alone (`group(_:one:orAdd:origin:)`, no
+    /// array per object), after room was made for the groups to come (`expect`): the same groups,
+    /// numbered alike, as the tuple of that value, in memory, spilling, and after the spill.
+    @Test("one value's group found or added, with room made first: as the tuple of that value, in memory and spilled")
+    func oneValueGroupOrAdd() throws {
+        let objects = Self.objects(6000)
+        let spilling = SpillingDeduplicationState(deduplications: 1, budget: SpillBudget(limit: 1 << 20, directory: NSTemporaryDirectory()))
+        for state in [InMemoryDeduplicationState(deduplications: 1), spilling] as [any ObjectDeduplicationState] {
+            state.expect(0, objects: objects.count)
+            state.expect(7, objects: 10)
+            var expected: [[ObjectValue]: Int] = [:]
+            var first: [ObjectRecord] = []
+            for o in objects {
+                let value = o.attributes[0]
+                #expect(try state.group(0, one: value, orAdd: o.reference, origin: o.origin) == expected[[value]], "\(o.origin)")
+                if expected[[value]] == nil {
+                    expected[[value]] = first.count
+                    first.append(o)
+                }
+            }
+            #expect(first.count > 1000 && first.count < objects.count)
+            for (g, o) in first.enumerated() {
+                let group = try state.group(at: g)
+                let found = try state.group(0, [o.attributes[0]])
+                #expect(group.survivor == o.reference && group.values == [o.attributes[0]] && found == g)
+            }
+        }
+        #expect(spilling.spilled)
+    }
+
     /// Under `first` and `last`, when both sides are written (`cascades`), pass 1 notes per object its
     /// owners and the deduplicated objects that name it (`OwnershipList`): in the state, under the
     /// budget. Recipes (unique by name) own their ingredients (cascade) and name a chef, in an order

@@ -126,6 +126,8 @@ import TripTestSupport
                 if case .object(let o) = item, o.entity == 1 { children.append(o) }
             }
             #expect(children.map { "\($0.key): \($0.relationships.map { $0.map(\.key) })" } == expected, "ahead \(ahead)")
+            // What the index's pass counted, per entity, said before the first object and after.
+            #expect(source.expectedObjects == [2, 5], "ahead \(ahead)")
             func storage(_ i: Int, _ r: Int) -> UnsafePointer<ObjectReference>? {
                 children[i].relationships[r].withUnsafeBufferPointer { $0.baseAddress }
             }

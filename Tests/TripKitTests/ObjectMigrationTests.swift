@@ -173,6 +173,16 @@ import Testing
         mutating func finish() throws {}
     }
 
+    /// A reader's count of objects per source entity (`ObjectRecordReader.expectedObjects`), carried
+    /// to the model before each stage, where a deduplication sizes its tables: a renamed entity keeps
+    /// its count, a removed one's go nowhere.
+    @Test func objectCountsCarriedThroughTheStages() throws {
+        let migration = try ObjectMigration(plan: Self.plan, from: "1.0.0")
+        #expect(migration.objectCounts(before: 0, from: [3, 5, 7]) == [3, 5, 7])
+        // Shelf removed, Author become Writer (first), Book second.
+        #expect(migration.objectCounts(before: 1, from: [3, 5, 7]) == [5, 7])
+    }
+
     /// The first pass takes an object through the steps that may note it, no further
     /// (`firstPassSteps`): a Book through stage 0's map (deduplicated before it, its pages may not
     /// convert there), and through a second stage's map too where that may set it aside. Taken so

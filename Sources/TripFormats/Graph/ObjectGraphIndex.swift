@@ -41,6 +41,9 @@ struct ObjectGraphIndex {
         return Int64(ordinals[roots[entity]])
     }
 
+    /// How many objects of `entity`'s family were numbered (after the index's pass: how many the input holds).
+    func objectCount(of entity: Int) -> Int { ordinals[roots[entity]] }
+
     /// The key `nextOrdinal(entity)` will give, without taking it.
     func peekOrdinal(_ entity: Int) -> Int64 { Int64(ordinals[roots[entity]] + 1) }
 

@@ -129,6 +129,10 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         plan = (current, remaining)
     }
 
+    /// Per entity, at most how many objects of it the passes give: its family's count in the index
+    /// (`ObjectRecordReader.expectedObjects`).
+    var expectedObjects: [Int] { index.model.entities.indices.map { index.objectCount(of: $0) } }
+
     /// The entities the index's pass met, and whether in the model's order.
     private struct EntityOrder {
         var present = Set<Int>()

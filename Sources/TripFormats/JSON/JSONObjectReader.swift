@@ -52,6 +52,9 @@ public struct JSONObjectReader: ObjectRecordReader, ReopenableObjectReader {
     /// The next object or rejection, entity by entity in the model's order; nil at the end.
     public mutating func next() throws -> ObjectReadItem? { try passes.next() }
 
+    /// Per entity, at most how many objects of it the input holds, as the index's pass counted them.
+    public var expectedObjects: [Int]? { passes.expectedObjects }
+
     /// A reader of the same input from its start, with the index this one's first pass made (the
     /// input is then parsed once more, not twice): the second read of a plan's run. The input is
     /// taken to be as it was (a file changed between the two reads is read with the first's index).

@@ -13,13 +13,14 @@ import TripThreads
 /// ```
 final class ObjectReadAhead: ObjectRecordReader {
     let model: ObjectModel
+    /// The reader's, as it said before its thread started.
+    private(set) var expectedObjects: [Int]?
     private let handoff: Handoff<[ObjectReadItem]>
     /// The batch being taken, and how many of its items were taken. A store's items are copied out,
     /// and the batch goes back whole for the reading thread to make the next objects in their arrays.
     /// Any other reader's items are moved out (a placeholder left in their place): the taker then
-    /// owns each object's arrays alone (but a to-one list the JSON decoder shares with the object
-    /// before, `ObjectGraphDecoder.lastToOne`, which a change copies first), so a stage or a
-    /// resolution changes them where they are rather than copying them, and drops them when written
+    /// owns each object's arrays alone, so a stage or a resolution changes them where they are rather
+    /// than copying them, and drops them when written
     /// (docs/DESIGN-NOTES.md, "Objects moved out of the read-ahead"). The spent batch is given back
     /// with no reference kept here, so that the reading thread fills its buffer again.
     @exclusivity(unchecked) private var batch: [ObjectReadItem] = []
@@ -38,7 +39,7 @@ final class ObjectReadAhead: ObjectRecordReader {
 
     /// `reader` read ahead on a thread of its own; `reader` itself where no thread can be started.
     static func reading(_ reader: any ObjectRecordReader, batchSize: Int = 256, window: Int = 4) -> any ObjectRecordReader {
-        let model = reader.model
+        let model = reader.model, expected = reader.expectedObjects
         // A store's items are copied out, for its reader to make the next objects in their arrays; others' moved.
         let moves = !(reader is CoreDataObjectReader)
         let source = Source(reader)
@@ -83,7 +84,9 @@ final class ObjectReadAhead: ObjectRecordReader {
             }
         }
         guard let started else { return source.reader! }
-        return ObjectReadAhead(model: model, handoff: started, moves: moves)
+        let ahead = ObjectReadAhead(model: model, handoff: started, moves: moves)
+        ahead.expectedObjects = expected
+        return ahead
     }
 
     func next() throws -> ObjectReadItem? {

@@ -64,6 +64,24 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
         return g
     }
 
+    /// The memory state's room for `objects` groups, made at once and counted in the budget only as
+    /// the groups come: so no more than an eighth of the run's share holds at 192 bytes a group (the
+    /// room is 125 to 165: a slot of 80 bytes and a dictionary entry of 32 at a load of 3/8 to 3/4);
+    /// none once spilled.
+    package func expect(_ deduplication: Int, objects: Int) {
+        guard table == nil else { return }
+        memory.expect(deduplication, objects: min(objects, budget.tripBytes / 8 / 192))
+    }
+
+    package func group(_ deduplication: Int, one value: ObjectValue, orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
+        if let table { return try table.group(deduplication, [value], orAdd: survivor, origin: origin) }
+        guard let g = memory.group(deduplication, one: value, orAdd: survivor, origin: origin) else {
+            try account()
+            return nil
+        }
+        return g
+    }
+
     package func group(at index: Int) throws -> ObjectDeduplicationGroup {
         if let table { return try table.group(at: index) }
         return memory.group(at: index)

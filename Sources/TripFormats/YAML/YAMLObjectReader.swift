@@ -37,6 +37,9 @@ public struct YAMLObjectReader: ObjectRecordReader, ReopenableObjectReader {
     /// The next object or rejection, entity by entity in the model's order; nil at the end.
     public mutating func next() throws -> ObjectReadItem? { try passes.next() }
 
+    /// Per entity, at most how many objects of it the input holds, as the index's pass counted them.
+    public var expectedObjects: [Int]? { passes.expectedObjects }
+
     /// A reader of the same input from its start, with this one's index (as `JSONObjectReader.reopened`).
     func reopened() throws -> YAMLObjectReader {
         var again = self

@@ -155,9 +155,19 @@ public final class ObjectDeduplicator {
         }
         guard object.entity < applying.count else { return }
         for d in applying[object.entity] {
-            let values = deduplications[d].attributes.map { $0 < object.attributes.count ? object.attributes[$0] : .null }
-            if values.contains(where: \.isNull) { continue }
-            guard let g = try state.group(d, values, orAdd: object.reference, origin: object.origin) else { continue }
+            let attributes = deduplications[d].attributes
+            let found: Int?
+            if attributes.count == 1 {
+                // One attribute, the usual unique one: its value as the tuple, no array made.
+                let a = attributes[0]
+                guard a < object.attributes.count, !object.attributes[a].isNull else { continue }
+                found = try state.group(d, one: object.attributes[a], orAdd: object.reference, origin: object.origin)
+            } else {
+                let values = attributes.map { $0 < object.attributes.count ? object.attributes[$0] : .null }
+                if values.contains(where: \.isNull) { continue }
+                found = try state.group(d, values, orAdd: object.reference, origin: object.origin)
+            }
+            guard let g = found else { continue }
             switch resolver.outcome {
             case .refuse:
                 let group = try state.group(at: g)
@@ -178,6 +188,19 @@ public final class ObjectDeduplicator {
                 try state.replace(g, with: group)
             }
             return
+        }
+    }
+
+    /// Makes room in the state for the groups `counts` may bring: per entity of the stage's source
+    /// model, at most how many objects of it come (`ObjectRecordReader.expectedObjects`, carried
+    /// through the stages before). A deduplication on an entity counts its sub-entities' too.
+    public func expect(_ counts: [Int]) {
+        for (d, deduplication) in deduplications.enumerated() {
+            var objects = 0
+            for e in counts.indices where e < model.entities.count && model.lineage(of: e).contains(deduplication.entity) {
+                objects += counts[e]
+            }
+            state.expect(d, objects: objects)
         }
     }
 

@@ -180,6 +180,20 @@ public struct ObjectMigration: Sendable {
         i == 0 ? source : i == stages.count ? target : plan.version(stages[i].from) ?? source
     }
 
+    /// Per entity of the model before stage `i`, how many of the objects `counts` numbers (per entity
+    /// of the source) become objects of it through the stages before `i` (a dropped entity's none).
+    public func objectCounts(before i: Int, from counts: [Int]) -> [Int] {
+        var carried = counts
+        for s in 0..<min(i, maps.count) {
+            var next = Array(repeating: 0, count: model(before: s + 1).entities.count)
+            for e in carried.indices where e < maps[s].entities.count {
+                if let t = maps[s].entities[e]?.target, t >= 0, t < next.count { next[t] += carried[e] }
+            }
+            carried = next
+        }
+        return carried
+    }
+
     /// Whether the objects the last stage gives are deduplicated on the target's own uniqueness.
     public var deduplicatesWritten: Bool { deduplications.last.map { $0.stage == stages.count } ?? false }
 

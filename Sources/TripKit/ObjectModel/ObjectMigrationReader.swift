@@ -68,6 +68,11 @@ public struct ObjectMigrationReader: ObjectRecordReader {
             let deduplicators = self.deduplicators
             let steps = migration.firstPassSteps(cascading: policy == .first || policy == .last)
             var first = try opening(steps.map { $0 > 0 })
+            if let counts = first.expectedObjects {
+                for (i, deduplicator) in deduplicators.enumerated() {
+                    deduplicator?.expect(migration.objectCounts(before: i, from: counts))
+                }
+            }
             var scratch = ObjectMigration.Counts()
             while let item = try first.next() {
                 guard case .object(var object) = item else { continue }

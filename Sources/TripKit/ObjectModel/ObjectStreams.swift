@@ -5,6 +5,15 @@ public protocol ObjectRecordReader {
     var model: ObjectModel { get }
     /// The next object, nil at the end; a record that cannot be read is an item to set aside.
     mutating func next() throws -> ObjectReadItem?
+    /// Per entity of `model`, at most how many objects of it this reader gives, where it knows before
+    /// the first (a graph's text after its index's pass); nil when it does not. A hint for sizing
+    /// tables (`ObjectDeduplicator.expect`), never a limit.
+    var expectedObjects: [Int]? { get }
+}
+
+extension ObjectRecordReader {
+    /// Most readers do not know.
+    public var expectedObjects: [Int]? { nil }
 }
 
 /// What an object reader gives: an object, or a record set aside with its reason and origin.
