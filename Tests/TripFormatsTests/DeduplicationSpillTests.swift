@@ -163,6 +163,20 @@ struct DeduplicationSpillTests {
         #expect(spilling.spilled)
     }
 
+    /// The room states reserve ahead of their groups comes from one allowance for the run, an eighth
+    /// of its share, however many deduplications and states ask; it is not counted as held.
+    @Test("room reserved ahead: one allowance for the run, an eighth of its share, not counted as held")
+    func roomIsOneAllowancePerRun() {
+        let budget = SpillBudget(limit: 1 << 20, directory: NSTemporaryDirectory())
+        let share = budget.tripBytes / 8
+        #expect(budget.room(share / 2) == share / 2)
+        #expect(budget.room(share) == share - share / 2)
+        #expect(budget.room(1) == 0 && budget.room(-5) == 0 && budget.held == 0)
+        let states = (0..<3).map { _ in SpillingDeduplicationState(deduplications: 4, budget: budget) }
+        for state in states { for d in 0..<4 { state.expect(d, objects: 1 << 30) } }
+        #expect(budget.room(1) == 0 && budget.held == 0)
+    }
+
     /// Under `first` and `last`, when both sides are written (`cascades`), pass 1 notes per object its
     /// owners and the deduplicated objects that name it (`OwnershipList`): in the state, under the
     /// budget. Recipes (unique by name) own their ingredients (cascade) and name a chef, in an order

@@ -94,6 +94,27 @@ import TripTestSupport
         try Self.compare(path, .json)
     }
 
+    /// What a reader says it will give, per entity (`expectedObjects`): each entity's own objects, a
+    /// sub-entity's not counted in its root's (a deduplication on the root sums its family's itself).
+    @Test("the objects the index's pass counted, per entity, a sub-entity's apart from its root's")
+    func expectedObjectsPerEntity() throws {
+        let model = ObjectModel(entities: [
+            EntityDescription("Trip", attributes: [AttributeDescription("name", .string)]),
+            EntityDescription("BusinessTrip", superentity: "Trip", attributes: [AttributeDescription("client", .string)]),
+            EntityDescription("Note", attributes: [AttributeDescription("text", .string)]),
+        ])
+        let text = #"""
+        {"@entity": "Trip", "@key": 1, "name": "a"}
+        {"@entity": "BusinessTrip", "@key": 2, "name": "b", "client": "c"}
+        {"@entity": "Trip", "@key": 3, "name": "d"}
+        {"@entity": "Trip", "@key": 4, "name": "e"}
+        """#
+        let dir = ScratchDirectory()
+        let reader = try JSONObjectReader(.file(dir.file("trips.jsonl", text)), format: .jsonl, model: model)
+        #expect(reader.expectedObjects == [3, 1, 0])
+        withExtendedLifetime(dir) {}
+    }
+
     /// An object's relationships are one buffer of its own (`ObjectRelationships`: the decoder gathers
     /// its references and copies them once): read whole, on one thread and through the read-ahead's
     /// two, every object has the references its line gives, its lists lie one after another in one

@@ -21,6 +21,8 @@ struct ObjectGraphIndex {
     /// The references the passes' decoders removed, shared by the copies (the run reads it at the end).
     let removals: ObjectReferenceRemovals
     private var ordinals: [Int]
+    /// Per entity, how many objects of it the first pass noted (`ordinals` counts a family together).
+    private(set) var noted: [Int]
 
     /// The index of `model`'s objects, its entries kept in `keys` (in memory without bound when nil).
     init(_ model: ObjectModel, keys: ObjectKeyTable? = nil, removals: ObjectReferenceRemovals? = nil) {
@@ -33,6 +35,7 @@ struct ObjectGraphIndex {
         roots = model.entities.indices.map { model.lineage(of: $0)[0] }
         attributes = model.entities.indices.map(model.allAttributes)
         ordinals = Array(repeating: 0, count: model.entities.count)
+        noted = ordinals
     }
 
     /// The next key of an object of `entity`'s family in order: 1, 2, …
@@ -40,9 +43,6 @@ struct ObjectGraphIndex {
         ordinals[roots[entity]] += 1
         return Int64(ordinals[roots[entity]])
     }
-
-    /// How many objects of `entity`'s family were numbered (after the index's pass: how many the input holds).
-    func objectCount(of entity: Int) -> Int { ordinals[roots[entity]] }
 
     /// The key `nextOrdinal(entity)` will give, without taking it.
     func peekOrdinal(_ entity: Int) -> Int64 { Int64(ordinals[roots[entity]] + 1) }
@@ -68,6 +68,7 @@ struct ObjectGraphIndex {
     /// Notes an object of the first pass by `identity`, the scalar of its unique attribute (else of its `@key`).
     mutating func note(entity: Int, identity: GraphScalar?, isValid: Bool) throws {
         let ordinal = nextOrdinal(entity)
+        noted[entity] += 1
         guard referred[entity], isValid, let s = identity else { return }
         let root = roots[entity]
         if let slot = slots[entity] {

@@ -129,9 +129,9 @@ struct ObjectGraphPasses<Parser: GraphParsing> {
         plan = (current, remaining)
     }
 
-    /// Per entity, at most how many objects of it the passes give: its family's count in the index
+    /// Per entity, at most how many objects of it the passes give: how many the index's pass noted
     /// (`ObjectRecordReader.expectedObjects`).
-    var expectedObjects: [Int] { index.model.entities.indices.map { index.objectCount(of: $0) } }
+    var expectedObjects: [Int] { index.noted }
 
     /// The entities the index's pass met, and whether in the model's order.
     private struct EntityOrder {

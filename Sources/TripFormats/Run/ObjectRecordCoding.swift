@@ -61,9 +61,11 @@ enum ObjectRecordCoding {
                 }
             }
             var relationships = ObjectRelationships()
-            let lists = Int(try take())
-            relationships.reset(count: lists)
-            for r in 0..<lists {
+            // Each list's count takes eight bytes: more lists than the bytes left hold is damage, not a size to allocate.
+            let lists = try take()
+            guard lists <= UInt64((bytes.count - at) / 8) else { throw TripError(.io, "temporary data ended early") }
+            relationships.reset(count: Int(lists))
+            for r in 0..<Int(lists) {
                 for _ in 0..<Int(try take()) {
                     relationships.append(ObjectReference(entity: Int(try take()), key: Int64(bitPattern: try take())), to: r)
                 }

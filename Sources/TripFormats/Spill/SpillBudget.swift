@@ -37,6 +37,7 @@ package final class SpillBudget: Sendable {
         var held = 0
         var spilledTrips = 0
         var spilledBytes = 0
+        var roomGiven = 0
     }
     private let state = Mutex(State())
 
@@ -59,6 +60,16 @@ package final class SpillBudget: Sendable {
         state.withLock { s in
             s.held += delta
             return s.held > tripBytes
+        }
+    }
+
+    /// Up to `bytes` of room that a holding may reserve ahead of what it holds (counted in `hold` only
+    /// as it fills): what is left of an eighth of `tripBytes` for the whole run, taken here.
+    func room(_ bytes: Int) -> Int {
+        state.withLock { s in
+            let given = max(0, min(bytes, tripBytes / 8 - s.roomGiven))
+            s.roomGiven += given
+            return given
         }
     }
 

@@ -65,12 +65,13 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
     }
 
     /// The memory state's room for `objects` groups, made at once and counted in the budget only as
-    /// the groups come: so no more than an eighth of the run's share holds at 192 bytes a group (the
-    /// room is 125 to 165: a slot of 80 bytes and a dictionary entry of 32 at a load of 3/8 to 3/4);
+    /// the groups come: taken, at 192 bytes a group (the room is 125 to 165: a slot of 80 bytes and a
+    /// dictionary entry of 32 at a load of 3/8 to 3/4), from the run's allowance for such room, an
+    /// eighth of its share (`SpillBudget.room`), whatever the number of deduplications and states;
     /// none once spilled.
     package func expect(_ deduplication: Int, objects: Int) {
-        guard table == nil else { return }
-        memory.expect(deduplication, objects: min(objects, budget.tripBytes / 8 / 192))
+        guard table == nil, objects > 0 else { return }
+        memory.expect(deduplication, objects: budget.room(min(objects, Int.max / 192) * 192) / 192)
     }
 
     package func group(_ deduplication: Int, one value: ObjectValue, orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {

@@ -199,7 +199,8 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
 
     /// Room in the index and the groups for `objects` more, made at once rather than by doubling as
     /// they come (each doubling rehashes every tuple: at a million objects, about 0.8 % of a plan's
-    /// run). The room is no more than those groups would count in `bytes` as they came.
+    /// run). The room (125 to 165 bytes a group) is about what those groups count in `bytes` as they
+    /// come; it is not counted before. The spilling state limits it (`SpillingDeduplicationState.expect`).
     public func expect(_ deduplication: Int, objects: Int) {
         guard objects > 0, deduplication >= 0, deduplication < index.count else { return }
         index[deduplication].reserveCapacity(index[deduplication].count + objects)
