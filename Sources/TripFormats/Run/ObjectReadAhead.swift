@@ -14,7 +14,7 @@ import TripThreads
 final class ObjectReadAhead: ObjectRecordReader {
     let model: ObjectModel
     /// The reader's, as it said before its thread started.
-    private(set) var expectedObjects: [Int]?
+    let expectedObjects: [Int]?
     private let handoff: Handoff<[ObjectReadItem]>
     /// The batch being taken, and how many of its items were taken. A store's items are copied out,
     /// and the batch goes back whole for the reading thread to make the next objects in their arrays.
@@ -33,8 +33,8 @@ final class ObjectReadAhead: ObjectRecordReader {
         init(_ reader: any ObjectRecordReader) { self.reader = reader }
     }
 
-    private init(model: ObjectModel, handoff: Handoff<[ObjectReadItem]>, moves: Bool) {
-        self.model = model; self.handoff = handoff; self.moves = moves
+    private init(model: ObjectModel, expectedObjects: [Int]?, handoff: Handoff<[ObjectReadItem]>, moves: Bool) {
+        self.model = model; self.expectedObjects = expectedObjects; self.handoff = handoff; self.moves = moves
     }
 
     /// `reader` read ahead on a thread of its own; `reader` itself where no thread can be started.
@@ -84,9 +84,7 @@ final class ObjectReadAhead: ObjectRecordReader {
             }
         }
         guard let started else { return source.reader! }
-        let ahead = ObjectReadAhead(model: model, handoff: started, moves: moves)
-        ahead.expectedObjects = expected
-        return ahead
+        return ObjectReadAhead(model: model, expectedObjects: expected, handoff: started, moves: moves)
     }
 
     func next() throws -> ObjectReadItem? {

@@ -57,11 +57,7 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
 
     package func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
         if let table { return try table.group(deduplication, values, orAdd: survivor, origin: origin) }
-        guard let g = memory.group(deduplication, values, orAdd: survivor, origin: origin) else {
-            try account()
-            return nil
-        }
-        return g
+        return try accounted(memory.group(deduplication, values, orAdd: survivor, origin: origin))
     }
 
     /// The memory state's room for `objects` groups, made at once and counted in the budget only as
@@ -76,11 +72,13 @@ package final class SpillingDeduplicationState: ObjectDeduplicationState {
 
     package func group(_ deduplication: Int, one value: ObjectValue, orAdd survivor: ObjectReference, origin: RecordOrigin) throws -> Int? {
         if let table { return try table.group(deduplication, [value], orAdd: survivor, origin: origin) }
-        guard let g = memory.group(deduplication, one: value, orAdd: survivor, origin: origin) else {
-            try account()
-            return nil
-        }
-        return g
+        return try accounted(memory.group(deduplication, one: value, orAdd: survivor, origin: origin))
+    }
+
+    /// The memory state's answer to a group-or-add: a group added (nil) is counted in the budget.
+    private func accounted(_ found: Int?) throws -> Int? {
+        if found == nil { try account() }
+        return found
     }
 
     package func group(at index: Int) throws -> ObjectDeduplicationGroup {

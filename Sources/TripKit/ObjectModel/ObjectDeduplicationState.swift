@@ -190,10 +190,21 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
     /// The group of `values`, or a new group of one object, `survivor` at `origin`, and nil: one
     /// look-up of the tuple in the dictionary (`subscript(_:default:)`'s modify finds or inserts).
     public func group(_ deduplication: Int, _ values: [ObjectValue], orAdd survivor: ObjectReference, origin: RecordOrigin) -> Int? {
-        let g = slots.count, tuple = Tuple(values)
+        group(deduplication, Tuple(values), orAdd: survivor, origin: origin) { InMemoryDeduplicationState.estimate(values: values) }
+    }
+
+    /// `group(_:_:orAdd:origin:)` of the tuple of one value, keyed as itself.
+    public func group(_ deduplication: Int, one value: ObjectValue, orAdd survivor: ObjectReference, origin: RecordOrigin) -> Int? {
+        group(deduplication, .one(value), orAdd: survivor, origin: origin) { InMemoryDeduplicationState.estimate(value: value) }
+    }
+
+    /// The group of `tuple`, or a new one counted as `size()` bytes, and nil.
+    private func group(_ deduplication: Int, _ tuple: Tuple, orAdd survivor: ObjectReference, origin: RecordOrigin,
+                       size: () -> Int) -> Int? {
+        let g = slots.count
         if let found = index[deduplication].findOrInsert(tuple, default: g, { $0 != g ? $0 : nil }) { return found }
         slots.append(Slot(survivor: survivor, origin: origin, deduplication: deduplication, tuple: tuple))
-        bytes += InMemoryDeduplicationState.estimate(values: values)
+        bytes += size()
         return nil
     }
 
@@ -205,15 +216,6 @@ public final class InMemoryDeduplicationState: ObjectDeduplicationState {
         guard objects > 0, deduplication >= 0, deduplication < index.count else { return }
         index[deduplication].reserveCapacity(index[deduplication].count + objects)
         slots.reserveCapacity(slots.count + objects)
-    }
-
-    /// `group(_:_:orAdd:origin:)` of the tuple of one value, keyed as itself.
-    public func group(_ deduplication: Int, one value: ObjectValue, orAdd survivor: ObjectReference, origin: RecordOrigin) -> Int? {
-        let g = slots.count, tuple = Tuple.one(value)
-        if let found = index[deduplication].findOrInsert(tuple, default: g, { $0 != g ? $0 : nil }) { return found }
-        slots.append(Slot(survivor: survivor, origin: origin, deduplication: deduplication, tuple: tuple))
-        bytes += InMemoryDeduplicationState.estimate(value: value)
-        return nil
     }
 
     /// The group numbered `index`.

@@ -19,9 +19,7 @@ public struct ObjectRelationships: Sendable, Hashable, RandomAccessCollection, E
     /// `count` relationships, every one empty.
     public init(empty count: Int) {
         buffer = []
-        guard count > 0 else { return }
-        buffer.reserveCapacity(count)
-        for _ in 0..<count { buffer.append(ObjectReference(entity: count, key: Int64(count))) }
+        reset(count: count)
     }
 
     /// The relationships of these lists, in order.
